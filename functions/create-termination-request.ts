@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { loadServiceConfig } from '../lib/config/config';
+import { UnauthorizedError } from '../lib/http/errors';
+import { header, readJsonObjectBody } from '../lib/http/request';
+import { asApiError, errorResponse, jsonResponse } from '../lib/http/responses';
+import { preferredLanguage, textsFor } from '../lib/http/texts';
+import { logger } from '../lib/logging/logger';
+import { createDocumentClient } from '../lib/storage/dynamodb-client';
+import { createTerminationRequest } from '../lib/termination/create-termination-request';
+import { TerminationStore } from '../lib/termination/termination-store';
+import { isUuid } from '../lib/validation/validator';
+import type { ErrorDetail } from '../lib/validation/schemas';
+
+const config = loadServiceConfig();
+const deps = {
+  store: new TerminationStore(createDocumentClient(config.dynamodb), { requests: config.requestsTableName, contracts: config.contractsTableName }),
+  businessTimeZone: config.businessTimeZone,
+  idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+  retryBudgetMs: config.retryBudgetMs,
+};
+
+/** POST /api/v1/contracts/{contractId}/termination-requests */
+export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const started = Date.now();
+  const sentCorrelationId = header(event, 'X-Correlation-Id');
+  const correlationId = sentCorrelationId !== undefined && isUuid(sentCorrelationId) ? sentCorrelationId : randomUUID();
+  const headerProblems: ErrorDetail[] = [];
+  const texts = textsFor(preferredLanguage(header(event, 'Accept-Language')));
+  if (sentCorrelationId !== undefined && correlationId !== sentCorrelationId) {
+    headerProblems.push({ field: 'X-Correlation-Id', reason: texts.reason.mustBeUuid });
+  }
+  // The customer comes from the authorizer and from nowhere else (D1).
+  const customerId = event.requestContext.authorizer?.['customerId'];
+  const contractId = event.pathParameters?.['contractId'];
+  logger.resetKeys();
+  logger.appendKeys({ correlationId, contractId, customerId: typeof customerId === 'string' ? customerId : undefined });
+
+  try {
+    if (typeof customerId !== 'string' || customerId === '') throw new UnauthorizedError();
+    const result = await createTerminationRequest(deps, {
+      customerId,
+      contractId,
+      idempotencyKey: header(event, 'Idempotency-Key'),
+      body: readJsonObjectBody(event, texts),
+      texts,
+      headerProblems,
+    });
+    logger.info('request answered', {
+      outcome: result.replayed ? 'replayed' : 'created',
+      statusCode: result.statusCode,
+      requestId: result.request.requestId,
+      durationMs: Date.now() - started,
+    });
+    return jsonResponse(result.statusCode, result.request, correlationId, {
+      Location: `/api/v1/contracts/${contractId ?? ''}/termination-requests/${result.request.requestId}`,
+      ...(result.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
+    });
+  } catch (error) {
+    const apiError = asApiError(error);
+    const fields = { outcome: 'refused', statusCode: apiError.status, errorCode: apiError.errorCode, durationMs: Date.now() - started };
+    if (apiError.status >= 500) logger.error('request failed', { ...fields, error: apiError === error && 'cause' in apiError ? apiError.cause : error });
+    else logger.info('request refused', fields);
+    return errorResponse(apiError, correlationId, texts, config.retryAfterSeconds);
+  }
+};

@@ -1,0 +1,56 @@
+import { JwtVerifier } from 'aws-jwt-verify';
+import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
+import type { AuthConfig } from '../config/config';
+
+/** A refusal of the caller's credentials: API Gateway turns it into 401. */
+export class InvalidTokenError extends Error {
+  constructor(readonly reason: string) {
+    super('Unauthorized');
+    this.name = 'InvalidTokenError';
+  }
+}
+
+const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*) *$/i;
+const CUSTOMER_ID = /^[^\s\p{Cc}]{1,128}$/u;
+
+export function bearerToken(authorization: string | undefined): string {
+  const match = authorization === undefined ? null : BEARER.exec(authorization);
+  if (!match?.[1]) throw new InvalidTokenError('no bearer token');
+  return match[1];
+}
+
+/** The audience is accepted from `aud` or, for access tokens such as Cognito's, `client_id` (D1). */
+function hasAudience(payload: JwtPayload, audience: string): boolean {
+  const aud = payload.aud;
+  if (aud === audience || (Array.isArray(aud) && aud.includes(audience))) return true;
+  return payload['client_id'] === audience;
+}
+
+export type CustomerIdOf = (token: string) => Promise<string>;
+
+/**
+ * Verifies signature (against the issuer's JWKS, asymmetric algorithms only), iss, aud/client_id,
+ * exp and nbf, and returns the customer id from the configured claim. The JWKS is fetched on
+ * first use and cached for the life of the Lambda environment.
+ */
+export function createTokenVerifier(config: AuthConfig): CustomerIdOf {
+  const verifier = JwtVerifier.create({
+    issuer: config.issuer,
+    jwksUri: config.jwksUri,
+    audience: null,
+    customJwtCheck: ({ payload }) => {
+      if (!hasAudience(payload, config.audience)) throw new Error('audience mismatch');
+    },
+  });
+  return async (token) => {
+    let payload: JwtPayload;
+    try {
+      payload = await verifier.verify(token);
+    } catch (error) {
+      throw new InvalidTokenError(error instanceof Error ? error.name : 'verification failed');
+    }
+    const customerId = payload[config.customerIdClaim];
+    if (typeof customerId !== 'string' || !CUSTOMER_ID.test(customerId)) throw new InvalidTokenError(`no usable ${config.customerIdClaim} claim`);
+    return customerId;
+  };
+}

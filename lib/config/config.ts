@@ -1,0 +1,127 @@
+/*
+ * The one place that reads environment variables. Each function loads what it needs at cold
+ * start; a missing or malformed value throws at once, naming every problem, so a misconfigured
+ * deployment fails its first invocation loudly instead of answering wrongly.
+ */
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {
+  constructor(problems: string[]) {
+    super(`Invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  string(name: string, fallback?: string): string {
+    const value = this.env[name]?.trim();
+    if (value) return value;
+    if (fallback !== undefined) return fallback;
+    this.problems.push(`${name} is required`);
+    return '';
+  }
+
+  optional(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value ? value : undefined;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return value;
+  }
+
+  url(name: string, fallback?: string): string {
+    const value = this.string(name, fallback);
+    if (value && !URL.canParse(value)) this.problems.push(`${name} must be a URL, got "${value}"`);
+    return value;
+  }
+
+  timeZone(name: string, fallback: string): string {
+    const value = this.string(name, fallback);
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: value });
+    } catch {
+      this.problems.push(`${name} must be an IANA time zone, got "${value}"`);
+    }
+    return value;
+  }
+
+  done<T>(config: T): T {
+    if (this.problems.length > 0) throw new ConfigError(this.problems);
+    return config;
+  }
+}
+
+export interface DynamoDbConfig {
+  region: string;
+  /** Set only for DynamoDB Local; in AWS the SDK finds the regional endpoint. */
+  endpoint: string | undefined;
+  /** Per-attempt socket timeout; with maxAttempts it bounds how long one call can take. */
+  requestTimeoutMs: number;
+  connectTimeoutMs: number;
+  maxAttempts: number;
+}
+
+export interface ServiceConfig {
+  requestsTableName: string;
+  contractsTableName: string;
+  idempotencyTtlSeconds: number;
+  businessTimeZone: string;
+  /** How long one invocation may keep retrying transaction conflicts before it answers 503. */
+  retryBudgetMs: number;
+  retryAfterSeconds: number;
+  dynamodb: DynamoDbConfig;
+}
+
+export interface AuthConfig {
+  issuer: string;
+  audience: string;
+  jwksUri: string;
+  customerIdClaim: string;
+}
+
+function readDynamoDb(read: Reader): DynamoDbConfig {
+  const endpoint = read.optional('DYNAMODB_ENDPOINT');
+  if (endpoint !== undefined && !URL.canParse(endpoint)) read.problems.push(`DYNAMODB_ENDPOINT must be a URL, got "${endpoint}"`);
+  return {
+    region: read.string('AWS_REGION', 'eu-central-1'),
+    endpoint,
+    requestTimeoutMs: read.integer('DYNAMODB_REQUEST_TIMEOUT_MS', 2000, 100, 20000),
+    connectTimeoutMs: read.integer('DYNAMODB_CONNECT_TIMEOUT_MS', 1000, 50, 10000),
+    maxAttempts: read.integer('DYNAMODB_MAX_ATTEMPTS', 3, 1, 10),
+  };
+}
+
+export function loadServiceConfig(env: Env = process.env): ServiceConfig {
+  const read = new Reader(env);
+  return read.done({
+    requestsTableName: read.string('REQUESTS_TABLE_NAME'),
+    contractsTableName: read.string('CONTRACTS_TABLE_NAME'),
+    idempotencyTtlSeconds: read.integer('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30) * 3600,
+    businessTimeZone: read.timeZone('BUSINESS_TIME_ZONE', 'Europe/Moscow'),
+    retryBudgetMs: read.integer('RETRY_BUDGET_MS', 3000, 0, 20000),
+    retryAfterSeconds: read.integer('RETRY_AFTER_SECONDS', 1, 1, 3600),
+    dynamodb: readDynamoDb(read),
+  });
+}
+
+export function loadAuthConfig(env: Env = process.env): AuthConfig {
+  const read = new Reader(env);
+  return read.done({
+    issuer: read.string('JWT_ISSUER'),
+    audience: read.string('JWT_AUDIENCE'),
+    jwksUri: read.url('JWKS_URI'),
+    customerIdClaim: read.string('CUSTOMER_ID_CLAIM', 'sub'),
+  });
+}

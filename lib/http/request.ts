@@ -1,0 +1,48 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { MalformedRequestError } from './errors';
+import type { Texts } from './texts';
+
+export const MAX_BODY_BYTES = 16 * 1024;
+
+/** Header value by case-insensitive name; API Gateway keeps the client's spelling. */
+export function header(event: Pick<APIGatewayProxyEvent, 'headers'>, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(event.headers ?? {})) {
+    if (key.toLowerCase() === wanted && value !== undefined) return value;
+  }
+  return undefined;
+}
+
+function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const [mediaType = '', ...params] = value.split(';').map((p) => p.trim().toLowerCase());
+  if (mediaType !== 'application/json') return false;
+  // Only UTF-8 JSON is accepted (RFC 8259); a charset parameter, if any, must say so.
+  return params.every((p) => !p.startsWith('charset=') || p === 'charset=utf-8' || p === 'charset="utf-8"');
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** The body as a parsed JSON object, or MALFORMED_REQUEST (D7). */
+export function readJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'headers' | 'body' | 'isBase64Encoded'>, texts: Texts): Record<string, unknown> {
+  if (!isJsonContentType(header(event, 'Content-Type'))) {
+    throw new MalformedRequestError([{ field: 'Content-Type', reason: texts.reason.contentType }]);
+  }
+  const raw = event.body ?? '';
+  const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+  if (bytes.length > MAX_BODY_BYTES) {
+    throw new MalformedRequestError([{ field: 'body', reason: texts.reason.tooLarge(MAX_BODY_BYTES) }]);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(event.isBase64Encoded ? strictUtf8.decode(bytes) : raw);
+  } catch {
+    throw new MalformedRequestError([{ field: 'body', reason: texts.reason.notJson }]);
+  }
+  if (!isPlainObject(parsed)) throw new MalformedRequestError([{ field: 'body', reason: texts.reason.notObject }]);
+  return parsed;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

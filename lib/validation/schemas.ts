@@ -1,0 +1,78 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import { REASON_CODES } from '../termination/reasons';
+
+/*
+ * The JSON Schemas of the API: the validator compiles these and the API description publishes
+ * them. TypeScript types below are derived from them, never written by hand.
+ */
+
+const uuid = { type: 'string', format: 'uuid' } as const;
+
+export const terminationRequestInputSchema = {
+  $id: 'TerminationRequestInput',
+  type: 'object',
+  additionalProperties: false,
+  required: ['reasonCode', 'desiredTerminationDate', 'bankDetails'],
+  properties: {
+    reasonCode: { type: 'string', enum: REASON_CODES },
+    desiredTerminationDate: { type: 'string', format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' },
+    bankDetails: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['bik', 'accountNumber', 'recipientName'],
+      properties: {
+        bik: { type: 'string', pattern: '^[0-9]{9}$' },
+        accountNumber: { type: 'string', pattern: '^[0-9]{20}$' },
+        // Not blank, no control characters; length counts Unicode code points.
+        recipientName: { type: 'string', minLength: 1, maxLength: 255, pattern: '^(?=.*\\S)[^\\p{Cc}]*$' },
+      },
+    },
+    comment: { type: 'string', maxLength: 1000 },
+    documentIds: { type: 'array', maxItems: 10, uniqueItems: true, items: uuid },
+  },
+} as const;
+
+export type TerminationRequestInput = FromSchema<typeof terminationRequestInputSchema>;
+
+export const terminationRequestSchema = {
+  $id: 'TerminationRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['requestId', 'requestNumber', 'status', 'createdAt', 'message'],
+  properties: {
+    requestId: uuid,
+    requestNumber: { type: 'string', maxLength: 20 },
+    status: { type: 'string', enum: ['SUBMITTED'] },
+    createdAt: { type: 'string', format: 'date-time' },
+    message: { type: 'string' },
+  },
+} as const;
+
+export type TerminationRequest = FromSchema<typeof terminationRequestSchema>;
+
+export const errorBodySchema = {
+  $id: 'Error',
+  type: 'object',
+  additionalProperties: false,
+  required: ['errorCode', 'message', 'correlationId', 'details'],
+  properties: {
+    errorCode: { type: 'string' },
+    message: { type: 'string' },
+    correlationId: { type: 'string' },
+    details: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['field', 'reason'],
+        properties: { field: { type: 'string' }, reason: { type: 'string' } },
+      },
+    },
+  },
+} as const;
+
+export type ErrorBody = FromSchema<typeof errorBodySchema>;
+export type ErrorDetail = ErrorBody['details'][number];
+
+/** Header and path values that must be UUIDs (D2, D5, D7). */
+export const uuidSchema = { $id: 'Uuid', ...uuid } as const;
