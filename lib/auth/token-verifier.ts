@@ -1,4 +1,6 @@
 import { JwtVerifier } from 'aws-jwt-verify';
+import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
+import type { Fetcher } from 'aws-jwt-verify/https';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { AuthConfig } from '../config/config';
 
@@ -26,6 +28,27 @@ function hasAudience(payload: JwtPayload, audience: string): boolean {
   return payload['client_id'] === audience;
 }
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** True for a JWKS served over plain HTTP on this machine: the local stack's signing key. */
+export function isLoopbackHttp(uri: string): boolean {
+  const url = new URL(uri);
+  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+}
+
+/**
+ * aws-jwt-verify fetches JWKS over HTTPS only. The local stack serves its JWKS over HTTP on
+ * loopback, so only there the keys come through Node's fetch; every other URI keeps the
+ * library's own HTTPS fetcher.
+ */
+const loopbackFetcher: Fetcher = {
+  fetch: async (uri) => {
+    const response = await fetch(uri, { signal: AbortSignal.timeout(3000) });
+    if (!response.ok) throw new Error(`JWKS fetch failed with ${response.status}`);
+    return response.arrayBuffer();
+  },
+};
+
 export type CustomerIdOf = (token: string) => Promise<string>;
 
 /**
@@ -34,14 +57,17 @@ export type CustomerIdOf = (token: string) => Promise<string>;
  * first use and cached for the life of the Lambda environment.
  */
 export function createTokenVerifier(config: AuthConfig): CustomerIdOf {
-  const verifier = JwtVerifier.create({
-    issuer: config.issuer,
-    jwksUri: config.jwksUri,
-    audience: null,
-    customJwtCheck: ({ payload }) => {
-      if (!hasAudience(payload, config.audience)) throw new Error('audience mismatch');
+  const verifier = JwtVerifier.create(
+    {
+      issuer: config.issuer,
+      jwksUri: config.jwksUri,
+      audience: null,
+      customJwtCheck: ({ payload }) => {
+        if (!hasAudience(payload, config.audience)) throw new Error('audience mismatch');
+      },
     },
-  });
+    isLoopbackHttp(config.jwksUri) ? { jwksCache: new SimpleJwksCache({ fetcher: loopbackFetcher }) } : undefined,
+  );
   return async (token) => {
     let payload: JwtPayload;
     try {

@@ -47,6 +47,17 @@ class Reader {
     return value;
   }
 
+  /** HTTPS, or plain HTTP on loopback for the local stack only. */
+  jwksUri(name: string): string {
+    const value = this.url(name);
+    if (value && URL.canParse(value)) {
+      const url = new URL(value);
+      const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+      if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) this.problems.push(`${name} must be an https URL, got "${value}"`);
+    }
+    return value;
+  }
+
   timeZone(name: string, fallback: string): string {
     const value = this.string(name, fallback);
     try {
@@ -121,7 +132,7 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
   return read.done({
     issuer: read.string('JWT_ISSUER'),
     audience: read.string('JWT_AUDIENCE'),
-    jwksUri: read.url('JWKS_URI'),
+    jwksUri: read.jwksUri('JWKS_URI'),
     customerIdClaim: read.string('CUSTOMER_ID_CLAIM', 'sub'),
   });
 }

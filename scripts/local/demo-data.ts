@@ -1,0 +1,40 @@
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Contract } from '../../lib/contracts/contracts-table';
+
+/** Demo customers and their contracts for the local stack; the ids are stable and documented. */
+export const DEMO_CUSTOMERS = {
+  anna: {
+    customerId: 'customer-anna',
+    contracts: {
+      active: 'a1a1a1a1-0000-4000-8000-000000000001',
+      withEndDate: 'a1a1a1a1-0000-4000-8000-000000000002',
+      closed: 'a1a1a1a1-0000-4000-8000-000000000003',
+    },
+  },
+  boris: {
+    customerId: 'customer-boris',
+    contracts: {
+      active: 'b2b2b2b2-0000-4000-8000-000000000001',
+      withEndDate: 'b2b2b2b2-0000-4000-8000-000000000002',
+    },
+  },
+} as const;
+
+export const DEMO_END_DATE = '2045-12-31';
+
+export const DEMO_CONTRACTS: Contract[] = [
+  { contractId: DEMO_CUSTOMERS.anna.contracts.active, customerId: DEMO_CUSTOMERS.anna.customerId, status: 'ACTIVE' },
+  { contractId: DEMO_CUSTOMERS.anna.contracts.withEndDate, customerId: DEMO_CUSTOMERS.anna.customerId, status: 'ACTIVE', endDate: DEMO_END_DATE },
+  { contractId: DEMO_CUSTOMERS.anna.contracts.closed, customerId: DEMO_CUSTOMERS.anna.customerId, status: 'CLOSED' },
+  { contractId: DEMO_CUSTOMERS.boris.contracts.active, customerId: DEMO_CUSTOMERS.boris.customerId, status: 'ACTIVE' },
+  { contractId: DEMO_CUSTOMERS.boris.contracts.withEndDate, customerId: DEMO_CUSTOMERS.boris.customerId, status: 'ACTIVE', endDate: DEMO_END_DATE },
+];
+
+/** A valid pair from D6: the bank's BIK and an account whose control key matches it. */
+export const DEMO_BANK_DETAILS = { bik: '044525225', accountNumber: '40817810700000000001', recipientName: 'Anna Ivanova' } as const;
+
+export async function putContracts(client: DynamoDBDocumentClient, tableName: string, contracts: Contract[]): Promise<void> {
+  for (let i = 0; i < contracts.length; i += 25) {
+    await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: contracts.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+  }
+}

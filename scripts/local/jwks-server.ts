@@ -1,0 +1,25 @@
+import { createServer, type Server } from 'node:http';
+
+export const JWKS_PATH = '/.well-known/jwks.json';
+
+/** Serves the local JWKS over HTTP on loopback, as an identity provider would over HTTPS. */
+export async function startJwksServer(jwks: unknown, port: number): Promise<{ uri: string; stop: () => Promise<void> }> {
+  const body = JSON.stringify(jwks);
+  const server: Server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === JWKS_PATH) {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const address = server.address();
+  const bound = address !== null && typeof address === 'object' ? address.port : port;
+  return {
+    uri: `http://127.0.0.1:${bound}${JWKS_PATH}`,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,70 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/*
+ * The local stack's identity provider: an RSA key pair made on first run (kept in the ignored
+ * .local/ folder), its JWKS, and tokens signed with it. The authorizer verifies these exactly as
+ * it verifies a real issuer's tokens in AWS.
+ */
+
+export const LOCAL_ISSUER = 'https://auth.local.test';
+export const LOCAL_AUDIENCE = 'termination-api';
+
+export interface SigningKey {
+  kid: string;
+  privateKey: KeyObject;
+  jwks: { keys: Record<string, unknown>[] };
+}
+
+export function makeSigningKey(kid: string = randomUUID()): SigningKey {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return { kid, privateKey, jwks: { keys: [{ ...publicKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' }] } };
+}
+
+/** The key in `dir`, made and saved there on first use. */
+export function loadOrCreateSigningKey(dir: string): SigningKey {
+  const file = join(dir, 'signing-key.json');
+  if (existsSync(file)) {
+    const saved: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (saved && typeof saved === 'object' && 'kid' in saved && 'privateKeyPem' in saved && typeof saved.kid === 'string' && typeof saved.privateKeyPem === 'string') {
+      const privateKey = createPrivateKey(saved.privateKeyPem);
+      const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
+      return { kid: saved.kid, privateKey, jwks: { keys: [{ ...jwk, kid: saved.kid, alg: 'RS256', use: 'sig' }] } };
+    }
+  }
+  const key = makeSigningKey();
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify({ kid: key.kid, privateKeyPem: key.privateKey.export({ format: 'pem', type: 'pkcs8' }) }), { mode: 0o600 });
+  return key;
+}
+
+const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
+
+export interface TokenOptions {
+  customerId: string;
+  issuer?: string;
+  audience?: string;
+  /** Lifetime in seconds from now (negative: already expired). */
+  expiresIn?: number;
+  notBefore?: number;
+  extraClaims?: Record<string, unknown>;
+  header?: Record<string, unknown>;
+}
+
+/** An RS256 JWT signed with the local key. */
+export function signToken(key: SigningKey, options: TokenOptions): string {
+  const now = Math.floor(Date.now() / 1000);
+  const header = { alg: 'RS256', typ: 'JWT', kid: key.kid, ...options.header };
+  const payload = {
+    iss: options.issuer ?? LOCAL_ISSUER,
+    aud: options.audience ?? LOCAL_AUDIENCE,
+    sub: options.customerId,
+    iat: now,
+    exp: now + (options.expiresIn ?? 3600),
+    ...(options.notBefore !== undefined ? { nbf: now + options.notBefore } : {}),
+    ...options.extraClaims,
+  };
+  const signingInput = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`;
+  return `${signingInput}.${base64url(sign('sha256', Buffer.from(signingInput), key.privateKey))}`;
+}

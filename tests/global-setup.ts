@@ -1,0 +1,16 @@
+import type { TestProject } from 'vitest/node';
+import { startDynamoDbLocal } from '../scripts/local/dynamodb-local';
+import { freePort } from './support/free-port';
+
+/** One DynamoDB Local for the whole run; each test file makes its own tables in it. */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const db = await startDynamoDbLocal({ port: await freePort() });
+  project.provide('dynamoDbEndpoint', db.endpoint);
+  return () => db.stop();
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    dynamoDbEndpoint: string;
+  }
+}

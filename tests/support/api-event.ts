@@ -1,0 +1,61 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+
+export interface EventOptions {
+  contractId?: string;
+  customerId?: string | null;
+  body?: unknown;
+  rawBody?: string | null;
+  headers?: Record<string, string>;
+  isBase64Encoded?: boolean;
+}
+
+/** A REST API (v1) proxy event as API Gateway sends it to this route after the authorizer. */
+export function apiEvent(options: EventOptions): APIGatewayProxyEvent {
+  const contractId = options.contractId ?? '00000000-0000-4000-8000-000000000000';
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Host: 'api.example.test', ...options.headers };
+  const body = options.rawBody !== undefined ? options.rawBody : JSON.stringify(options.body ?? {});
+  const path = `/api/v1/contracts/${contractId}/termination-requests`;
+  return {
+    resource: '/api/v1/contracts/{contractId}/termination-requests',
+    path,
+    httpMethod: 'POST',
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: { contractId },
+    stageVariables: null,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'abc123def4',
+      authorizer: options.customerId === null ? null : { customerId: options.customerId ?? 'customer-anna', principalId: options.customerId ?? 'customer-anna', integrationLatency: 12 },
+      protocol: 'HTTP/1.1',
+      httpMethod: 'POST',
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: '203.0.113.10',
+        user: null,
+        userAgent: 'termination-tests',
+        userArn: null,
+      },
+      path: `/dev${path}`,
+      stage: 'dev',
+      requestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
+      requestTimeEpoch: 1767225600000,
+      resourceId: 'abc123',
+      resourcePath: '/api/v1/contracts/{contractId}/termination-requests',
+    },
+    body,
+    isBase64Encoded: options.isBase64Encoded ?? false,
+  };
+}

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { inject } from 'vitest';
+import { localClient } from '../../scripts/local/dynamodb-local';
+import { DEMO_CONTRACTS, putContracts } from '../../scripts/local/demo-data';
+import { createTables, type TableNames } from '../../scripts/local/tables';
+import type { Contract } from '../../lib/contracts/contracts-table';
+
+export interface TestTables {
+  names: TableNames;
+  doc: DynamoDBDocumentClient;
+  endpoint: string;
+  /** Every item of the service's table. */
+  requestItems: () => Promise<Record<string, unknown>[]>;
+  addContracts: (contracts: Contract[]) => Promise<void>;
+}
+
+/**
+ * Tables of this test file's own (unique names, demo contracts loaded) in the run's DynamoDB
+ * Local, and the environment the handler's config reads at import. Import handlers after it.
+ */
+export async function useFreshTables(): Promise<TestTables> {
+  const endpoint = inject('dynamoDbEndpoint');
+  const suffix = randomUUID().slice(0, 8);
+  const names = { requests: `requests-${suffix}`, contracts: `contracts-${suffix}` };
+  const client = localClient(endpoint);
+  await createTables(client, names);
+  const doc = DynamoDBDocumentClient.from(client);
+  await putContracts(doc, names.contracts, DEMO_CONTRACTS);
+  Object.assign(process.env, {
+    DYNAMODB_ENDPOINT: endpoint,
+    REQUESTS_TABLE_NAME: names.requests,
+    CONTRACTS_TABLE_NAME: names.contracts,
+    AWS_REGION: 'eu-central-1',
+    POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'SILENT',
+  });
+  return {
+    names,
+    doc,
+    endpoint,
+    requestItems: async () => {
+      const items: Record<string, unknown>[] = [];
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await doc.send(new ScanCommand({ TableName: names.requests, ConsistentRead: true, ExclusiveStartKey }));
+        items.push(...(page.Items ?? []));
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return items;
+    },
+    addContracts: (contracts) => putContracts(doc, names.contracts, contracts),
+  };
+}
