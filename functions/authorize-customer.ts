@@ -19,6 +19,6 @@ export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<AP
       logger.error('token check failed', { error });
     }
     // The exact text "Unauthorized" is what makes API Gateway answer 401.
-    throw new Error('Unauthorized');
+    throw new Error('Unauthorized', { cause: error });
   }
 };

@@ -3,6 +3,7 @@ import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { contractConditionCheck, judgeContract, readContractConsistently, type ContractVerdict } from '../contracts/contracts-table';
 import type { TerminationRequest, TerminationRequestInput } from '../validation/schemas';
+import { isTerminationRequest } from '../validation/validator';
 
 /*
  * All access to the service's own table. One table holds four kinds of item, each under its own
@@ -56,9 +57,15 @@ const CONTRACT = 1;
 const SLOT = 2;
 const NUMBER = 3;
 
-function isIdempotencyRecord(item: Record<string, unknown> | undefined, nowSeconds: number): item is Record<string, unknown> & IdempotencyRecord {
+function asIdempotencyRecord(item: Record<string, unknown> | undefined, nowSeconds: number): IdempotencyRecord | undefined {
+  if (!item) return undefined;
+  const { fingerprint, requestId, expiresAt, responseJson } = item;
   // An expired record that TTL has not deleted yet counts as absent (D2).
-  return item !== undefined && typeof item['fingerprint'] === 'string' && typeof item['expiresAt'] === 'number' && item['expiresAt'] > nowSeconds;
+  if (typeof expiresAt !== 'number' || expiresAt <= nowSeconds) return undefined;
+  if (typeof fingerprint !== 'string' || typeof requestId !== 'string' || typeof responseJson !== 'string') throw new Error('Malformed idempotency record');
+  const response: unknown = JSON.parse(responseJson);
+  if (!isTerminationRequest(response)) throw new Error('Malformed idempotency record');
+  return { fingerprint, requestId, expiresAt, response };
 }
 
 function oldItem(reason: CancellationReason | undefined): Record<string, unknown> | undefined {
@@ -88,7 +95,8 @@ export class TerminationStore {
                   fingerprint: request.fingerprint,
                   requestId: request.requestId,
                   contractId: request.contractId,
-                  response: request.response,
+                  // Kept as text so a replay answers with the very bytes of the 201 body.
+                  responseJson: JSON.stringify(request.response),
                   createdAt,
                   expiresAt: request.expiresAt,
                 },
@@ -156,15 +164,15 @@ export class TerminationStore {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tables.requests, Key: { pk: idempotencyKeyOf(customerId, idempotencyKey) }, ConsistentRead: true }),
     );
-    return isIdempotencyRecord(Item, nowSeconds) ? Item : undefined;
+    return asIdempotencyRecord(Item, nowSeconds);
   }
 
   private async explain(reasons: CancellationReason[], request: NewRequest, nowSeconds: number): Promise<WriteOutcome> {
     const failed = (i: number) => reasons[i]?.Code === 'ConditionalCheckFailed';
 
     if (failed(KEY)) {
-      const item = oldItem(reasons[KEY]);
-      const record = isIdempotencyRecord(item, nowSeconds) ? item : await this.findIdempotencyRecord(request.customerId, request.idempotencyKey, nowSeconds);
+      const record =
+        asIdempotencyRecord(oldItem(reasons[KEY]), nowSeconds) ?? (await this.findIdempotencyRecord(request.customerId, request.idempotencyKey, nowSeconds));
       return record ? { kind: 'key-used', record } : { kind: 'retry' };
     }
     if (failed(CONTRACT)) {

@@ -2,16 +2,21 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { REASON_CODES } from '../termination/reasons';
 import type { Texts } from '../http/texts';
-import { terminationRequestInputSchema, uuidSchema, type ErrorDetail, type TerminationRequestInput } from './schemas';
+import { terminationRequestInputSchema, terminationRequestSchema, uuidSchema, type ErrorDetail, type TerminationRequest, type TerminationRequestInput } from './schemas';
 
 const ajv = new Ajv({ allErrors: true, strict: true, unicodeRegExp: true });
 addFormats(ajv, ['date', 'uuid', 'date-time']);
 
 const validateInput = ajv.compile<TerminationRequestInput>(terminationRequestInputSchema);
 const validateUuid = ajv.compile<string>(uuidSchema);
+const validateTerminationRequest = ajv.compile<TerminationRequest>(terminationRequestSchema);
 
 export function isUuid(value: unknown): value is string {
   return validateUuid(value);
+}
+
+export function isTerminationRequest(value: unknown): value is TerminationRequest {
+  return validateTerminationRequest(value);
 }
 
 /** `/bankDetails/bik` -> `bankDetails.bik`, `/documentIds/3` -> `documentIds[3]`: the path as the client wrote it. */

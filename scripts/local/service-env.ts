@@ -1,0 +1,13 @@
+/** Ports and addresses of the local stack: stable defaults that scripts and READMEs rely on. */
+export const localDefaults = {
+  apiPort: Number(process.env['API_PORT'] ?? 3000),
+  dynamoDbPort: Number(process.env['DYNAMODB_PORT'] ?? 8000),
+  jwksPort: Number(process.env['JWKS_PORT'] ?? 3005),
+  lambdaPort: Number(process.env['LAMBDA_PORT'] ?? 3002),
+  keyDir: process.env['LOCAL_KEY_DIR'] ?? '.local/keys',
+  dataDir: '.local/dynamodb',
+  tables: {
+    requests: process.env['REQUESTS_TABLE_NAME'] ?? 'termination-requests',
+    contracts: process.env['CONTRACTS_TABLE_NAME'] ?? 'contracts',
+  },
+};

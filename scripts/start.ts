@@ -1,0 +1,97 @@
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { buildFunctions } from './build';
+import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, putContracts } from './local/demo-data';
+import { JavaMissingError, startDynamoDbLocal } from './local/dynamodb-local';
+import { startJwksServer } from './local/jwks-server';
+import { startOffline } from './local/offline';
+import { localDefaults } from './local/service-env';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from './local/signing-key';
+import { createTables } from './local/tables';
+import { randomUUID } from 'node:crypto';
+
+/*
+ * npm start: the whole service on this machine. DynamoDB Local (in memory; --persist keeps it
+ * under .local/dynamodb), the tables from the deployed definitions, demo contracts, a local
+ * signing key and its JWKS, serverless offline, and a curl line per demo customer.
+ */
+
+const persist = process.argv.includes('--persist');
+const stops: (() => Promise<void>)[] = [];
+let stopping = false;
+
+async function shutdown(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  }
+  process.exit(code);
+}
+
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+function curlLine(apiUrl: string, token: string, contractId: string, desiredTerminationDate: string, recipientName: string): string {
+  const body = JSON.stringify({ reasonCode: 'RELOCATION', desiredTerminationDate, bankDetails: { ...DEMO_BANK_DETAILS, recipientName } });
+  return [
+    `curl -i -X POST '${apiUrl}/api/v1/contracts/${contractId}/termination-requests'`,
+    `-H 'Authorization: Bearer ${token}'`,
+    `-H 'Idempotency-Key: ${randomUUID()}'`,
+    `-H 'Content-Type: application/json'`,
+    `-d '${body}'`,
+  ].join(' \\\n  ');
+}
+
+async function main(): Promise<void> {
+  const { apiPort, dynamoDbPort, jwksPort, lambdaPort, keyDir, dataDir, tables } = localDefaults;
+  console.log('Building functions...');
+  await buildFunctions();
+
+  console.log(`Starting DynamoDB Local on port ${dynamoDbPort} (${persist ? `data kept in ${dataDir}` : 'in memory'})...`);
+  const db = await startDynamoDbLocal({ port: dynamoDbPort, ...(persist ? { dataDir } : {}) });
+  stops.push(db.stop);
+  await createTables(db.client, tables);
+  await putContracts(DynamoDBDocumentClient.from(db.client), tables.contracts, DEMO_CONTRACTS);
+
+  const key = loadOrCreateSigningKey(keyDir);
+  const jwks = await startJwksServer(key.jwks, jwksPort);
+  stops.push(jwks.stop);
+
+  console.log(`Starting serverless offline on port ${apiPort}...`);
+  const offline = await startOffline({
+    apiPort,
+    lambdaPort,
+    output: 'inherit',
+    env: {
+      DYNAMODB_ENDPOINT: db.endpoint,
+      JWKS_URI: jwks.uri,
+      JWT_ISSUER: LOCAL_ISSUER,
+      JWT_AUDIENCE: LOCAL_AUDIENCE,
+      REQUESTS_TABLE_NAME: tables.requests,
+      CONTRACTS_TABLE_NAME: tables.contracts,
+    },
+  });
+  stops.push(offline.stop);
+  offline.child.once('exit', (code) => {
+    if (!stopping) {
+      console.error(`serverless offline stopped (code ${code}); shutting down.`);
+      void shutdown(1);
+    }
+  });
+
+  const date = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+  console.log(`\nThe service is up: ${offline.url}  (DynamoDB Local: ${db.endpoint}, JWKS: ${jwks.uri})\n`);
+  for (const [name, customer] of Object.entries(DEMO_CUSTOMERS)) {
+    const token = signToken(key, { customerId: customer.customerId, expiresIn: 12 * 3600 });
+    console.log(`== ${name}: customerId ${customer.customerId}`);
+    for (const [label, contractId] of Object.entries(customer.contracts)) console.log(`   contract ${label.padEnd(12)} ${contractId}`);
+    console.log(`   token (12 h): ${token}\n`);
+    console.log(`${curlLine(offline.url, token, customer.contracts.active, date, name === 'anna' ? 'Anna Ivanova' : 'Boris Petrov')}\n`);
+  }
+  console.log('Paste a curl line: 201 the first time, 200 with the same requestId the second. Ctrl-C stops everything.');
+}
+
+main().catch(async (error: unknown) => {
+  if (error instanceof JavaMissingError) console.error(error.message);
+  else console.error(error);
+  await shutdown(1);
+});
