@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { textsFor } from '../../lib/http/texts';
+import { ApiError } from '../../lib/http/errors';
+import { createDocumentClient } from '../../lib/storage/dynamodb-client';
+import { createTerminationRequest, type CreateDeps } from '../../lib/termination/create-termination-request';
+import { TerminationStore } from '../../lib/termination/termination-store';
+import { apiEvent } from '../support/api-event';
+import { validBody } from '../support/bodies';
+import { useFreshTables, type TestTables } from '../support/local-tables';
+import { freePort } from '../support/free-port';
+
+const texts = textsFor('en');
+let tables: TestTables;
+
+beforeAll(async () => {
+  tables = await useFreshTables();
+});
+
+function docClient(): DynamoDBDocumentClient {
+  return createDocumentClient({ region: 'eu-central-1', endpoint: tables.endpoint, requestTimeoutMs: 2000, connectTimeoutMs: 500, maxAttempts: 2 });
+}
+
+function deps(overrides: Partial<CreateDeps> & { client?: DynamoDBDocumentClient } = {}): CreateDeps {
+  const store = new TerminationStore(overrides.client ?? docClient(), { requests: tables.names.requests, contracts: tables.names.contracts });
+  return { store, businessTimeZone: 'Europe/Moscow', idempotencyTtlSeconds: 24 * 3600, retryBudgetMs: 2000, ...overrides };
+}
+
+async function newContract(): Promise<string> {
+  const contractId = randomUUID();
+  await tables.addContracts([{ contractId, customerId: 'customer-anna', status: 'ACTIVE' }]);
+  return contractId;
+}
+
+const call = (contractId: string, idempotencyKey: string, body: Record<string, unknown>) => ({
+  customerId: 'customer-anna',
+  contractId,
+  idempotencyKey,
+  body,
+  texts,
+  headerProblems: [],
+});
+
+/** Makes the next `count` transactions fail with the given reasons before DynamoDB sees them. */
+function failTransactions(client: DynamoDBDocumentClient, count: number, reasons: CancellationReason[]): { seen: () => number } {
+  let failed = 0;
+  let transactions = 0;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'TransactWriteItemsCommand' || context.commandName === 'TransactWriteCommand') {
+        transactions++;
+        if (failed < count) {
+          failed++;
+          throw new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: reasons });
+        }
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'injectCancellation' },
+  );
+  return { seen: () => transactions };
+}
+
+describe('time-dependent rules come after the key (D2)', () => {
+  it('replays with 200 after the desired date has passed', async () => {
+    const contractId = await newContract();
+    const key = randomUUID();
+    const body = validBody({ desiredTerminationDate: '2030-01-10' });
+    // 23:00 and then 00:30 in Moscow: the date has passed, the key (24 h) has not expired.
+    const first = await createTerminationRequest(deps({ now: () => new Date('2030-01-10T20:00:00Z') }), call(contractId, key, body));
+    const later = await createTerminationRequest(deps({ now: () => new Date('2030-01-10T21:30:00Z') }), call(contractId, key, body));
+    expect(first.statusCode).toBe(201);
+    expect(later).toEqual({ statusCode: 200, request: first.request, replayed: true });
+  });
+
+  it('refuses a past date with 400 when the key is new', async () => {
+    const promise = createTerminationRequest(deps({ now: () => new Date('2030-01-11T10:00:00Z') }), call(await newContract(), randomUUID(), validBody({ desiredTerminationDate: '2030-01-10' })));
+    await expect(promise).rejects.toMatchObject({ errorCode: 'VALIDATION_ERROR', details: [{ field: 'desiredTerminationDate' }] });
+  });
+
+  it('treats an expired key as absent: the contract slot then answers 409', async () => {
+    const contractId = await newContract();
+    const key = randomUUID();
+    const body = validBody();
+    const t0 = new Date('2030-01-01T00:00:00Z');
+    await createTerminationRequest(deps({ now: () => t0 }), call(contractId, key, body));
+    const afterTtl = createTerminationRequest(deps({ now: () => new Date(t0.getTime() + 25 * 3600_000) }), call(contractId, key, body));
+    await expect(afterTtl).rejects.toMatchObject({ errorCode: 'ACTIVE_REQUEST_ALREADY_EXISTS' });
+  });
+});
+
+describe('faults DynamoDB Local cannot show (injected at the SDK)', () => {
+  it('retries TransactionConflict and then creates', async () => {
+    const client = docClient();
+    const injected = failTransactions(client, 3, [{ Code: 'None' }, { Code: 'TransactionConflict' }, { Code: 'None' }, { Code: 'None' }, { Code: 'None' }]);
+    const result = await createTerminationRequest(deps({ client }), call(await newContract(), randomUUID(), validBody()));
+    expect(result.statusCode).toBe(201);
+    expect(injected.seen()).toBe(4);
+  });
+
+  it('answers 503, never 500, when conflicts outlast the retry budget', async () => {
+    const client = docClient();
+    failTransactions(client, 1000, [{ Code: 'TransactionConflict' }]);
+    const promise = createTerminationRequest(deps({ client, retryBudgetMs: 300 }), call(await newContract(), randomUUID(), validBody()));
+    await expect(promise).rejects.toMatchObject({ errorCode: 'SERVICE_UNAVAILABLE', status: 503 });
+  });
+
+  it('reads the key consistently when its cancellation reason lacks the old item', async () => {
+    const contractId = await newContract();
+    const key = randomUUID();
+    const body = validBody();
+    const first = await createTerminationRequest(deps(), call(contractId, key, body));
+    const client = docClient();
+    failTransactions(client, 1, [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }, { Code: 'ConditionalCheckFailed' }]);
+    const replay = await createTerminationRequest(deps({ client }), call(contractId, key, body));
+    expect(replay).toEqual({ statusCode: 200, request: first.request, replayed: true });
+  });
+
+  it('takes a new number when the drawn one is taken', async () => {
+    const client = docClient();
+    const injected = failTransactions(client, 2, [{ Code: 'None' }, { Code: 'None' }, { Code: 'None' }, { Code: 'ConditionalCheckFailed' }, { Code: 'None' }]);
+    const result = await createTerminationRequest(deps({ client }), call(await newContract(), randomUUID(), validBody()));
+    expect(result.statusCode).toBe(201);
+    expect(injected.seen()).toBe(3);
+  });
+});
+
+describe('DynamoDB unreachable (D9)', () => {
+  it('answers 503 with Retry-After within the time budget, and writes nothing', async () => {
+    const deadPort = await freePort();
+    const before = (await tables.requestItems()).length;
+    Object.assign(process.env, { DYNAMODB_ENDPOINT: `http://127.0.0.1:${deadPort}`, DYNAMODB_CONNECT_TIMEOUT_MS: '200', DYNAMODB_REQUEST_TIMEOUT_MS: '500' });
+    const { handler } = await import('../../functions/create-termination-request');
+    const started = Date.now();
+    const result = await handler(apiEvent({ contractId: await newContract(), body: validBody(), headers: { 'Idempotency-Key': randomUUID() } }));
+    expect(result.statusCode).toBe(503);
+    expect(result.headers?.['Retry-After']).toBe('1');
+    expect(JSON.parse(result.body)).toMatchObject({ errorCode: 'SERVICE_UNAVAILABLE', details: [] });
+    expect(Date.now() - started).toBeLessThan(8000);
+    expect((await tables.requestItems()).length).toBe(before);
+  });
+
+  it('maps a missing table to a generic 500 that carries no internals', async () => {
+    const store = new TerminationStore(docClient(), { requests: 'no-such-table', contracts: tables.names.contracts });
+    const error: unknown = await createTerminationRequest({ ...deps(), store }, call(await newContract(), randomUUID(), validBody())).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(ApiError);
+    expect(error).toBeInstanceOf(Error);
+  });
+});
