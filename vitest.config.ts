@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 90_000,
     pool: 'forks',
+    reporters: ['default', ['json', { outputFile: '.local/test-results.json' }]],
+    // Local Node is 20 (this machine); the deploy target is nodejs22.x. Tests need not say so each time.
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });
