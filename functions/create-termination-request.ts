@@ -17,7 +17,7 @@ const deps = {
   store: new TerminationStore(createDocumentClient(config.dynamodb), { requests: config.requestsTableName, contracts: config.contractsTableName }),
   businessTimeZone: config.businessTimeZone,
   idempotencyTtlSeconds: config.idempotencyTtlSeconds,
-  retryBudgetMs: config.retryBudgetMs,
+  budgetMs: config.budgetMs,
 };
 
 /** POST /api/v1/contracts/{contractId}/termination-requests */

@@ -89,8 +89,8 @@ export interface ServiceConfig {
   contractsTableName: string;
   idempotencyTtlSeconds: number;
   businessTimeZone: string;
-  /** How long one invocation may keep retrying transaction conflicts before it answers 503. */
-  retryBudgetMs: number;
+  /** How long one invocation's DynamoDB work (retries included) may take before it answers 503. */
+  budgetMs: number;
   retryAfterSeconds: number;
   dynamodb: DynamoDbConfig;
 }
@@ -121,7 +121,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
     contractsTableName: read.string('CONTRACTS_TABLE_NAME'),
     idempotencyTtlSeconds: read.integer('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30) * 3600,
     businessTimeZone: read.timeZone('BUSINESS_TIME_ZONE', 'Europe/Moscow'),
-    retryBudgetMs: read.integer('RETRY_BUDGET_MS', 3000, 0, 20000),
+    budgetMs: read.integer('DYNAMODB_BUDGET_MS', 6000, 100, 25000),
     retryAfterSeconds: read.integer('RETRY_AFTER_SECONDS', 1, 1, 3600),
     dynamodb: readDynamoDb(read),
   });

@@ -57,7 +57,12 @@ export function judgeContract(contract: Record<string, unknown> | undefined, cus
   return { kind: 'ok' };
 }
 
-export async function readContractConsistently(client: DynamoDBDocumentClient, tableName: string, contractId: string): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { contractId }, ConsistentRead: true }));
+export async function readContractConsistently(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  contractId: string,
+  abortSignal?: AbortSignal,
+): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { contractId }, ConsistentRead: true }), { abortSignal });
   return Item;
 }

@@ -24,7 +24,8 @@ export interface CreateDeps {
   store: TerminationStore;
   businessTimeZone: string;
   idempotencyTtlSeconds: number;
-  retryBudgetMs: number;
+  /** All DynamoDB work of one invocation, retries included, ends by then with a 503 (D9). */
+  budgetMs: number;
   now?: () => Date;
 }
 
@@ -120,9 +121,8 @@ function refusal(outcome: Exclude<WriteOutcome, { kind: 'created' | 'key-used' |
   }
 }
 
-async function createOrExplain(deps: CreateDeps, call: ValidCall, texts: Texts, now: Date): Promise<CreateResult> {
+async function createOrExplain(deps: CreateDeps, call: ValidCall, texts: Texts, now: Date, abortSignal: AbortSignal): Promise<CreateResult> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  const deadline = Date.now() + deps.retryBudgetMs;
   for (let attempt = 0; ; attempt++) {
     const requestId = randomUUID();
     const requestNumber = newRequestNumber();
@@ -136,6 +136,7 @@ async function createOrExplain(deps: CreateDeps, call: ValidCall, texts: Texts, 
     const outcome = await deps.store.create(
       { ...call, requestId, requestNumber, response, expiresAt: nowSeconds + deps.idempotencyTtlSeconds },
       nowSeconds,
+      abortSignal,
     );
     switch (outcome.kind) {
       case 'created':
@@ -144,10 +145,9 @@ async function createOrExplain(deps: CreateDeps, call: ValidCall, texts: Texts, 
         return answerFromRecord(outcome.record, call, texts);
       case 'number-taken':
       case 'retry': {
-        // Exponential backoff with full jitter, within the invocation's budget (D3).
+        // Exponential backoff with full jitter; the budget's signal ends it with a 503 (D3, D9).
         const pause = outcome.kind === 'retry' ? Math.random() * Math.min(200, 10 * 2 ** attempt) : 0;
-        if (Date.now() + pause > deadline) throw new ServiceUnavailableError(new Error(`gave up after ${attempt + 1} attempts: ${outcome.kind}`));
-        await sleep(pause);
+        await sleep(pause, undefined, { signal: abortSignal });
         continue;
       }
       default:
@@ -162,16 +162,17 @@ export async function createTerminationRequest(deps: CreateDeps, call: CreateCal
   const valid = validateCall(call, businessToday(deps.businessTimeZone, now));
   checkStaticRules(valid.input, call.texts);
   const nowSeconds = Math.floor(now.getTime() / 1000);
+  const abortSignal = AbortSignal.timeout(deps.budgetMs);
   try {
     if (valid.pastDateProblem) {
       // The key decides before any time-dependent rule: a replay of yesterday's call is still 200.
-      const record = await deps.store.findIdempotencyRecord(valid.customerId, valid.idempotencyKey, nowSeconds);
+      const record = await deps.store.findIdempotencyRecord(valid.customerId, valid.idempotencyKey, nowSeconds, abortSignal);
       if (record) return answerFromRecord(record, valid, call.texts);
       throw new ValidationError([valid.pastDateProblem]);
     }
-    return await createOrExplain(deps, valid, call.texts, now);
+    return await createOrExplain(deps, valid, call.texts, now, abortSignal);
   } catch (error) {
-    if (isDynamoDbUnavailable(error)) throw new ServiceUnavailableError(error);
+    if (isDynamoDbUnavailable(error) || abortSignal.aborted) throw new ServiceUnavailableError(error);
     throw error;
   }
 }

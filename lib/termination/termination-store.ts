@@ -79,7 +79,7 @@ export class TerminationStore {
   ) {}
 
   /** One atomic attempt to create the request; which condition failed says why not. */
-  async create(request: NewRequest, nowSeconds: number): Promise<WriteOutcome> {
+  async create(request: NewRequest, nowSeconds: number, abortSignal?: AbortSignal): Promise<WriteOutcome> {
     const { requests } = this.tables;
     const createdAt = request.response.createdAt;
     try {
@@ -150,38 +150,36 @@ export class TerminationStore {
             },
           ],
         }),
+        { abortSignal },
       );
       return { kind: 'created' };
     } catch (error) {
-      if (error instanceof TransactionCanceledException) return this.explain(error.CancellationReasons ?? [], request, nowSeconds);
+      if (error instanceof TransactionCanceledException) return this.explain(error.CancellationReasons ?? [], request, nowSeconds, abortSignal);
       if (error instanceof Error && error.name === 'TransactionConflictException') return { kind: 'retry' };
       throw error;
     }
   }
 
   /** Reads the key's record, skipping one that has expired. */
-  async findIdempotencyRecord(customerId: string, idempotencyKey: string, nowSeconds: number): Promise<IdempotencyRecord | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tables.requests, Key: { pk: idempotencyKeyOf(customerId, idempotencyKey) }, ConsistentRead: true }),
-    );
-    return asIdempotencyRecord(Item, nowSeconds);
+  async findIdempotencyRecord(customerId: string, idempotencyKey: string, nowSeconds: number, abortSignal?: AbortSignal): Promise<IdempotencyRecord | undefined> {
+    return asIdempotencyRecord(await this.readConsistently(idempotencyKeyOf(customerId, idempotencyKey), abortSignal), nowSeconds);
   }
 
-  private async explain(reasons: CancellationReason[], request: NewRequest, nowSeconds: number): Promise<WriteOutcome> {
+  private async explain(reasons: CancellationReason[], request: NewRequest, nowSeconds: number, abortSignal?: AbortSignal): Promise<WriteOutcome> {
     const failed = (i: number) => reasons[i]?.Code === 'ConditionalCheckFailed';
 
     if (failed(KEY)) {
       const record =
-        asIdempotencyRecord(oldItem(reasons[KEY]), nowSeconds) ?? (await this.findIdempotencyRecord(request.customerId, request.idempotencyKey, nowSeconds));
+        asIdempotencyRecord(oldItem(reasons[KEY]), nowSeconds) ?? (await this.findIdempotencyRecord(request.customerId, request.idempotencyKey, nowSeconds, abortSignal));
       return record ? { kind: 'key-used', record } : { kind: 'retry' };
     }
     if (failed(CONTRACT)) {
-      const contract = oldItem(reasons[CONTRACT]) ?? (await readContractConsistently(this.client, this.tables.contracts, request.contractId));
+      const contract = oldItem(reasons[CONTRACT]) ?? (await readContractConsistently(this.client, this.tables.contracts, request.contractId, abortSignal));
       const verdict = judgeContract(contract, request.customerId, request.input.desiredTerminationDate);
       return verdict.kind === 'ok' ? { kind: 'retry' } : { kind: 'contract', verdict };
     }
     if (failed(SLOT)) {
-      const slot = oldItem(reasons[SLOT]) ?? (await this.readConsistently(slotKeyOf(request.contractId)));
+      const slot = oldItem(reasons[SLOT]) ?? (await this.readConsistently(slotKeyOf(request.contractId), abortSignal));
       const requestNumber = slot?.['requestNumber'];
       return typeof requestNumber === 'string' ? { kind: 'slot-taken', requestNumber } : { kind: 'retry' };
     }
@@ -190,8 +188,8 @@ export class TerminationStore {
     return { kind: 'retry' };
   }
 
-  private async readConsistently(pk: string): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.requests, Key: { pk }, ConsistentRead: true }));
+  private async readConsistently(pk: string, abortSignal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.requests, Key: { pk }, ConsistentRead: true }), { abortSignal });
     return Item;
   }
 }

@@ -9,6 +9,7 @@ import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { freePort } from '../support/free-port';
 import { useFreshTables } from '../support/local-tables';
 import { validBody } from '../support/bodies';
+import { jsonObject } from '../support/error-body';
 
 /*
  * The service as clients meet it: serverless offline, the Lambda authorizer verifying real
@@ -40,7 +41,9 @@ beforeAll(async () => {
       JWT_AUDIENCE: LOCAL_AUDIENCE,
       REQUESTS_TABLE_NAME: tables.names.requests,
       CONTRACTS_TABLE_NAME: tables.names.contracts,
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      LOG_LEVEL: 'SILENT',
+      DYNAMODB_BUDGET_MS: '1500',
+      DYNAMODB_REQUEST_TIMEOUT_MS: '700',
     },
   });
   stops.push(offline.stop);
@@ -68,7 +71,7 @@ async function post(contractId: string, options: { token?: string | null; key?: 
     },
     body: JSON.stringify(options.body ?? validBody()),
   });
-  return { status: response.status, headers: response.headers, body: await response.json() };
+  return { status: response.status, headers: response.headers, body: jsonObject(await response.json()) };
 }
 
 describe('over HTTP with real tokens', () => {
@@ -135,6 +138,15 @@ describe('over HTTP with real tokens', () => {
     expect(Number(down.headers.get('retry-after'))).toBeGreaterThan(0);
     const back = await post(anna.contracts.withEndDate, { key: idempotencyKey, body });
     expect(back.status).toBe(201);
+  });
+
+  it('503 within the time budget when DynamoDB accepts connections and never answers', async () => {
+    proxy.setMode('hang');
+    const started = Date.now();
+    const answer = await post(boris.contracts.withEndDate, { token: signToken(key, { customerId: boris.customerId }) });
+    proxy.setMode('pass');
+    expect(answer.status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('500 with a generic body when DynamoDB answers nonsense', async () => {

@@ -25,7 +25,7 @@ function docClient(): DynamoDBDocumentClient {
 
 function deps(overrides: Partial<CreateDeps> & { client?: DynamoDBDocumentClient } = {}): CreateDeps {
   const store = new TerminationStore(overrides.client ?? docClient(), { requests: tables.names.requests, contracts: tables.names.contracts });
-  return { store, businessTimeZone: 'Europe/Moscow', idempotencyTtlSeconds: 24 * 3600, retryBudgetMs: 2000, ...overrides };
+  return { store, businessTimeZone: 'Europe/Moscow', idempotencyTtlSeconds: 24 * 3600, budgetMs: 2000, ...overrides };
 }
 
 async function newContract(): Promise<string> {
@@ -103,7 +103,7 @@ describe('faults DynamoDB Local cannot show (injected at the SDK)', () => {
   it('answers 503, never 500, when conflicts outlast the retry budget', async () => {
     const client = docClient();
     failTransactions(client, 1000, [{ Code: 'TransactionConflict' }]);
-    const promise = createTerminationRequest(deps({ client, retryBudgetMs: 300 }), call(await newContract(), randomUUID(), validBody()));
+    const promise = createTerminationRequest(deps({ client, budgetMs: 300 }), call(await newContract(), randomUUID(), validBody()));
     await expect(promise).rejects.toMatchObject({ errorCode: 'SERVICE_UNAVAILABLE', status: 503 });
   });
 

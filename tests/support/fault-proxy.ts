@@ -1,6 +1,6 @@
 import { connect, createServer, type Socket } from 'node:net';
 
-export type ProxyMode = 'pass' | 'refuse' | 'garbage';
+export type ProxyMode = 'pass' | 'refuse' | 'garbage' | 'hang';
 
 export interface FaultProxy {
   endpoint: string;
@@ -10,7 +10,8 @@ export interface FaultProxy {
 
 /**
  * A TCP proxy in front of DynamoDB Local that can pass traffic, drop every connection (DynamoDB
- * unreachable) or answer with bytes that are not HTTP: faults a real server can't be made to show.
+ * unreachable), swallow requests and never answer (DynamoDB too slow), or answer with bytes that are
+ * not HTTP: faults a real server can't be made to show.
  */
 export async function startFaultProxy(targetPort: number): Promise<FaultProxy> {
   let mode: ProxyMode = 'pass';
@@ -20,6 +21,7 @@ export async function startFaultProxy(targetPort: number): Promise<FaultProxy> {
     client.on('close', () => sockets.delete(client));
     client.on('error', () => undefined);
     if (mode === 'refuse') return void client.destroy();
+    if (mode === 'hang') return void client.resume();
     if (mode === 'garbage') return void client.end('HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: 9\r\n\r\n{"not":[}');
     const upstream = connect(targetPort, '127.0.0.1');
     sockets.add(upstream);
