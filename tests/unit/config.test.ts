@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadAuthConfig, loadServiceConfig } from '../../lib/config/config';
+
+const SERVICE_REQUIRED = { REQUESTS_TABLE_NAME: 'termination-requests', CONTRACTS_TABLE_NAME: 'contracts' };
+const AUTH_REQUIRED = { JWT_ISSUER: 'https://issuer.example.com', JWT_AUDIENCE: 'termination-api', JWKS_URI: 'https://issuer.example.com/.well-known/jwks.json' };
+
+/** What the function threw (undefined when it did not throw); assertions stay outside any catch. */
+function thrownBy(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+function configProblems(fn: () => unknown): string {
+  const error = thrownBy(fn);
+  expect(error).toBeInstanceOf(ConfigError);
+  return error instanceof ConfigError ? error.message : '';
+}
+
+describe('loadServiceConfig', () => {
+  it('applies the defaults', () => {
+    expect(loadServiceConfig({ ...SERVICE_REQUIRED })).toEqual({
+      requestsTableName: 'termination-requests',
+      contractsTableName: 'contracts',
+      idempotencyTtlSeconds: 24 * 3600,
+      businessTimeZone: 'Europe/Moscow',
+      budgetMs: 6000,
+      retryAfterSeconds: 1,
+      dynamodb: { region: 'eu-central-1', endpoint: undefined, requestTimeoutMs: 2000, connectTimeoutMs: 1000, maxAttempts: 3 },
+    });
+  });
+
+  it('reads every setting', () => {
+    const config = loadServiceConfig({
+      ...SERVICE_REQUIRED,
+      IDEMPOTENCY_TTL_HOURS: '48',
+      BUSINESS_TIME_ZONE: 'Asia/Yekaterinburg',
+      DYNAMODB_BUDGET_MS: '100',
+      RETRY_AFTER_SECONDS: '30',
+      AWS_REGION: 'eu-west-1',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
+      DYNAMODB_REQUEST_TIMEOUT_MS: '500',
+      DYNAMODB_CONNECT_TIMEOUT_MS: '200',
+      DYNAMODB_MAX_ATTEMPTS: '5',
+    });
+    expect(config).toEqual({
+      requestsTableName: 'termination-requests',
+      contractsTableName: 'contracts',
+      idempotencyTtlSeconds: 48 * 3600,
+      businessTimeZone: 'Asia/Yekaterinburg',
+      budgetMs: 100,
+      retryAfterSeconds: 30,
+      dynamodb: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:8000', requestTimeoutMs: 500, connectTimeoutMs: 200, maxAttempts: 5 },
+    });
+  });
+
+  it('trims values and treats blank optional values as absent', () => {
+    const config = loadServiceConfig({ REQUESTS_TABLE_NAME: '  r  ', CONTRACTS_TABLE_NAME: 'c', IDEMPOTENCY_TTL_HOURS: '   ', BUSINESS_TIME_ZONE: '', DYNAMODB_ENDPOINT: ' ' });
+    expect(config.requestsTableName).toBe('r');
+    expect(config.idempotencyTtlSeconds).toBe(24 * 3600);
+    expect(config.businessTimeZone).toBe('Europe/Moscow');
+    expect(config.dynamodb.endpoint).toBeUndefined();
+  });
+
+  it('lists all missing required names in one ConfigError', () => {
+    const message = configProblems(() => loadServiceConfig({}));
+    expect(message).toContain('REQUESTS_TABLE_NAME is required');
+    expect(message).toContain('CONTRACTS_TABLE_NAME is required');
+  });
+
+  it('treats a blank required value as missing', () => {
+    const message = configProblems(() => loadServiceConfig({ REQUESTS_TABLE_NAME: '   ', CONTRACTS_TABLE_NAME: 'c' }));
+    expect(message).toContain('REQUESTS_TABLE_NAME is required');
+    expect(message).not.toContain('CONTRACTS_TABLE_NAME');
+  });
+
+  it.each([
+    ['IDEMPOTENCY_TTL_HOURS', 'abc'],
+    ['IDEMPOTENCY_TTL_HOURS', '1.5'],
+    ['IDEMPOTENCY_TTL_HOURS', '0'],
+    ['IDEMPOTENCY_TTL_HOURS', '-1'],
+    ['IDEMPOTENCY_TTL_HOURS', '721'],
+    ['IDEMPOTENCY_TTL_HOURS', 'Infinity'],
+    ['DYNAMODB_BUDGET_MS', '99'],
+    ['DYNAMODB_BUDGET_MS', '25001'],
+    ['DYNAMODB_BUDGET_MS', '-5'],
+    ['RETRY_AFTER_SECONDS', '0'],
+    ['RETRY_AFTER_SECONDS', '3601'],
+    ['RETRY_AFTER_SECONDS', '1s'],
+    ['DYNAMODB_REQUEST_TIMEOUT_MS', '99'],
+    ['DYNAMODB_CONNECT_TIMEOUT_MS', '10001'],
+    ['DYNAMODB_MAX_ATTEMPTS', '0'],
+    ['DYNAMODB_MAX_ATTEMPTS', '11'],
+    ['DYNAMODB_MAX_ATTEMPTS', 'NaN'],
+    ['IDEMPOTENCY_TTL_HOURS', '0x10'],
+    ['RETRY_AFTER_SECONDS', '1e1'],
+    ['DYNAMODB_MAX_ATTEMPTS', '0b11'],
+  ])('rejects %s=%j', (name, value) => {
+    const message = configProblems(() => loadServiceConfig({ ...SERVICE_REQUIRED, [name]: value }));
+    expect(message).toContain(name);
+    expect(message).toContain(`"${value}"`);
+  });
+
+  it.each([
+    ['IDEMPOTENCY_TTL_HOURS', '1', 3600],
+    ['IDEMPOTENCY_TTL_HOURS', '720', 720 * 3600],
+  ])('accepts the bounds %s=%s', (name, value, expected) => {
+    expect(loadServiceConfig({ ...SERVICE_REQUIRED, [name]: value }).idempotencyTtlSeconds).toBe(expected);
+  });
+
+  it.each(['Mars/Olympus_Mons', 'Moscow', 'UTC+3', 'Europe/Moskva'])('rejects the time zone %j', (zone) => {
+    const message = configProblems(() => loadServiceConfig({ ...SERVICE_REQUIRED, BUSINESS_TIME_ZONE: zone }));
+    expect(message).toContain('BUSINESS_TIME_ZONE');
+    expect(message).toContain(zone);
+  });
+
+  it.each(['UTC', 'Europe/Kaliningrad', 'Asia/Vladivostok'])('accepts the time zone %s', (zone) => {
+    expect(loadServiceConfig({ ...SERVICE_REQUIRED, BUSINESS_TIME_ZONE: zone }).businessTimeZone).toBe(zone);
+  });
+
+  it('rejects a DYNAMODB_ENDPOINT that is not a URL', () => {
+    const message = configProblems(() => loadServiceConfig({ ...SERVICE_REQUIRED, DYNAMODB_ENDPOINT: 'localhost 8000' }));
+    expect(message).toContain('DYNAMODB_ENDPOINT');
+  });
+
+  it('lists every problem at once: missing names, bad integers and a bad time zone', () => {
+    const message = configProblems(() => loadServiceConfig({ IDEMPOTENCY_TTL_HOURS: 'x', DYNAMODB_MAX_ATTEMPTS: '99', BUSINESS_TIME_ZONE: 'Nowhere/Land' }));
+    for (const name of ['REQUESTS_TABLE_NAME', 'CONTRACTS_TABLE_NAME', 'IDEMPOTENCY_TTL_HOURS', 'DYNAMODB_MAX_ATTEMPTS', 'BUSINESS_TIME_ZONE']) {
+      expect(message).toContain(name);
+    }
+  });
+
+  it('ConfigError is an Error with its own name', () => {
+    const error = new ConfigError(['A is required', 'B is required']);
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('ConfigError');
+    expect(error.message).toBe('Invalid configuration: A is required; B is required');
+  });
+});
+
+describe('loadAuthConfig', () => {
+  it('reads the settings and defaults the customer id claim to sub', () => {
+    expect(loadAuthConfig({ ...AUTH_REQUIRED })).toEqual({
+      issuer: 'https://issuer.example.com',
+      audience: 'termination-api',
+      jwksUri: 'https://issuer.example.com/.well-known/jwks.json',
+      customerIdClaim: 'sub',
+    });
+  });
+
+  it('reads CUSTOMER_ID_CLAIM', () => {
+    expect(loadAuthConfig({ ...AUTH_REQUIRED, CUSTOMER_ID_CLAIM: 'custom:customer_id' }).customerIdClaim).toBe('custom:customer_id');
+  });
+
+  it('lists all missing required names in one ConfigError', () => {
+    const message = configProblems(() => loadAuthConfig({}));
+    expect(message).toContain('JWT_ISSUER is required');
+    expect(message).toContain('JWT_AUDIENCE is required');
+    expect(message).toContain('JWKS_URI is required');
+  });
+
+  it.each(['http://issuer.example.com/.well-known/jwks.json', 'http://10.0.0.5/jwks.json', 'http://localhost.evil.example/jwks.json', 'ftp://issuer.example.com/jwks.json', 'file:///etc/jwks.json'])(
+    'rejects the JWKS URI %s',
+    (uri) => {
+      const message = configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, JWKS_URI: uri }));
+      expect(message).toContain('JWKS_URI must be an https URL');
+    },
+  );
+
+  it('rejects a JWKS URI that is not a URL', () => {
+    const message = configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, JWKS_URI: 'issuer.example.com/jwks' }));
+    expect(message).toContain('JWKS_URI must be a URL');
+  });
+
+  it.each(['http://127.0.0.1:4100/.well-known/jwks.json', 'http://localhost:4100/jwks.json', 'http://[::1]:4100/jwks.json', 'https://cognito-idp.eu-central-1.amazonaws.com/pool/.well-known/jwks.json'])(
+    'accepts the JWKS URI %s',
+    (uri) => {
+      expect(loadAuthConfig({ ...AUTH_REQUIRED, JWKS_URI: uri }).jwksUri).toBe(uri);
+    },
+  );
+});
