@@ -33,7 +33,7 @@ class Reader {
   integer(name: string, fallback: number, min: number, max: number): number {
     const raw = this.optional(name);
     if (raw === undefined) return fallback;
-    const value = Number(raw);
+    const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
     if (!Number.isInteger(value) || value < min || value > max) {
       this.problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
       return fallback;

@@ -5,7 +5,9 @@ import type { Texts } from '../http/texts';
 import { terminationRequestInputSchema, terminationRequestSchema, uuidSchema, type ErrorDetail, type TerminationRequest, type TerminationRequestInput } from './schemas';
 
 const ajv = new Ajv({ allErrors: true, strict: true, unicodeRegExp: true });
-addFormats(ajv, ['date', 'uuid', 'date-time']);
+addFormats(ajv, ['date', 'date-time']);
+// ajv-formats' uuid also takes a `urn:uuid:` prefix, which would make `urn:uuid:<k>` another key than `<k>`.
+ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
 
 const validateInput = ajv.compile<TerminationRequestInput>(terminationRequestInputSchema);
 const validateUuid = ajv.compile<string>(uuidSchema);
@@ -19,11 +21,32 @@ export function isTerminationRequest(value: unknown): value is TerminationReques
   return validateTerminationRequest(value);
 }
 
-/** `/bankDetails/bik` -> `bankDetails.bik`, `/documentIds/3` -> `documentIds[3]`: the path as the client wrote it. */
+const joinField = (path: string, name: string) => (path ? `${path}.${name}` : name);
+
+/**
+ * `/bankDetails/bik` -> `bankDetails.bik`, `/documentIds/3` -> `documentIds[3]`: the path as the
+ * client wrote it. In this schema only arrays have numeric segments; a property name (`child`)
+ * is always a name, even when it is all digits.
+ */
 function fieldPath(instancePath: string, child?: string): string {
   const segments = instancePath === '' ? [] : instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (child !== undefined) segments.push(child);
-  return segments.reduce((path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : path ? `${path}.${s}` : s), '');
+  const path = segments.reduce((p, s) => (/^\d+$/.test(s) ? `${p}[${s}]` : joinField(p, s)), '');
+  return child === undefined ? path : joinField(path, child);
+}
+
+/** Every documentIds item that repeats an earlier one; UUIDs compare case-insensitively. */
+function duplicateDocumentIds(body: unknown): number[] {
+  const ids = body !== null && typeof body === 'object' && 'documentIds' in body ? body.documentIds : undefined;
+  if (!Array.isArray(ids)) return [];
+  const seen = new Set<string>();
+  const repeats: number[] = [];
+  ids.forEach((id: unknown, i) => {
+    if (typeof id !== 'string') return;
+    const normal = id.toLowerCase();
+    if (seen.has(normal)) repeats.push(i);
+    seen.add(normal);
+  });
+  return repeats;
 }
 
 const FIELD_REASONS: Record<string, (texts: Texts) => string> = {
@@ -55,8 +78,6 @@ function detailOf(error: ErrorObject, texts: Texts): ErrorDetail {
       return { field, reason: params['format'] === 'uuid' ? r.mustBeUuid : (FIELD_REASONS[field]?.(texts) ?? r.invalid) };
     case 'maxItems':
       return { field, reason: r.maxItems(Number(params['limit'])) };
-    case 'uniqueItems':
-      return { field: `${field}[${String(params['i'])}]`, reason: r.duplicate };
     case 'maxLength':
       return { field, reason: FIELD_REASONS[field]?.(texts) ?? r.maxLength(Number(params['limit'])) };
     default:
@@ -78,10 +99,14 @@ export type InputValidation = { ok: true; input: TerminationRequestInput } | { o
 
 /** Strict structural validation of the body (D7), listing every problem, one per field. */
 export function validateTerminationInput(body: unknown, texts: Texts): InputValidation {
-  if (validateInput(body)) return { ok: true, input: body };
+  const duplicates = duplicateDocumentIds(body);
+  if (validateInput(body) && duplicates.length === 0) return { ok: true, input: body };
   const byField = new Map<string, ErrorDetail>();
   for (const path of customerIdPaths(body)) byField.set(path, { field: path, reason: texts.reason.customerIdForbidden });
+  // Ajv's uniqueItems names one pair only (and not case-insensitively): every repeat is listed here instead.
+  for (const i of duplicates) byField.set(`documentIds[${i}]`, { field: `documentIds[${i}]`, reason: texts.reason.duplicate });
   for (const error of validateInput.errors ?? []) {
+    if (error.keyword === 'uniqueItems') continue;
     const detail = detailOf(error, texts);
     if (!byField.has(detail.field)) byField.set(detail.field, detail);
   }
