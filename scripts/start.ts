@@ -1,7 +1,7 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { buildFunctions } from './build';
 import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, putContracts } from './local/demo-data';
-import { JavaMissingError, startDynamoDbLocal } from './local/dynamodb-local';
+import { assertJava, JavaMissingError, startDynamoDbLocal } from './local/dynamodb-local';
 import { startJwksServer } from './local/jwks-server';
 import { startOffline } from './local/offline';
 import { localDefaults } from './local/service-env';
@@ -43,6 +43,7 @@ function curlLine(apiUrl: string, token: string, contractId: string, desiredTerm
 
 async function main(): Promise<void> {
   const { apiPort, dynamoDbPort, jwksPort, lambdaPort, keyDir, dataDir, tables } = localDefaults;
+  assertJava();
   console.log('Building functions...');
   await buildFunctions();
 

@@ -17,6 +17,10 @@ export class JavaMissingError extends Error {
   }
 }
 
+export function assertJava(): void {
+  if (spawnSync('java', ['-version'], { stdio: 'ignore' }).error) throw new JavaMissingError();
+}
+
 export function localClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({ endpoint, region: 'eu-central-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
 }
@@ -40,7 +44,7 @@ async function waitUntilServing(client: DynamoDBClient, child: ChildProcess, out
  * memory unless a data folder is given, and waits until it answers.
  */
 export async function startDynamoDbLocal(options: { port: number; dataDir?: string }): Promise<RunningDynamoDb> {
-  if (spawnSync('java', ['-version'], { stdio: 'ignore' }).error) throw new JavaMissingError();
+  assertJava();
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
   const child = spawn({ port: options.port, path, sharedDb: true, stdio: 'pipe' });
