@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFunctions } from '../../scripts/build';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
-import { startJwksServer } from '../../scripts/local/jwks-server';
-import { startOffline, type RunningOffline } from '../../scripts/local/offline';
-import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken } from '../../scripts/local/signing-key';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
-import { freePort } from '../support/free-port';
-import { useFreshTables } from '../support/local-tables';
+import { makeSigningKey, signToken, type SigningKey } from '../../scripts/local/signing-key';
 import { validBody } from '../support/bodies';
-import { jsonObject } from '../support/error-body';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { startHttpStack, type HttpAnswer, type HttpStack } from '../support/http-stack';
+import { useFreshTables } from '../support/local-tables';
 
 /*
  * The service as clients meet it: serverless offline, the Lambda authorizer verifying real
@@ -19,59 +15,34 @@ import { jsonObject } from '../support/error-body';
 
 const anna = DEMO_CUSTOMERS.anna;
 const boris = DEMO_CUSTOMERS.boris;
-const key = makeSigningKey();
-let offline: RunningOffline;
+let stack: HttpStack;
+let key: SigningKey;
 let proxy: FaultProxy;
-const stops: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   const tables = await useFreshTables();
-  await buildFunctions();
-  const jwks = await startJwksServer(key.jwks, 0);
-  stops.push(jwks.stop);
   proxy = await startFaultProxy(Number(new URL(tables.endpoint).port));
-  stops.push(proxy.stop);
-  offline = await startOffline({
-    apiPort: await freePort(),
-    lambdaPort: await freePort(),
-    env: {
-      DYNAMODB_ENDPOINT: proxy.endpoint,
-      JWKS_URI: jwks.uri,
-      JWT_ISSUER: LOCAL_ISSUER,
-      JWT_AUDIENCE: LOCAL_AUDIENCE,
-      REQUESTS_TABLE_NAME: tables.names.requests,
-      CONTRACTS_TABLE_NAME: tables.names.contracts,
-      LOG_LEVEL: 'SILENT',
-      DYNAMODB_BUDGET_MS: '1500',
-      DYNAMODB_REQUEST_TIMEOUT_MS: '700',
-    },
+  stack = await startHttpStack({
+    dynamoDbEndpoint: proxy.endpoint,
+    tables: tables.names,
+    env: { DYNAMODB_BUDGET_MS: '1500', DYNAMODB_REQUEST_TIMEOUT_MS: '700' },
   });
-  stops.push(offline.stop);
+  key = stack.key;
 }, 120_000);
 
 afterAll(async () => {
-  for (const stop of stops.reverse()) await stop();
+  await stack.stop();
+  await proxy.stop();
 });
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: Record<string, unknown>;
-}
-
-async function post(contractId: string, options: { token?: string | null; key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
+async function post(contractId: string, options: { token?: string | null; key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
   const token = options.token === undefined ? signToken(key, { customerId: anna.customerId }) : options.token;
-  const response = await fetch(`${offline.url}/api/v1/contracts/${contractId}/termination-requests`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      'Idempotency-Key': options.key ?? randomUUID(),
-      ...(token === null ? {} : { Authorization: `Bearer ${token}` }),
-      ...options.headers,
-    },
-    body: JSON.stringify(options.body ?? validBody()),
+  return stack.post(contractId, {
+    authorization: token === null ? undefined : `Bearer ${token}`,
+    idempotencyKey: options.key,
+    body: options.body ?? validBody(),
+    headers: options.headers,
   });
-  return { status: response.status, headers: response.headers, body: jsonObject(await response.json()) };
 }
 
 describe('over HTTP with real tokens', () => {
@@ -116,13 +87,13 @@ describe('over HTTP with real tokens', () => {
 
   it.each([
     ['no token', null],
-    ['a token signed by another key', signToken(makeSigningKey(key.kid), { customerId: anna.customerId })],
-    ['an expired token', signToken(key, { customerId: anna.customerId, expiresIn: -60 })],
-    ['a token for another audience', signToken(key, { customerId: anna.customerId, audience: 'someone-else' })],
-    ['a token from another issuer', signToken(key, { customerId: anna.customerId, issuer: 'https://evil.test' })],
+    ['a token signed by another key', () => signToken(makeSigningKey(key.kid), { customerId: anna.customerId })],
+    ['an expired token', () => signToken(key, { customerId: anna.customerId, expiresIn: -60 })],
+    ['a token for another audience', () => signToken(key, { customerId: anna.customerId, audience: 'someone-else' })],
+    ['a token from another issuer', () => signToken(key, { customerId: anna.customerId, issuer: 'https://evil.test' })],
   ])('401 for %s, and nothing is created', async (_name, token) => {
     const contractId = anna.contracts.withEndDate;
-    const answer = await post(contractId, { token });
+    const answer = await post(contractId, { token: typeof token === 'function' ? token() : token });
     expect(answer.status).toBe(401);
     expect(JSON.stringify(answer.body)).not.toContain('requestId');
   });

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { buildFunctions } from '../../scripts/build';
+import { startJwksServer } from '../../scripts/local/jwks-server';
+import { startOffline, type RunningOffline } from '../../scripts/local/offline';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, type SigningKey } from '../../scripts/local/signing-key';
+import type { TableNames } from '../../scripts/local/tables';
+import { jsonObject } from './error-body';
+import { freePort } from './free-port';
+
+export interface HttpStack {
+  offline: RunningOffline;
+  key: SigningKey;
+  post: (contractId: string, options: PostOptions) => Promise<HttpAnswer>;
+  stop: () => Promise<void>;
+}
+
+export interface PostOptions {
+  authorization?: string;
+  idempotencyKey?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  query?: string;
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Headers;
+  raw: string;
+  body: Record<string, unknown>;
+}
+
+function parseOrNothing(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The service as clients meet it: fresh bundles, a signing key and its JWKS, and serverless
+ * offline in front of the given DynamoDB endpoint and tables.
+ */
+export async function startHttpStack(options: { dynamoDbEndpoint: string; tables: TableNames; env?: Record<string, string> }): Promise<HttpStack> {
+  await buildFunctions();
+  const key = makeSigningKey();
+  const jwks = await startJwksServer(key.jwks, 0);
+  const offline = await startOffline({
+    apiPort: await freePort(),
+    lambdaPort: await freePort(),
+    env: {
+      DYNAMODB_ENDPOINT: options.dynamoDbEndpoint,
+      JWKS_URI: jwks.uri,
+      JWT_ISSUER: LOCAL_ISSUER,
+      JWT_AUDIENCE: LOCAL_AUDIENCE,
+      REQUESTS_TABLE_NAME: options.tables.requests,
+      CONTRACTS_TABLE_NAME: options.tables.contracts,
+      LOG_LEVEL: 'SILENT',
+      ...options.env,
+    },
+  }).catch(async (error: unknown) => {
+    await jwks.stop();
+    throw error;
+  });
+  const post = async (contractId: string, request: PostOptions): Promise<HttpAnswer> => {
+    const response = await fetch(`${offline.url}/api/v1/contracts/${encodeURIComponent(contractId)}/termination-requests${request.query ?? ''}`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'Idempotency-Key': request.idempotencyKey ?? randomUUID(),
+        ...(request.authorization === undefined ? {} : { Authorization: request.authorization }),
+        ...request.headers,
+      },
+      body: request.rawBody ?? JSON.stringify(request.body ?? {}),
+    });
+    const raw = await response.text();
+    return { status: response.status, headers: response.headers, raw, body: jsonObject(parseOrNothing(raw)) };
+  };
+  return {
+    offline,
+    key,
+    post,
+    stop: async () => {
+      await offline.stop();
+      await jwks.stop();
+    },
+  };
+}
