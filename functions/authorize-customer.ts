@@ -14,11 +14,12 @@ export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<AP
   } catch (error) {
     if (error instanceof InvalidTokenError) {
       logger.info('token refused', { reason: error.reason });
-    } else {
-      // e.g. the JWKS could not be fetched: still a refusal, never an open door.
-      logger.error('token check failed', { error });
+      // The exact text "Unauthorized" is what makes API Gateway answer 401.
+      throw new Error('Unauthorized', { cause: error });
     }
-    // The exact text "Unauthorized" is what makes API Gateway answer 401.
-    throw new Error('Unauthorized', { cause: error });
+    // The JWKS could not be had: API Gateway answers AUTHORIZER_FAILURE, which the gateway
+    // responses turn into 503 SERVICE_UNAVAILABLE. Never an open door.
+    logger.error('token check failed', { error });
+    throw new Error('Authorizer failure', { cause: error });
   }
 };

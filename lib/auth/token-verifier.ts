@@ -1,6 +1,7 @@
 import { JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import type { Fetcher } from 'aws-jwt-verify/https';
+import { FetchError, JwksNotAvailableInCacheError, JwksValidationError, JwtBaseError, JwtInvalidAudienceError, ParameterValidationError } from 'aws-jwt-verify/error';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { AuthConfig } from '../config/config';
 
@@ -43,11 +44,18 @@ export function isLoopbackHttp(uri: string): boolean {
  */
 const loopbackFetcher: Fetcher = {
   fetch: async (uri) => {
-    const response = await fetch(uri, { signal: AbortSignal.timeout(3000) });
-    if (!response.ok) throw new Error(`JWKS fetch failed with ${response.status}`);
+    const response = await fetch(uri, { signal: AbortSignal.timeout(3000) }).catch((error: unknown) => {
+      throw new FetchError(uri, error instanceof Error ? error.message : 'fetch failed');
+    });
+    if (!response.ok) throw new FetchError(uri, `status ${response.status}`);
     return response.arrayBuffer();
   },
 };
+
+function isTokenFault(error: unknown): error is JwtBaseError {
+  const outage = error instanceof FetchError || error instanceof JwksValidationError || error instanceof JwksNotAvailableInCacheError || error instanceof ParameterValidationError;
+  return error instanceof JwtBaseError && !outage;
+}
 
 export type CustomerIdOf = (token: string) => Promise<string>;
 
@@ -63,7 +71,7 @@ export function createTokenVerifier(config: AuthConfig): CustomerIdOf {
       jwksUri: config.jwksUri,
       audience: null,
       customJwtCheck: ({ payload }) => {
-        if (!hasAudience(payload, config.audience)) throw new Error('audience mismatch');
+        if (!hasAudience(payload, config.audience)) throw new JwtInvalidAudienceError('Audience not allowed', payload.aud ?? null, config.audience);
       },
     },
     isLoopbackHttp(config.jwksUri) ? { jwksCache: new SimpleJwksCache({ fetcher: loopbackFetcher }) } : undefined,
@@ -73,7 +81,9 @@ export function createTokenVerifier(config: AuthConfig): CustomerIdOf {
     try {
       payload = await verifier.verify(token);
     } catch (error) {
-      throw new InvalidTokenError(error instanceof Error ? error.name : 'verification failed');
+      // Only the token's own faults are a 401; a JWKS that cannot be had is an outage (503).
+      if (isTokenFault(error)) throw new InvalidTokenError(error.name);
+      throw error;
     }
     const customerId = payload[config.customerIdClaim];
     if (typeof customerId !== 'string' || !CUSTOMER_ID.test(customerId)) throw new InvalidTokenError(`no usable ${config.customerIdClaim} claim`);

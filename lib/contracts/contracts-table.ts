@@ -34,9 +34,9 @@ export function contractConditionCheck(
     TableName: tableName,
     Key: { contractId },
     ConditionExpression:
-      'attribute_exists(contractId) AND customerId = :customerId AND #status = :active AND (attribute_not_exists(endDate) OR endDate >= :desired)',
+      'attribute_exists(contractId) AND customerId = :customerId AND #status = :active AND (attribute_not_exists(endDate) OR attribute_type(endDate, :null) OR endDate >= :desired)',
     ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':customerId': customerId, ':active': ACTIVE_STATUS, ':desired': desiredTerminationDate },
+    ExpressionAttributeValues: { ':customerId': customerId, ':active': ACTIVE_STATUS, ':desired': desiredTerminationDate, ':null': 'NULL' },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };
 }

@@ -49,6 +49,7 @@ export interface CreateResult {
 interface ValidCall {
   customerId: string;
   contractId: string;
+  contractLookupId: string;
   idempotencyKey: string;
   input: TerminationRequestInput;
   fingerprint: string;
@@ -79,6 +80,7 @@ function validateCall(call: CreateCall, today: string): ValidCall {
   return {
     customerId: call.customerId,
     contractId,
+    contractLookupId: call.contractId,
     idempotencyKey: call.idempotencyKey.toLowerCase(),
     input: validation.input,
     fingerprint: requestFingerprint(contractId, call.body),
@@ -87,13 +89,14 @@ function validateCall(call: CreateCall, today: string): ValidCall {
 }
 
 /** Business rules that need no stored data (D6). */
-function checkStaticRules(input: TerminationRequestInput, texts: Texts): void {
+function staticRuleBreach(input: TerminationRequestInput, texts: Texts): BusinessRuleError | undefined {
   if (!isAccountKeyValid(input.bankDetails.bik, input.bankDetails.accountNumber)) {
-    throw new BusinessRuleError('BANK_ACCOUNT_KEY_MISMATCH', { field: 'bankDetails.accountNumber', reason: texts.reason.accountKeyMismatch });
+    return new BusinessRuleError('BANK_ACCOUNT_KEY_MISMATCH', { field: 'bankDetails.accountNumber', reason: texts.reason.accountKeyMismatch });
   }
   if (input.reasonCode === REASON_NEEDING_COMMENT && (input.comment ?? '').trim() === '') {
-    throw new BusinessRuleError('COMMENT_REQUIRED', { field: 'comment', reason: texts.reason.commentRequired });
+    return new BusinessRuleError('COMMENT_REQUIRED', { field: 'comment', reason: texts.reason.commentRequired });
   }
+  return undefined;
 }
 
 function answerFromRecord(record: IdempotencyRecord, call: ValidCall, texts: Texts): CreateResult {
@@ -160,15 +163,16 @@ async function createOrExplain(deps: CreateDeps, call: ValidCall, texts: Texts, 
 export async function createTerminationRequest(deps: CreateDeps, call: CreateCall): Promise<CreateResult> {
   const now = deps.now?.() ?? new Date();
   const valid = validateCall(call, businessToday(deps.businessTimeZone, now));
-  checkStaticRules(valid.input, call.texts);
+  const refusal = valid.pastDateProblem ? new ValidationError([valid.pastDateProblem]) : staticRuleBreach(valid.input, call.texts);
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const abortSignal = AbortSignal.timeout(deps.budgetMs);
   try {
-    if (valid.pastDateProblem) {
-      // The key decides before any time-dependent rule: a replay of yesterday's call is still 200.
+    if (refusal) {
+      // The key decides first (D2): an accepted call replays with 200 even if its date has passed
+      // since, and a key reused with another body is IDEMPOTENCY_KEY_REUSED whatever else is wrong.
       const record = await deps.store.findIdempotencyRecord(valid.customerId, valid.idempotencyKey, nowSeconds, abortSignal);
       if (record) return answerFromRecord(record, valid, call.texts);
-      throw new ValidationError([valid.pastDateProblem]);
+      throw refusal;
     }
     return await createOrExplain(deps, valid, call.texts, now, abortSignal);
   } catch (error) {

@@ -20,7 +20,10 @@ export interface NewRequest {
   requestId: string;
   requestNumber: string;
   customerId: string;
+  /** Lower-cased: the slot and the request are keyed on it, so case cannot make a second slot. */
   contractId: string;
+  /** The id as the client sent it: the contracts table belongs to another system and is read as is. */
+  contractLookupId: string;
   idempotencyKey: string;
   fingerprint: string;
   input: TerminationRequestInput;
@@ -85,6 +88,10 @@ export class TerminationStore {
     try {
       await this.client.send(
         new TransactWriteCommand({
+          // Makes the SDK's own retry of an attempt that committed but lost its answer succeed as a
+          // no-op, instead of coming back as a replay of the caller's own first call. (The SDK
+          // would fill in a random token by itself; one per attempt, named, is easier to trace.)
+          ClientRequestToken: request.requestId,
           TransactItems: [
             {
               Put: {
@@ -106,7 +113,7 @@ export class TerminationStore {
               },
             },
             {
-              ConditionCheck: contractConditionCheck(this.tables.contracts, request.contractId, request.customerId, request.input.desiredTerminationDate),
+              ConditionCheck: contractConditionCheck(this.tables.contracts, request.contractLookupId, request.customerId, request.input.desiredTerminationDate),
             },
             {
               Put: {
@@ -174,9 +181,13 @@ export class TerminationStore {
       return record ? { kind: 'key-used', record } : { kind: 'retry' };
     }
     if (failed(CONTRACT)) {
-      const contract = oldItem(reasons[CONTRACT]) ?? (await readContractConsistently(this.client, this.tables.contracts, request.contractId, abortSignal));
+      const returned = oldItem(reasons[CONTRACT]);
+      const contract = returned ?? (await readContractConsistently(this.client, this.tables.contracts, request.contractLookupId, abortSignal));
       const verdict = judgeContract(contract, request.customerId, request.input.desiredTerminationDate);
-      return verdict.kind === 'ok' ? { kind: 'retry' } : { kind: 'contract', verdict };
+      if (verdict.kind !== 'ok') return { kind: 'contract', verdict };
+      // The item the condition refused looks fine to us: not a race but a rule we do not know.
+      if (returned) throw new Error('Contract condition failed on a contract judged acceptable');
+      return { kind: 'retry' };
     }
     if (failed(SLOT)) {
       const slot = oldItem(reasons[SLOT]) ?? (await this.readConsistently(slotKeyOf(request.contractId), abortSignal));

@@ -85,14 +85,30 @@ function detailOf(error: ErrorObject, texts: Texts): ErrorDetail {
   }
 }
 
-/** Every path at which a `customerId` key appears, at any depth (D7: it must never be sent). */
-function customerIdPaths(value: unknown, path = ''): string[] {
-  if (Array.isArray(value)) return value.flatMap((item, i) => customerIdPaths(item, `${path}[${i}]`));
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, child]) => {
-    const childPath = path ? `${path}.${key}` : key;
-    return [...(key === 'customerId' ? [childPath] : []), ...customerIdPaths(child, childPath)];
-  });
+/** Deeper than any valid body nests (3); a customerId below it is refused as part of its parent anyway. */
+const MAX_SCAN_DEPTH = 8;
+
+/**
+ * Every path at which a `customerId` key appears (D7: it must never be sent). Iterative and
+ * depth-capped: a 16 KiB body can nest thousands of levels, and recursion would overflow.
+ */
+function customerIdPaths(body: unknown): string[] {
+  const found: string[] = [];
+  const pending: { value: unknown; path: string; depth: number }[] = [{ value: body, path: '', depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, path, depth } = next;
+    if (depth > MAX_SCAN_DEPTH || value === null || typeof value !== 'object') continue;
+    if (Array.isArray(value)) {
+      value.forEach((item: unknown, i) => pending.push({ value: item, path: `${path}[${i}]`, depth: depth + 1 }));
+      continue;
+    }
+    for (const [key, child] of Object.entries(value)) {
+      const childPath = joinField(path, key);
+      if (key === 'customerId') found.push(childPath);
+      pending.push({ value: child, path: childPath, depth: depth + 1 });
+    }
+  }
+  return found.sort();
 }
 
 export type InputValidation = { ok: true; input: TerminationRequestInput } | { ok: false; details: ErrorDetail[] };

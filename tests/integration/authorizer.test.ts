@@ -2,6 +2,7 @@ import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startJwksServer } from '../../scripts/local/jwks-server';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken } from '../../scripts/local/signing-key';
+import { freePort } from '../support/free-port';
 import { refusedAuthorizations } from '../support/jwt-attacks';
 
 const METHOD_ARN = 'arn:aws:execute-api:eu-central-1:123456789012:abc123def4/dev/POST/api/v1/contracts/c1/termination-requests';
@@ -37,6 +38,14 @@ describe('authorizer', () => {
   it('accepts the audience in client_id, as in access tokens', async () => {
     const token = signToken(key, { customerId: 'customer-anna', audience: 'other', extraClaims: { client_id: LOCAL_AUDIENCE } });
     expect((await authorize(`Bearer ${token}`)).context).toEqual({ customerId: 'customer-anna' });
+  });
+
+  it('fails, not refuses, when the JWKS cannot be fetched: an outage is no 401', async () => {
+    const { createTokenVerifier, InvalidTokenError } = await import('../../lib/auth/token-verifier');
+    const verify = createTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: `http://127.0.0.1:${await freePort()}/jwks.json`, customerIdClaim: 'sub' });
+    const error: unknown = await verify(signToken(key, { customerId: 'customer-anna' })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(InvalidTokenError);
   });
 
   it.each(refusedAuthorizations(key, 'customer-anna'))('refuses %s with Unauthorized (401)', async (_name, authorization) => {

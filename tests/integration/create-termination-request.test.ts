@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CUSTOMERS, DEMO_END_DATE } from '../../scripts/local/demo-data';
 import { apiEvent, type EventOptions } from '../support/api-event';
@@ -171,6 +172,21 @@ describe('contract rules', () => {
     expect(onTheDay.status).toBe(201);
   });
 
+  it('treats an endDate stored as NULL as no end date', async () => {
+    const contractId = randomUUID();
+    await tables.doc.send(new PutCommand({ TableName: tables.names.contracts, Item: { contractId, customerId: anna.customerId, status: 'ACTIVE', endDate: null } }));
+    const answer = await call({ contractId, body: validBody(), headers: headersWithKey() });
+    expect(answer.status).toBe(201);
+  });
+
+  it('looks the contract up by the id as sent, and keeps one slot whatever its case', async () => {
+    const upper = randomUUID().toUpperCase();
+    await tables.addContracts([{ contractId: upper, customerId: anna.customerId, status: 'ACTIVE' }]);
+    expect((await call({ contractId: upper, body: validBody(), headers: headersWithKey() })).status).toBe(201);
+    expect((await call({ contractId: upper.toLowerCase(), body: validBody(), headers: headersWithKey() })).status).toBe(404);
+    expect((await call({ contractId: upper, body: validBody(), headers: headersWithKey() })).status).toBe(409);
+  });
+
   it('leaves the key free after a refusal', async () => {
     const contractId = await newContract({ status: 'SUSPENDED' });
     const key = randomUUID();
@@ -235,6 +251,28 @@ describe('400 and 401', () => {
     const answer = await call({ contractId: await newContract(), body: validBody({ bankDetails: { customerId: 'x' } }), headers: headersWithKey() });
     expect(answer.status).toBe(400);
     expect(answer.body['details']).toContainEqual({ field: 'bankDetails.customerId', reason: expect.stringContaining('must not be sent') });
+  });
+
+  it('answers 400 for a deeply nested body, never 500', async () => {
+    const rawBody = `{"x":${'['.repeat(4000)}${']'.repeat(4000)}}`;
+    const answer = await call({ contractId: await newContract(), rawBody, headers: headersWithKey() });
+    expect(answer.status).toBe(400);
+    expect(answer.body['errorCode']).toBe('VALIDATION_ERROR');
+  });
+
+  it('answers 400 for a past date before a 422 rule when the key is new', async () => {
+    const body = validBody({ desiredTerminationDate: '2020-01-01', bankDetails: { bik: '044525225', accountNumber: '40817810700000000002', recipientName: 'A' } });
+    const answer = await call({ contractId: await newContract(), body, headers: headersWithKey() });
+    expect(answer.status).toBe(400);
+    expect(detailFields(answer.body)).toEqual(['desiredTerminationDate']);
+  });
+
+  it('answers IDEMPOTENCY_KEY_REUSED for a used key with another body, whatever rule that body breaks', async () => {
+    const contractId = await newContract();
+    const key = randomUUID();
+    expect((await call({ contractId, body: validBody(), headers: headersWithKey(key) })).status).toBe(201);
+    const answer = await call({ contractId, body: validBody({ reasonCode: 'OTHER', comment: '' }), headers: headersWithKey(key) });
+    expect(answer.body['errorCode']).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 
   it('refuses a date before today in the business time zone', async () => {

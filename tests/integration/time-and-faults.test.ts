@@ -118,6 +118,26 @@ describe('faults DynamoDB Local cannot show (injected at the SDK)', () => {
     expect(replay).toEqual({ statusCode: 200, request: first.request, replayed: true });
   });
 
+  // The SDK fills in ClientRequestToken on its own; the store sets it explicitly. Either way this must hold.
+  it('answers 201 when the SDK retries an attempt that committed but lost its answer', async () => {
+    const client = docClient();
+    let lost = 0;
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const output = await next(args);
+        if (lost === 0 && JSON.stringify(args).includes('TransactWriteItems')) {
+          lost++;
+          throw Object.assign(new Error('socket hang up after the commit'), { name: 'TimeoutError', $metadata: {} });
+        }
+        return output;
+      },
+      { step: 'finalizeRequest', name: 'loseAnswer', priority: 'low' },
+    );
+    const result = await createTerminationRequest(deps({ client }), call(await newContract(), randomUUID(), validBody()));
+    expect(lost).toBe(1);
+    expect(result.statusCode).toBe(201);
+  });
+
   it('takes a new number when the drawn one is taken', async () => {
     const client = docClient();
     const injected = failTransactions(client, 2, [{ Code: 'None' }, { Code: 'None' }, { Code: 'None' }, { Code: 'ConditionalCheckFailed' }, { Code: 'None' }]);
