@@ -28,14 +28,15 @@ export function readJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'headers' |
   if (!isJsonContentType(header(event, 'Content-Type'))) {
     throw new MalformedRequestError([{ field: 'Content-Type', reason: texts.reason.contentType }]);
   }
-  const raw = event.body ?? '';
-  const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+  // Typed string | null, but serverless offline hands some empty bodies over as `false`.
+  const text: string = typeof event.body === 'string' ? event.body : '';
+  const bytes = event.isBase64Encoded ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
   if (bytes.length > MAX_BODY_BYTES) {
     throw new MalformedRequestError([{ field: 'body', reason: texts.reason.tooLarge(MAX_BODY_BYTES) }]);
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(event.isBase64Encoded ? strictUtf8.decode(bytes) : raw);
+    parsed = JSON.parse(event.isBase64Encoded ? strictUtf8.decode(bytes) : text);
   } catch {
     throw new MalformedRequestError([{ field: 'body', reason: texts.reason.notJson }]);
   }

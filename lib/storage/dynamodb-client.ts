@@ -10,7 +10,8 @@ export function createDocumentClient(config: DynamoDbConfig): DynamoDBDocumentCl
   const client = new DynamoDBClient({
     region: config.region,
     maxAttempts: config.maxAttempts,
-    requestHandler: { requestTimeout: config.requestTimeoutMs, connectionTimeout: config.connectTimeoutMs },
+    // throwOnRequestTimeout: without it the SDK only warns when a request outlives requestTimeout.
+    requestHandler: { requestTimeout: config.requestTimeoutMs, connectionTimeout: config.connectTimeoutMs, throwOnRequestTimeout: true },
     ...(config.endpoint
       ? // DynamoDB Local accepts any credentials; real AWS ones must never be needed on a laptop.
         { endpoint: config.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
