@@ -12,6 +12,8 @@ export interface OfflineOptions {
 export interface RunningOffline {
   url: string;
   child: ChildProcess;
+  /** Everything serverless offline (and the functions in it) printed so far, when piped. */
+  output: () => string;
   stop: () => Promise<void>;
 }
 
@@ -40,7 +42,7 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
     if (child.exitCode !== null) throw new Error(`serverless offline exited with code ${child.exitCode}:\n${output}`);
     try {
       await fetch(`${url}/`, { signal: AbortSignal.timeout(1000) });
-      return { url, child, stop };
+      return { url, child, output: () => output, stop };
     } catch {
       await new Promise((r) => setTimeout(r, 250));
     }

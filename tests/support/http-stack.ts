@@ -19,6 +19,7 @@ export interface PostOptions {
   idempotencyKey?: string;
   body?: unknown;
   rawBody?: string;
+  rawBytes?: Uint8Array;
   headers?: Record<string, string>;
   query?: string;
 }
@@ -72,7 +73,7 @@ export async function startHttpStack(options: { dynamoDbEndpoint: string; tables
         ...(request.authorization === undefined ? {} : { Authorization: request.authorization }),
         ...request.headers,
       },
-      body: request.rawBody ?? JSON.stringify(request.body ?? {}),
+      body: request.rawBytes ?? request.rawBody ?? JSON.stringify(request.body ?? {}),
     });
     const raw = await response.text();
     return { status: response.status, headers: response.headers, raw, body: jsonObject(parseOrNothing(raw)) };
