@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { buildFunctions } from '../../scripts/build';
 import { startJwksServer } from '../../scripts/local/jwks-server';
 import { startOffline, type RunningOffline } from '../../scripts/local/offline';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, type SigningKey } from '../../scripts/local/signing-key';
@@ -44,7 +43,6 @@ function parseOrNothing(text: string): unknown {
  * offline in front of the given DynamoDB endpoint and tables.
  */
 export async function startHttpStack(options: { dynamoDbEndpoint: string; tables: TableNames; env?: Record<string, string> }): Promise<HttpStack> {
-  await buildFunctions();
   const key = makeSigningKey();
   const jwks = await startJwksServer(key.jwks, 0);
   const offline = await startOffline({

@@ -1,0 +1,168 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/*
+ * Reads the CloudFormation that `serverless package` makes for prod and dev (offline, no AWS
+ * credentials) and checks what production depends on, so a later change cannot drop it unseen.
+ */
+
+type Json = Record<string, unknown>;
+const serverlessBin = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
+const dirs: string[] = [];
+
+async function packageStage(stage: string, env: Record<string, string> = {}): Promise<Json> {
+  const dir = mkdtempSync(join(tmpdir(), `package-${stage}-`));
+  dirs.push(dir);
+  await promisify(execFile)(process.execPath, [serverlessBin, 'package', '--stage', stage, '--package', dir], {
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', SLS_TELEMETRY_DISABLED: '1', JWT_ISSUER: 'https://issuer.example', JWT_AUDIENCE: 'termination-api', JWKS_URI: 'https://issuer.example/.well-known/jwks.json', ...env },
+  });
+  return obj(JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')));
+}
+
+function obj(value: unknown): Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value)) : {};
+}
+const at = (value: unknown, ...path: (string | number)[]): unknown => path.reduce<unknown>((v, key) => (Array.isArray(v) ? v[Number(key)] : obj(v)[String(key)]), value);
+const resources = (template: Json) => Object.entries(obj(template['Resources']));
+const ofType = (template: Json, type: string) => resources(template).filter(([, r]) => at(r, 'Type') === type);
+const resource = (template: Json, name: string) => obj(obj(template['Resources'])[name]);
+
+let prod: Json;
+let dev: Json;
+
+beforeAll(async () => {
+  // One after the other: two packagings at once share the framework's working files.
+  prod = await packageStage('prod');
+  dev = await packageStage('dev', { THROTTLE_RATE_LIMIT: '7', THROTTLE_BURST_LIMIT: '9' });
+}, 120_000);
+
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+describe('the API', () => {
+  it('has the one route, behind the Lambda authorizer', () => {
+    const methods = ofType(prod, 'AWS::ApiGateway::Method');
+    expect(methods).toHaveLength(1);
+    const [, method] = methods[0] ?? [];
+    expect(at(method, 'Properties', 'HttpMethod')).toBe('POST');
+    expect(at(method, 'Properties', 'AuthorizationType')).toBe('CUSTOM');
+    expect(at(method, 'Properties', 'Integration', 'Type')).toBe('AWS_PROXY');
+  });
+
+  it('caches the authorizer answer on the Authorization header', () => {
+    const [[, authorizer] = []] = ofType(prod, 'AWS::ApiGateway::Authorizer');
+    expect(at(authorizer, 'Properties', 'Type')).toBe('TOKEN');
+    expect(at(authorizer, 'Properties', 'IdentitySource')).toBe('method.request.header.Authorization');
+    expect(at(authorizer, 'Properties', 'AuthorizerResultTtlInSeconds')).toBe(60);
+  });
+
+  it.each(['UNAUTHORIZED', 'ACCESS_DENIED', 'DEFAULT_4XX', 'DEFAULT_5XX', 'AUTHORIZER_FAILURE'])('answers %s in the section 7 shape with the correlation id', (type) => {
+    const response = ofType(prod, 'AWS::ApiGateway::GatewayResponse').find(([, r]) => at(r, 'Properties', 'ResponseType') === type)?.[1];
+    const template = String(at(response, 'Properties', 'ResponseTemplates', 'application/json'));
+    for (const field of ['"errorCode"', '"message"', '"correlationId":"$context.requestId"', '"details"']) expect(template).toContain(field);
+    expect(at(response, 'Properties', 'ResponseParameters', 'gatewayresponse.header.X-Correlation-Id')).toBe('context.requestId');
+  });
+
+  it('throttles the stage with the configured rate and burst', () => {
+    const stageOf = (template: Json) => at(ofType(template, 'AWS::ApiGateway::Deployment')[0]?.[1], 'Properties', 'StageDescription');
+    expect(at(stageOf(prod), 'ThrottlingRateLimit')).toBe(50);
+    expect(at(stageOf(prod), 'ThrottlingBurstLimit')).toBe(100);
+    expect(at(stageOf(dev), 'ThrottlingRateLimit')).toBe(7);
+    expect(at(stageOf(dev), 'ThrottlingBurstLimit')).toBe(9);
+  });
+});
+
+describe('the functions', () => {
+  it('run nodejs22.x on arm64 from their own bundle, with their own role', () => {
+    const functions = ofType(prod, 'AWS::Lambda::Function');
+    expect(functions.map(([name]) => name).sort()).toEqual(['AuthorizeCustomerLambdaFunction', 'CreateTerminationRequestLambdaFunction']);
+    for (const [, fn] of functions) {
+      expect(at(fn, 'Properties', 'Runtime')).toBe('nodejs22.x');
+      expect(at(fn, 'Properties', 'Architectures')).toEqual(['arm64']);
+      expect(String(at(fn, 'Properties', 'Handler'))).toMatch(/^\.build\/[a-z-]+\/index\.handler$/);
+    }
+    expect(at(resource(prod, 'CreateTerminationRequestLambdaFunction'), 'Properties', 'Role')).toEqual({ 'Fn::GetAtt': ['CreateTerminationRequestRole', 'Arn'] });
+    expect(at(resource(prod, 'AuthorizeCustomerLambdaFunction'), 'Properties', 'Role')).toEqual({ 'Fn::GetAtt': ['AuthorizerRole', 'Arn'] });
+  });
+
+  it('keep their logs for a set time (90 days on prod)', () => {
+    const groups = ofType(prod, 'AWS::Logs::LogGroup');
+    expect(groups).toHaveLength(2);
+    for (const [, group] of groups) expect(at(group, 'Properties', 'RetentionInDays')).toBe(90);
+    for (const [, group] of ofType(dev, 'AWS::Logs::LogGroup')) expect(at(group, 'Properties', 'RetentionInDays')).toBe(30);
+  });
+});
+
+/** Every statement of a role, with what it allows. */
+function statements(template: Json, role: string): { actions: string[]; resource: unknown }[] {
+  const policies = at(resource(template, role), 'Properties', 'Policies');
+  if (!Array.isArray(policies)) return [];
+  return policies.flatMap((policy: unknown) => {
+    // Policies behind Fn::If (tracing) are checked separately.
+    const list = at(policy, 'PolicyDocument', 'Statement');
+    return Array.isArray(list) ? list.map((s: unknown) => ({ actions: [at(s, 'Action')].flat().map(String).sort(), resource: at(s, 'Resource') })) : [];
+  });
+}
+
+describe('least privilege', () => {
+  it('lets the create function put and get on its table, check and get on the contracts table, and write its own logs: nothing else', () => {
+    const allowed = statements(prod, 'CreateTerminationRequestRole');
+    expect(allowed.map((s) => s.actions)).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents'], ['dynamodb:GetItem', 'dynamodb:PutItem'], ['dynamodb:ConditionCheckItem', 'dynamodb:GetItem']]);
+    expect(JSON.stringify(allowed[0]?.resource)).toContain('log-group:/aws/lambda/contract-termination-prod-createTerminationRequest:*');
+    expect(JSON.stringify(allowed[1]?.resource)).toContain('table/contract-termination-prod-requests');
+    expect(JSON.stringify(allowed[2]?.resource)).toContain('table/contract-termination-prod-contracts');
+    for (const s of allowed) expect(JSON.stringify(s.resource)).not.toMatch(/"\*"|table\/\*/);
+  });
+
+  it('lets the authorizer write its own logs and nothing else', () => {
+    const allowed = statements(prod, 'AuthorizerRole');
+    expect(allowed.map((s) => s.actions)).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents']]);
+    expect(JSON.stringify(allowed[0]?.resource)).toContain('authorizeCustomer:*');
+  });
+
+  it('grants X-Ray only when tracing is switched on', () => {
+    expect(at(prod, 'Conditions', 'TracingEnabled')).toEqual({ 'Fn::Equals': ['false', 'true'] });
+    const policies = at(resource(prod, 'CreateTerminationRequestRole'), 'Properties', 'Policies');
+    expect(JSON.stringify(policies)).toContain('{"Fn::If":["TracingEnabled"');
+  });
+});
+
+describe('the tables', () => {
+  it('keep requests on demand, with TTL on expiresAt, point-in-time recovery, encryption and deletion protection on prod', () => {
+    const table = at(resource(prod, 'RequestsTable'), 'Properties');
+    expect(at(table, 'BillingMode')).toBe('PAY_PER_REQUEST');
+    expect(at(table, 'TimeToLiveSpecification')).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    expect(at(table, 'PointInTimeRecoverySpecification', 'PointInTimeRecoveryEnabled')).toBe(true);
+    expect(at(table, 'SSESpecification', 'SSEEnabled')).toBe(true);
+    expect(at(table, 'DeletionProtectionEnabled')).toBe('true');
+    expect(at(resource(dev, 'RequestsTable'), 'Properties', 'DeletionProtectionEnabled')).toBe('false');
+  });
+
+  it('leave the contracts table to its owner on prod, and make one on dev', () => {
+    expect(at(prod, 'Conditions', 'CreateContractsTable')).toEqual({ 'Fn::Equals': ['false', 'true'] });
+    expect(at(dev, 'Conditions', 'CreateContractsTable')).toEqual({ 'Fn::Equals': ['true', 'true'] });
+    expect(at(resource(prod, 'ContractsTable'), 'Condition')).toBe('CreateContractsTable');
+  });
+});
+
+describe('alarms', () => {
+  it.each([
+    ['Api5xxRateAlarm', 'AWS/ApiGateway', '5XXError'],
+    ['ApiLatencyP99Alarm', 'AWS/ApiGateway', 'Latency'],
+    ['LambdaThrottlesAlarm', 'AWS/Lambda', 'Throttles'],
+    ['DynamoDbThrottlesAlarm', 'AWS/DynamoDB', 'ThrottledRequests'],
+  ])('%s watches %s %s and tells the alarm topic', (name, namespace, metric) => {
+    const alarm = at(resource(prod, name), 'Properties');
+    expect(at(alarm, 'Namespace')).toBe(namespace);
+    expect(at(alarm, 'MetricName')).toBe(metric);
+    expect(at(alarm, 'AlarmActions')).toEqual([{ Ref: 'AlarmTopic' }]);
+  });
+
+  it('reads p99 for latency', () => {
+    expect(at(resource(prod, 'ApiLatencyP99Alarm'), 'Properties', 'ExtendedStatistic')).toBe('p99');
+  });
+});
