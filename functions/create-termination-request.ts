@@ -6,6 +6,7 @@ import { header, readJsonObjectBody } from '../lib/http/request';
 import { asApiError, errorResponse, jsonResponse } from '../lib/http/responses';
 import { preferredLanguage, textsFor } from '../lib/http/texts';
 import { logger } from '../lib/logging/logger';
+import { recordOutcome } from '../lib/monitoring/metrics';
 import { createDocumentClient } from '../lib/storage/dynamodb-client';
 import { createTerminationRequest } from '../lib/termination/create-termination-request';
 import { TerminationStore } from '../lib/termination/termination-store';
@@ -52,6 +53,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
       requestId: result.request.requestId,
       durationMs: Date.now() - started,
     });
+    recordOutcome(result.statusCode);
     return jsonResponse(result.statusCode, result.request, correlationId, {
       Location: `/api/v1/contracts/${contractId ?? ''}/termination-requests/${result.request.requestId}`,
       ...(result.replayed ? { 'Idempotent-Replayed': 'true' } : {}),
@@ -61,6 +63,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     const fields = { outcome: 'refused', statusCode: apiError.status, errorCode: apiError.errorCode, durationMs: Date.now() - started };
     if (apiError.status >= 500) logger.error('request failed', { ...fields, error: apiError === error && 'cause' in apiError ? apiError.cause : error });
     else logger.info('request refused', fields);
+    recordOutcome(apiError.status);
     return errorResponse(apiError, correlationId, texts, config.retryAfterSeconds);
   }
 };

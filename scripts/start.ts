@@ -2,6 +2,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { buildFunctions } from './build';
 import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, putContracts } from './local/demo-data';
 import { assertJava, JavaMissingError, startDynamoDbLocal } from './local/dynamodb-local';
+import { docsRoutes } from './local/docs-routes';
 import { startJwksServer } from './local/jwks-server';
 import { startOffline } from './local/offline';
 import { localDefaults } from './local/service-env';
@@ -54,7 +55,7 @@ async function main(): Promise<void> {
   await putContracts(DynamoDBDocumentClient.from(db.client), tables.contracts, DEMO_CONTRACTS);
 
   const key = loadOrCreateSigningKey(keyDir);
-  const jwks = await startJwksServer(key.jwks, jwksPort);
+  const jwks = await startJwksServer(key.jwks, jwksPort, docsRoutes);
   stops.push(jwks.stop);
 
   console.log(`Starting serverless offline on port ${apiPort}...`);
@@ -80,7 +81,8 @@ async function main(): Promise<void> {
   });
 
   const date = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
-  console.log(`\nThe service is up: ${offline.url}  (DynamoDB Local: ${db.endpoint}, JWKS: ${jwks.uri})\n`);
+  console.log(`\nThe service is up: ${offline.url}  (DynamoDB Local: ${db.endpoint}, JWKS: ${jwks.uri})`);
+  console.log(`API description: ${jwks.origin}/docs/  (OpenAPI: ${jwks.origin}/openapi.yaml)\n`);
   for (const [name, customer] of Object.entries(DEMO_CUSTOMERS)) {
     const token = signToken(key, { customerId: customer.customerId, expiresIn: 12 * 3600 });
     console.log(`== ${name}: customerId ${customer.customerId}`);

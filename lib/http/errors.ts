@@ -20,6 +20,10 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_STATUS, value);
+}
+
 /**
  * An answer the API gives on purpose. `messageArgs` feed the localized message (e.g. the
  * existing request's number for a 409); `details` are already localized by whoever found them.

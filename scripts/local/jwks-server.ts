@@ -1,14 +1,17 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
 
+/** More routes for the same server (the API description); true when it answered. */
+export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse) => boolean;
+
 /** Serves the local JWKS over HTTP on loopback, as an identity provider would over HTTPS. */
-export async function startJwksServer(jwks: unknown, port: number): Promise<{ uri: string; stop: () => Promise<void> }> {
+export async function startJwksServer(jwks: unknown, port: number, extra?: ExtraRoutes): Promise<{ uri: string; origin: string; stop: () => Promise<void> }> {
   const body = JSON.stringify(jwks);
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === JWKS_PATH) {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
-    } else {
+    } else if (!extra?.(req, res)) {
       res.writeHead(404).end();
     }
   });
@@ -18,8 +21,10 @@ export async function startJwksServer(jwks: unknown, port: number): Promise<{ ur
   });
   const address = server.address();
   const bound = address !== null && typeof address === 'object' ? address.port : port;
+  const origin = `http://127.0.0.1:${bound}`;
   return {
-    uri: `http://127.0.0.1:${bound}${JWKS_PATH}`,
+    uri: `${origin}${JWKS_PATH}`,
+    origin,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

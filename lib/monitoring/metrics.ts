@@ -1,0 +1,47 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+/**
+ * CloudWatch metrics (Embedded Metric Format through Powertools): one count per answer, named
+ * for what happened. Namespace from POWERTOOLS_METRICS_NAMESPACE; off where
+ * POWERTOOLS_METRICS_DISABLED=true (the local stack, the tests).
+ */
+export const metrics = new Metrics({ serviceName: 'contract-termination' });
+
+export type OutcomeMetric =
+  | 'RequestsCreated'
+  | 'RequestsReplayed'
+  | 'ActiveRequestConflicts'
+  | 'BusinessRejections'
+  | 'ValidationFailures'
+  | 'AccessRefusals'
+  | 'DependencyFailures'
+  | 'InternalErrors';
+
+/** The metric an answer counts in, by its status (spec 7.2). */
+export function outcomeMetric(statusCode: number): OutcomeMetric {
+  switch (statusCode) {
+    case 201:
+      return 'RequestsCreated';
+    case 200:
+      return 'RequestsReplayed';
+    case 409:
+      return 'ActiveRequestConflicts';
+    case 422:
+      return 'BusinessRejections';
+    case 400:
+      return 'ValidationFailures';
+    case 401:
+    case 403:
+    case 404:
+      return 'AccessRefusals';
+    case 503:
+      return 'DependencyFailures';
+    default:
+      return 'InternalErrors';
+  }
+}
+
+export function recordOutcome(statusCode: number): void {
+  metrics.addMetric(outcomeMetric(statusCode), MetricUnit.Count, 1);
+  metrics.publishStoredMetrics();
+}

@@ -1,0 +1,168 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { stringify } from 'yaml';
+import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../lib/http/errors';
+import { textsFor } from '../lib/http/texts';
+import { REASON_CODES } from '../lib/termination/reasons';
+import { errorBodySchema, terminationRequestInputSchema, terminationRequestSchema } from '../lib/validation/schemas';
+
+/*
+ * The OpenAPI 3.1 description of the API, built from the very JSON Schemas the validator
+ * compiles and the errorCodes the code maps (npm run openapi writes docs/openapi.yaml; a test
+ * fails when the file and this builder disagree).
+ */
+
+export const OPENAPI_PATH = 'docs/openapi.yaml';
+const API_PATH = '/api/v1/contracts/{contractId}/termination-requests';
+const en = textsFor('en');
+const correlationId = '6c1f3b0e-2d4a-4e8b-9f7c-1a2b3c4d5e6f';
+const requestId = '0f8fad5b-d9cb-469f-a165-70867728950e';
+
+/** The schema without `$id`: components are addressed by their place in the document. */
+function component(schema: { $id: string }): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(schema).filter(([key]) => key !== '$id'));
+}
+
+const header = (description: string, schema: Record<string, unknown>, required = false) => ({ description, required, schema });
+const correlationHeader = header("The client's X-Correlation-Id, or a new UUID when none was sent (the error body's correlationId).", { type: 'string', format: 'uuid' }, true);
+
+/** An example error body for each errorCode, grouped by status. */
+const ERROR_EXAMPLES: Record<ErrorCode, { field: string; reason: string }[]> = {
+  MALFORMED_REQUEST: [{ field: 'body', reason: en.reason.notJson }],
+  VALIDATION_ERROR: [
+    { field: 'bankDetails.bik', reason: en.reason.digits(9) },
+    { field: 'desiredTerminationDate', reason: en.reason.date },
+  ],
+  IDEMPOTENCY_KEY_MISSING: [{ field: 'Idempotency-Key', reason: en.reason.required }],
+  UNAUTHORIZED: [{ field: 'Authorization', reason: 'a valid bearer token is required' }],
+  CONTRACT_ACCESS_DENIED: [{ field: 'contractId', reason: en.reason.contractAccessDenied }],
+  CONTRACT_NOT_FOUND: [{ field: 'contractId', reason: en.reason.contractNotFound }],
+  ACTIVE_REQUEST_ALREADY_EXISTS: [{ field: 'contractId', reason: en.reason.activeRequestExists('TR-7KQM-X2PF') }],
+  CONTRACT_NOT_ACTIVE: [{ field: 'contractId', reason: en.reason.contractNotActive }],
+  TERMINATION_DATE_AFTER_CONTRACT_END: [{ field: 'desiredTerminationDate', reason: en.reason.dateAfterContractEnd('2045-12-31') }],
+  BANK_ACCOUNT_KEY_MISMATCH: [{ field: 'bankDetails.accountNumber', reason: en.reason.accountKeyMismatch }],
+  COMMENT_REQUIRED: [{ field: 'comment', reason: en.reason.commentRequired }],
+  IDEMPOTENCY_KEY_REUSED: [{ field: 'Idempotency-Key', reason: en.reason.keyReused }],
+  INTERNAL_ERROR: [],
+  SERVICE_UNAVAILABLE: [],
+};
+
+/** Answers only API Gateway gives (gateway responses), by status. */
+const GATEWAY_EXAMPLES: Record<string, { errorCode: string; message: string }[]> = {
+  '403': [{ errorCode: 'ACCESS_DENIED', message: 'Access is denied.' }],
+  '429': [{ errorCode: 'THROTTLED', message: 'Too Many Requests' }],
+};
+
+const STATUS_TEXT: Record<string, string> = {
+  '400': 'The request could not be read, or fields are not valid (details lists each).',
+  '401': 'No valid bearer token.',
+  '403': 'The contract belongs to another customer.',
+  '404': 'No such contract.',
+  '409': 'The contract already has an active termination request; the message names its number.',
+  '422': 'A business rule refused the request, or the Idempotency-Key was used for another request.',
+  '429': 'The stage throttled the call (API Gateway). Retry later.',
+  '500': 'Internal error. The body carries no internals; quote the correlationId.',
+  '503': 'A dependency is unavailable. Retry after Retry-After seconds, with the same Idempotency-Key.',
+};
+
+function errorResponses(): Record<string, unknown> {
+  const statuses = [...new Set([...Object.values(ERROR_STATUS).map(String), ...Object.keys(GATEWAY_EXAMPLES)])].sort();
+  return Object.fromEntries(
+    statuses.map((status) => {
+      const codes = Object.keys(ERROR_STATUS)
+        .filter(isErrorCode)
+        .filter((code) => String(ERROR_STATUS[code]) === status);
+      const examples = Object.fromEntries([
+        ...codes.map((errorCode) => [errorCode, { value: { errorCode, message: en.error(errorCode, { requestNumber: 'TR-7KQM-X2PF' }), correlationId, details: ERROR_EXAMPLES[errorCode] } }]),
+        ...(GATEWAY_EXAMPLES[status] ?? []).map((e) => [e.errorCode, { summary: 'from API Gateway', value: { ...e, correlationId, details: [] } }]),
+      ]);
+      const headers: Record<string, unknown> = { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } };
+      if (status === '503') headers['Retry-After'] = header('Seconds to wait before retrying.', { type: 'integer', minimum: 1 }, true);
+      return [status, { description: STATUS_TEXT[status] ?? status, headers, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples } } }];
+    }),
+  );
+}
+
+export function buildOpenApi(): Record<string, unknown> {
+  const created = { requestId, requestNumber: 'TR-7KQM-X2PF', status: 'SUBMITTED', createdAt: '2026-11-21T09:30:00.000Z', message: en.created('TR-7KQM-X2PF') };
+  const successHeaders = {
+    'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+    Location: header('Where the request lives.', { type: 'string', examples: [`/api/v1/contracts/a1a1a1a1-0000-4000-8000-000000000001/termination-requests/${requestId}`] }, true),
+  };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Contract early-termination requests',
+      version: '1.0.0',
+      description: 'Customers ask to terminate a contract ahead of its term. Spec: service-spec.md; gaps filled by decisions.md (D1-D9).',
+    },
+    servers: [
+      { url: 'http://localhost:3000', description: 'npm start' },
+      { url: 'https://{apiId}.execute-api.{region}.amazonaws.com/{stage}', variables: { apiId: { default: 'apiId' }, region: { default: 'eu-central-1' }, stage: { default: 'prod' } } },
+    ],
+    security: [{ bearerAuth: [] }],
+    paths: {
+      [API_PATH]: {
+        post: {
+          operationId: 'createTerminationRequest',
+          summary: 'Ask to terminate a contract early',
+          parameters: [
+            { name: 'contractId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+            { name: 'Idempotency-Key', in: 'header', required: true, description: 'UUID; scoped to the customer; kept 24 h. Missing: 400 IDEMPOTENCY_KEY_MISSING.', schema: { type: 'string', format: 'uuid' } },
+            { name: 'X-Correlation-Id', in: 'header', required: false, schema: { type: 'string', format: 'uuid' } },
+            { name: 'Accept-Language', in: 'header', required: false, description: 'ru for Russian texts; English otherwise.', schema: { type: 'string' } },
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/TerminationRequestInput' },
+                example: {
+                  reasonCode: 'RELOCATION',
+                  desiredTerminationDate: '2030-06-30',
+                  bankDetails: { bik: '044525225', accountNumber: '40817810700000000001', recipientName: 'Anna Ivanova' },
+                  comment: 'Moving abroad',
+                },
+              },
+            },
+          },
+          responses: {
+            '201': { description: 'Request created.', headers: successHeaders, content: { 'application/json': { schema: { $ref: '#/components/schemas/TerminationRequest' }, example: created } } },
+            '200': {
+              description: 'The same call again: the earlier request, byte for byte.',
+              headers: { ...successHeaders, 'Idempotent-Replayed': header('Present on replays.', { type: 'string', const: 'true' }, true) },
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/TerminationRequest' }, example: created } },
+            },
+            ...errorResponses(),
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      headers: { 'X-Correlation-Id': correlationHeader },
+      schemas: {
+        TerminationRequestInput: component(terminationRequestInputSchema),
+        TerminationRequest: component(terminationRequestSchema),
+        Error: component(errorBodySchema),
+        ReasonCode: { type: 'string', enum: REASON_CODES },
+      },
+    },
+  };
+}
+
+export function openApiYaml(): string {
+  return stringify(buildOpenApi(), { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const text = openApiYaml();
+  const changed = (() => {
+    try {
+      return readFileSync(OPENAPI_PATH, 'utf8') !== text;
+    } catch {
+      return true;
+    }
+  })();
+  writeFileSync(OPENAPI_PATH, text);
+  console.log(`${OPENAPI_PATH} ${changed ? 'written' : 'unchanged'}`);
+}

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { parse } from 'yaml';
+import { OPENAPI_PATH } from '../../scripts/openapi';
+import { jsonObject } from './error-body';
+
+export interface DocumentedResponse {
+  headers: Record<string, { required: boolean }>;
+  exampleCodes: string[];
+  validate: (body: unknown) => string[];
+}
+
+/** The committed API description, read as a client's tooling would read it. */
+export function loadDocument(): Record<string, unknown> {
+  return jsonObject(parse(readFileSync(OPENAPI_PATH, 'utf8')));
+}
+
+const at = (value: unknown, ...path: string[]): unknown => path.reduce<unknown>((v, key) => jsonObject(v)[key], value);
+
+/** What the document promises for one status of the one operation. */
+export function documentedResponse(document: Record<string, unknown>, status: number): DocumentedResponse | undefined {
+  const response = at(document, 'paths', '/api/v1/contracts/{contractId}/termination-requests', 'post', 'responses', String(status));
+  if (response === undefined || Object.keys(jsonObject(response)).length === 0) return undefined;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema({ $id: 'openapi', ...document });
+  const content = at(response, 'content', 'application/json');
+  const ref = String(at(content, 'schema', '$ref')).replace('#/', 'openapi#/');
+  const validator = ajv.getSchema(ref);
+  const headers = Object.fromEntries(
+    Object.entries(jsonObject(at(response, 'headers'))).map(([name, h]) => {
+      const refName = at(h, '$ref');
+      const resolved = typeof refName === 'string' ? at(document, 'components', 'headers', refName.split('/').pop() ?? '') : h;
+      return [name, { required: at(resolved, 'required') === true }];
+    }),
+  );
+  return {
+    headers,
+    exampleCodes: Object.keys(jsonObject(at(content, 'examples'))),
+    validate: (body) => {
+      if (!validator) return [`no schema at ${ref}`];
+      return validator(body) ? [] : (validator.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { outcomeMetric } from '../../lib/monitoring/metrics';
+
+describe('outcomeMetric', () => {
+  it.each([
+    [201, 'RequestsCreated'],
+    [200, 'RequestsReplayed'],
+    [409, 'ActiveRequestConflicts'],
+    [422, 'BusinessRejections'],
+    [400, 'ValidationFailures'],
+    [401, 'AccessRefusals'],
+    [403, 'AccessRefusals'],
+    [404, 'AccessRefusals'],
+    [503, 'DependencyFailures'],
+    [500, 'InternalErrors'],
+  ])('counts %i as %s', (status, metric) => {
+    expect(outcomeMetric(status)).toBe(metric);
+  });
+});
+
+describe('recordOutcome', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.resetModules();
+    vi.restoreAllMocks();
+  });
+
+  it('writes one EMF line with the count in the configured namespace', async () => {
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
+    vi.stubEnv('POWERTOOLS_METRICS_NAMESPACE', 'TestNamespace');
+    vi.resetModules(); // the module read the environment when first imported above
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const { recordOutcome } = await import('../../lib/monitoring/metrics');
+    recordOutcome(409);
+    const emf: unknown = JSON.parse(lines.join('').trim());
+    expect(emf).toMatchObject({
+      _aws: { CloudWatchMetrics: [{ Namespace: 'TestNamespace', Metrics: [{ Name: 'ActiveRequestConflicts', Unit: 'Count' }] }] },
+      ActiveRequestConflicts: 1,
+      service: 'contract-termination',
+    });
+  });
+});
