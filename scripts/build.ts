@@ -1,6 +1,7 @@
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
+import { standaloneValidatorsSource } from './standalone-validators';
 
 /*
  * One bundle per Lambda entry point (functions/*.ts -> .build/<name>/index.mjs): minified,
@@ -8,6 +9,15 @@ import { build } from 'esbuild';
  */
 
 const OUT_DIR = '.build';
+
+/** Swaps the run-time-compiled validators for Ajv standalone code: no schema compiles at cold start. */
+export const standaloneValidators: Plugin = {
+  name: 'standalone-validators',
+  setup(builder) {
+    const source = standaloneValidatorsSource();
+    builder.onLoad({ filter: /lib[\\/]validation[\\/]compiled-validators\.ts$/ }, () => ({ contents: source, loader: 'js', resolveDir: 'lib/validation' }));
+  },
+};
 
 export async function buildFunctions(): Promise<{ name: string; bytes: number }[]> {
   rmSync(OUT_DIR, { recursive: true, force: true });
@@ -31,6 +41,7 @@ export async function buildFunctions(): Promise<{ name: string; bytes: number }[
         // CommonJS dependencies call require() for Node built-ins; ESM has no require of its own.
         banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
         logLevel: 'warning',
+        plugins: [standaloneValidators],
       });
       return { name, bytes: statSync(outfile).size };
     }),

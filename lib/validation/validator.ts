@@ -1,17 +1,8 @@
-import { Ajv, type ErrorObject } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import { REASON_CODES } from '../termination/reasons';
 import type { Texts } from '../http/texts';
-import { terminationRequestInputSchema, terminationRequestSchema, uuidSchema, type ErrorDetail, type TerminationRequest, type TerminationRequestInput } from './schemas';
-
-const ajv = new Ajv({ allErrors: true, strict: true, unicodeRegExp: true });
-addFormats(ajv, ['date', 'date-time']);
-// ajv-formats' uuid also takes a `urn:uuid:` prefix, which would make `urn:uuid:<k>` another key than `<k>`.
-ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
-
-const validateInput = ajv.compile<TerminationRequestInput>(terminationRequestInputSchema);
-const validateUuid = ajv.compile<string>(uuidSchema);
-const validateTerminationRequest = ajv.compile<TerminationRequest>(terminationRequestSchema);
+import { validateInput, validateTerminationRequest, validateUuid } from './compiled-validators';
+import type { ErrorDetail, TerminationRequest, TerminationRequestInput } from './schemas';
 
 export function isUuid(value: unknown): value is string {
   return validateUuid(value);

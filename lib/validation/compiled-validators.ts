@@ -1,0 +1,14 @@
+import { createAjv } from './ajv';
+import { VALIDATED_SCHEMAS } from './ajv';
+import type { TerminationRequest, TerminationRequestInput } from './schemas';
+
+/*
+ * The validators, compiled by Ajv when this module loads. That happens in tests and tools
+ * only: the function bundles get this module's replacement, generated at build time by Ajv's
+ * standalone code (scripts/build.ts), so no schema is compiled at a Lambda cold start.
+ */
+
+const ajv = createAjv();
+export const validateInput = ajv.compile<TerminationRequestInput>(VALIDATED_SCHEMAS.validateInput);
+export const validateUuid = ajv.compile<string>(VALIDATED_SCHEMAS.validateUuid);
+export const validateTerminationRequest = ajv.compile<TerminationRequest>(VALIDATED_SCHEMAS.validateTerminationRequest);
