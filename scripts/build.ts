@@ -1,5 +1,5 @@
-import { readdirSync, rmSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { standaloneValidatorsSource } from './standalone-validators';
 
@@ -19,14 +19,23 @@ export const standaloneValidators: Plugin = {
   },
 };
 
+/**
+ * Builds every function. Each file is replaced by a rename, never rewritten in place or deleted
+ * first: a serverless offline that is running (npm start, another test run) must never load a
+ * half-written or missing bundle.
+ */
 export async function buildFunctions(): Promise<{ name: string; bytes: number }[]> {
-  rmSync(OUT_DIR, { recursive: true, force: true });
   const entries = readdirSync('functions').filter((f) => f.endsWith('.ts'));
+  const names = new Set(entries.map((file) => basename(file, '.ts')));
+  mkdirSync(OUT_DIR, { recursive: true });
+  for (const stale of readdirSync(OUT_DIR, { withFileTypes: true }).filter((d) => d.isDirectory() && !names.has(d.name))) {
+    rmSync(join(OUT_DIR, stale.name), { recursive: true, force: true });
+  }
   return Promise.all(
     entries.map(async (file) => {
       const name = basename(file, '.ts');
       const outfile = join(OUT_DIR, name, 'index.mjs');
-      await build({
+      const result = await build({
         entryPoints: [join('functions', file)],
         outfile,
         bundle: true,
@@ -42,8 +51,17 @@ export async function buildFunctions(): Promise<{ name: string; bytes: number }[
         banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
         logLevel: 'warning',
         plugins: [standaloneValidators],
+        write: false,
       });
-      return { name, bytes: statSync(outfile).size };
+      let bytes = 0;
+      for (const output of result.outputFiles) {
+        mkdirSync(dirname(output.path), { recursive: true });
+        const temporary = `${output.path}.${process.pid}.tmp`;
+        writeFileSync(temporary, output.contents);
+        renameSync(temporary, output.path);
+        if (output.path.endsWith('.mjs')) bytes = output.contents.length;
+      }
+      return { name, bytes };
     }),
   );
 }
