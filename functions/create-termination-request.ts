@@ -1,17 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { loadServiceConfig } from '../lib/config/config';
 import { UnauthorizedError } from '../lib/http/errors';
 import { header, readJsonObjectBody } from '../lib/http/request';
 import { asApiError, errorResponse, jsonResponse } from '../lib/http/responses';
 import { preferredLanguage, textsFor } from '../lib/http/texts';
-import { logger } from '../lib/logging/logger';
+import { correlationOf } from '../lib/http/correlation';
+import { logger, maskAccountNumber } from '../lib/logging/logger';
 import { recordOutcome } from '../lib/monitoring/metrics';
 import { createDocumentClient } from '../lib/storage/dynamodb-client';
 import { createTerminationRequest } from '../lib/termination/create-termination-request';
 import { TerminationStore } from '../lib/termination/termination-store';
-import { isUuid } from '../lib/validation/validator';
-import type { ErrorDetail } from '../lib/validation/schemas';
 
 const config = loadServiceConfig();
 const deps = {
@@ -24,13 +22,8 @@ const deps = {
 /** POST /api/v1/contracts/{contractId}/termination-requests */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const started = Date.now();
-  const sentCorrelationId = header(event, 'X-Correlation-Id');
-  const correlationId = sentCorrelationId !== undefined && isUuid(sentCorrelationId) ? sentCorrelationId : randomUUID();
-  const headerProblems: ErrorDetail[] = [];
   const texts = textsFor(preferredLanguage(header(event, 'Accept-Language')));
-  if (sentCorrelationId !== undefined && correlationId !== sentCorrelationId) {
-    headerProblems.push({ field: 'X-Correlation-Id', reason: texts.reason.mustBeUuid });
-  }
+  const { correlationId, problems: headerProblems } = correlationOf(event, texts);
   // The customer comes from the authorizer and from nowhere else (D1).
   const customerId = event.requestContext.authorizer?.['customerId'];
   const contractId = event.pathParameters?.['contractId'];
@@ -51,6 +44,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
       outcome: result.replayed ? 'replayed' : 'created',
       statusCode: result.statusCode,
       requestId: result.request.requestId,
+      refundAccount: maskAccountNumber(result.accountNumber),
       durationMs: Date.now() - started,
     });
     recordOutcome(result.statusCode);

@@ -44,6 +44,8 @@ export interface CreateResult {
   statusCode: 200 | 201;
   request: TerminationRequest;
   replayed: boolean;
+  /** The refund account of the call, for the caller to log masked. */
+  accountNumber: string;
 }
 
 interface ValidCall {
@@ -103,7 +105,7 @@ function answerFromRecord(record: IdempotencyRecord, call: ValidCall, texts: Tex
   if (record.fingerprint !== call.fingerprint) {
     throw new BusinessRuleError('IDEMPOTENCY_KEY_REUSED', { field: 'Idempotency-Key', reason: texts.reason.keyReused });
   }
-  return { statusCode: 200, request: record.response, replayed: true };
+  return { statusCode: 200, request: record.response, replayed: true, accountNumber: call.input.bankDetails.accountNumber };
 }
 
 function refusal(outcome: Exclude<WriteOutcome, { kind: 'created' | 'key-used' | 'number-taken' | 'retry' }>, texts: Texts): ApiError {
@@ -143,7 +145,7 @@ async function createOrExplain(deps: CreateDeps, call: ValidCall, texts: Texts, 
     );
     switch (outcome.kind) {
       case 'created':
-        return { statusCode: 201, request: response, replayed: false };
+        return { statusCode: 201, request: response, replayed: false, accountNumber: call.input.bankDetails.accountNumber };
       case 'key-used':
         return answerFromRecord(outcome.record, call, texts);
       case 'number-taken':
