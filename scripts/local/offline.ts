@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { collectOutput, stopChild } from './child-process';
 
 export interface OfflineOptions {
   apiPort: number;
@@ -25,28 +26,19 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
     env: { ...process.env, ...options.env, API_PORT: String(options.apiPort), LAMBDA_PORT: String(options.lambdaPort), SLS_TELEMETRY_DISABLED: '1' },
     stdio: ['ignore', options.output ?? 'pipe', options.output ?? 'pipe'],
   });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const output = collectOutput(child);
   const url = `http://127.0.0.1:${options.apiPort}`;
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((r) => child.once('exit', () => r()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-  };
+  const stop = () => stopChild(child);
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`serverless offline exited with code ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`serverless offline exited with code ${child.exitCode}:\n${output()}`);
     try {
       await fetch(`${url}/`, { signal: AbortSignal.timeout(1000) });
-      return { url, child, output: () => output, stop };
+      return { url, child, output, stop };
     } catch {
       await new Promise((r) => setTimeout(r, 250));
     }
   }
   await stop();
-  throw new Error(`serverless offline did not answer within 60 s:\n${output}`);
+  throw new Error(`serverless offline did not answer within 60 s:\n${output()}`);
 }

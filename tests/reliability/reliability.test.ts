@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { TerminationStore } from '../../lib/termination/termination-store';
 import { apiEvent } from '../support/api-event';
 import { validBody } from '../support/bodies';
 import { jsonObject } from '../support/error-body';
+import { scanAll } from '../support/local-tables';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { freePort } from '../support/free-port';
 import { startHttpStack, type HttpStack } from '../support/http-stack';
@@ -94,16 +95,7 @@ async function newContract(customerId: string, fields: { status?: string; endDat
   return contractId;
 }
 
-async function tableItems(): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await doc.send(new ScanCommand({ TableName: tables.requests, ConsistentRead: true, ExclusiveStartKey }));
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
+const tableItems = () => scanAll(doc, tables.requests);
 
 interface Call {
   customerId: string;

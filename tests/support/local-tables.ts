@@ -15,6 +15,18 @@ export interface TestTables {
   addContracts: (contracts: Contract[]) => Promise<void>;
 }
 
+/** Every item of a table, read consistently, page after page. */
+export async function scanAll(doc: DynamoDBDocumentClient, tableName: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
 /**
  * Tables of this test file's own (unique names, demo contracts loaded) in the run's DynamoDB
  * Local, and the environment the handler's config reads at import. Import handlers after it.
@@ -38,16 +50,7 @@ export async function useFreshTables(): Promise<TestTables> {
     names,
     doc,
     endpoint,
-    requestItems: async () => {
-      const items: Record<string, unknown>[] = [];
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await doc.send(new ScanCommand({ TableName: names.requests, ConsistentRead: true, ExclusiveStartKey }));
-        items.push(...(page.Items ?? []));
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return items;
-    },
+    requestItems: () => scanAll(doc, names.requests),
     addContracts: (contracts) => putContracts(doc, names.contracts, contracts),
   };
 }
