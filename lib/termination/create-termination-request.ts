@@ -14,7 +14,7 @@ import type { Texts } from '../http/texts';
 import { isDynamoDbUnavailable } from '../storage/dynamodb-client';
 import { isUuid, validateTerminationInput } from '../validation/validator';
 import type { ErrorDetail, TerminationRequest, TerminationRequestInput } from '../validation/schemas';
-import { businessToday } from './business-date';
+import { businessToday, isBeforeBusinessToday } from './business-date';
 import { requestFingerprint } from './fingerprint';
 import { REASON_NEEDING_COMMENT } from './reasons';
 import { newRequestNumber } from './request-number';
@@ -60,7 +60,7 @@ interface ValidCall {
 }
 
 /** D2 and D7: structure first, listing every problem, with the key's presence checked alone. */
-function validateCall(call: CreateCall, today: string): ValidCall {
+function validateCall(call: CreateCall, timeZone: string, now: Date): ValidCall {
   const { texts } = call;
   if (call.idempotencyKey === undefined || call.idempotencyKey.trim() === '') throw new ApiError('IDEMPOTENCY_KEY_MISSING', [{ field: 'Idempotency-Key', reason: texts.reason.required }]);
   const details: ErrorDetail[] = [...call.headerProblems];
@@ -71,8 +71,8 @@ function validateCall(call: CreateCall, today: string): ValidCall {
 
   const date = call.body['desiredTerminationDate'];
   const pastDateProblem =
-    typeof date === 'string' && date < today && !details.some((d) => d.field === 'desiredTerminationDate')
-      ? { field: 'desiredTerminationDate', reason: texts.reason.dateInPast(today) }
+    typeof date === 'string' && !details.some((d) => d.field === 'desiredTerminationDate') && isBeforeBusinessToday(date, timeZone, now)
+      ? { field: 'desiredTerminationDate', reason: texts.reason.dateInPast(businessToday(timeZone, now)) }
       : undefined;
 
   if (details.length > 0 || !validation.ok || call.contractId === undefined) {
@@ -164,7 +164,7 @@ async function createOrExplain(deps: CreateDeps, call: ValidCall, texts: Texts, 
 /** The whole use case: validate, apply the rules in the order D2-D7 give, write once. */
 export async function createTerminationRequest(deps: CreateDeps, call: CreateCall): Promise<CreateResult> {
   const now = deps.now?.() ?? new Date();
-  const valid = validateCall(call, businessToday(deps.businessTimeZone, now));
+  const valid = validateCall(call, deps.businessTimeZone, now);
   const refusal = valid.pastDateProblem ? new ValidationError([valid.pastDateProblem]) : staticRuleBreach(valid.input, call.texts);
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const abortSignal = AbortSignal.timeout(deps.budgetMs);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { businessToday } from '../../lib/termination/business-date';
+import { businessToday, isBeforeBusinessToday } from '../../lib/termination/business-date';
 
 describe('businessToday', () => {
   it.each([
@@ -39,5 +39,27 @@ describe('businessToday', () => {
 
   it('throws on an unknown time zone', () => {
     expect(() => businessToday('Mars/Olympus_Mons', new Date())).toThrow(RangeError);
+  });
+});
+
+describe('isBeforeBusinessToday', () => {
+  const zones = ['Europe/Moscow', 'Pacific/Kiritimati', 'Etc/GMT+12', 'UTC', 'Asia/Kolkata'];
+  const instants = ['2026-11-21T00:00:00Z', '2026-11-21T09:59:59Z', '2026-11-21T10:00:00Z', '2026-11-21T12:00:00Z', '2026-11-21T23:59:59Z', '2024-02-28T23:30:00Z'];
+
+  it('agrees with the zone-by-zone answer for every date within three days of now, in every zone', () => {
+    for (const zone of zones) {
+      for (const iso of instants) {
+        const now = new Date(iso);
+        for (let days = -3; days <= 3; days++) {
+          const date = new Date(now.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+          expect(isBeforeBusinessToday(date, zone, now), `${date} in ${zone} at ${iso}`).toBe(date < businessToday(zone, now));
+        }
+      }
+    }
+  });
+
+  it('answers far dates without a time zone at all', () => {
+    expect(isBeforeBusinessToday('2030-01-01', 'Not/AZone', new Date('2026-11-21T12:00:00Z'))).toBe(false);
+    expect(isBeforeBusinessToday('2020-01-01', 'Not/AZone', new Date('2026-11-21T12:00:00Z'))).toBe(true);
   });
 });
