@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, stop, type BuildOptions, type Plugin } from 'esbuild';
+import { LAMBDA_BUILD_OPTIONS } from '../scripts/build';
 import { childEnv, lastJsonLine, runNode } from './child';
 import { onCleanup } from './cleanup';
 
@@ -17,18 +18,6 @@ import { onCleanup } from './cleanup';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The settings of scripts/build.ts, for the bare bundle and the bundle composition. */
-const LAMBDA_SETTINGS: BuildOptions = {
-  bundle: true,
-  minify: true,
-  treeShaking: true,
-  platform: 'node',
-  target: 'node22',
-  format: 'esm',
-  mainFields: ['module', 'main'],
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  logLevel: 'warning',
-};
 
 export interface Bundles {
   dir: string;
@@ -56,7 +45,7 @@ async function buildPlugins(): Promise<Plugin[]> {
 
 async function composition(entry: string): Promise<{ name: string; bytes: number }[]> {
   const plugins = await buildPlugins();
-  const result = await build({ ...LAMBDA_SETTINGS, entryPoints: [entry], outfile: 'composition.mjs', write: false, metafile: true, absWorkingDir: ROOT, plugins });
+  const result = await build({ ...LAMBDA_BUILD_OPTIONS, entryPoints: [entry], outfile: 'composition.mjs', write: false, metafile: true, absWorkingDir: ROOT, plugins });
   const byPackage = new Map<string, number>();
   for (const output of Object.values(result.metafile.outputs)) {
     for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
@@ -104,7 +93,7 @@ export async function buildBundles(): Promise<Bundles> {
   };
 
   const bare = join(dir, 'bare', 'index.mjs');
-  await build({ ...LAMBDA_SETTINGS, entryPoints: [join(ROOT, 'bench', 'bare-handler.ts')], outfile: bare, absWorkingDir: ROOT });
+  await build({ ...LAMBDA_BUILD_OPTIONS, entryPoints: [join(ROOT, 'bench', 'bare-handler.ts')], outfile: bare, absWorkingDir: ROOT });
   const runner = (name: string) => join(dir, 'runners', `${name}.mjs`);
   const runnerSettings: BuildOptions = { bundle: true, platform: 'node', target: 'node20', format: 'esm', logLevel: 'warning', absWorkingDir: ROOT };
   await build({ ...runnerSettings, entryPoints: [join(ROOT, 'bench', 'cold-start-runner.ts')], outfile: runner('cold-start') });

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal } from '../scripts/local/dynamodb-local';
+import { freePort } from '../scripts/local/free-port';
 import { DEMO_BANK_DETAILS } from '../scripts/local/demo-data';
 import { startJwksServer } from '../scripts/local/jwks-server';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken } from '../scripts/local/signing-key';
@@ -41,17 +41,6 @@ onCleanup('stdout capture', () => stdout.restore());
 const say = (text: string) => stdout.print(`${text}\n\n`);
 const progress = (text: string) => console.error(`bench: ${text}`);
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = address !== null && typeof address === 'object' ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function handlerOf(mod: unknown, name: string): Handler {
   const handler: unknown = mod !== null && typeof mod === 'object' ? Reflect.get(mod, 'handler') : undefined;

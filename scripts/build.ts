@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { build, type Plugin } from 'esbuild';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { standaloneValidatorsSource } from './standalone-validators';
 
 /*
@@ -18,6 +18,20 @@ export const standaloneValidators: Plugin = {
     builder.onLoad({ filter: /lib[\\/]validation[\\/]compiled-validators\.ts$/ }, () => ({ contents: source, loader: 'js', resolveDir: 'lib/validation' }));
   },
 };
+
+/** How every Lambda bundle is made (the bench builds its bare baseline the same way). */
+export const LAMBDA_BUILD_OPTIONS = {
+  bundle: true,
+  minify: true,
+  treeShaking: true,
+  platform: 'node',
+  target: 'node22',
+  format: 'esm',
+  mainFields: ['module', 'main'],
+  // CommonJS dependencies call require() for Node built-ins; ESM has no require of its own.
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  logLevel: 'warning',
+} satisfies BuildOptions;
 
 /**
  * Builds every function. Each file is replaced by a rename, never rewritten in place or deleted
@@ -38,18 +52,9 @@ export async function buildFunctions(): Promise<{ name: string; bytes: number }[
       const result = await build({
         entryPoints: [join('functions', file)],
         outfile,
-        bundle: true,
-        minify: true,
-        treeShaking: true,
+        ...LAMBDA_BUILD_OPTIONS,
         sourcemap: 'linked',
         sourcesContent: false,
-        platform: 'node',
-        target: 'node22',
-        format: 'esm',
-        mainFields: ['module', 'main'],
-        // CommonJS dependencies call require() for Node built-ins; ESM has no require of its own.
-        banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-        logLevel: 'warning',
         plugins: [standaloneValidators],
         write: false,
       });

@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { buildFunctions } from '../scripts/build';
 import { startDynamoDbLocal } from '../scripts/local/dynamodb-local';
-import { freePort } from './support/free-port';
+import { freePort } from '../scripts/local/free-port';
 
 /**
  * One DynamoDB Local for the whole run (each test file makes its own tables in it), and the

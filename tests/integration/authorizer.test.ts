@@ -2,7 +2,7 @@ import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startJwksServer } from '../../scripts/local/jwks-server';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken } from '../../scripts/local/signing-key';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../scripts/local/free-port';
 import { refusedAuthorizations } from '../support/jwt-attacks';
 
 const METHOD_ARN = 'arn:aws:execute-api:eu-central-1:123456789012:abc123def4/dev/POST/api/v1/contracts/c1/termination-requests';

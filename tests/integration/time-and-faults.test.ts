@@ -10,7 +10,7 @@ import { TerminationStore } from '../../lib/termination/termination-store';
 import { apiEvent } from '../support/api-event';
 import { validBody } from '../support/bodies';
 import { useFreshTables, type TestTables } from '../support/local-tables';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../scripts/local/free-port';
 
 const texts = textsFor('en');
 let tables: TestTables;

@@ -21,7 +21,7 @@ import { validBody } from '../support/bodies';
 import { jsonObject } from '../support/error-body';
 import { scanAll } from '../support/local-tables';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../scripts/local/free-port';
 import { startHttpStack, type HttpStack } from '../support/http-stack';
 import { refusedAuthorizations } from '../support/jwt-attacks';
 import { figures, printFigures } from './figures';

@@ -4,7 +4,7 @@ import { startOffline, type RunningOffline } from '../../scripts/local/offline';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, type SigningKey } from '../../scripts/local/signing-key';
 import type { TableNames } from '../../scripts/local/tables';
 import { jsonObject } from './error-body';
-import { freePort } from './free-port';
+import { freePort } from '../../scripts/local/free-port';
 
 export interface HttpStack {
   offline: RunningOffline;
