@@ -1,8 +1,9 @@
-import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
+import { apiEvent as routeEvent, authorizerEvent as requestAuthorizerEvent } from '../scripts/local/api-event';
 
 /*
- * REST API (v1) proxy events as API Gateway sends them to the route after the TOKEN authorizer
+ * REST API (v1) proxy events as API Gateway sends them to the route after the REQUEST authorizer
  * (the customer in requestContext.authorizer), the authorizer's own event, and a Lambda context.
  */
 
@@ -14,62 +15,11 @@ export interface CallOptions {
 }
 
 export function apiEvent({ customerId, contractId, idempotencyKey, body }: CallOptions): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {
-    'Content-Type': 'application/json',
-    Host: 'api.example.test',
-    'Idempotency-Key': idempotencyKey,
-    'X-Correlation-Id': randomUUID(),
-  };
-  const path = `/api/v1/contracts/${contractId}/termination-requests`;
-  return {
-    resource: '/api/v1/contracts/{contractId}/termination-requests',
-    path,
-    httpMethod: 'POST',
-    headers,
-    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: { contractId },
-    stageVariables: null,
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'abc123def4',
-      authorizer: { customerId, principalId: customerId, integrationLatency: 12 },
-      protocol: 'HTTP/1.1',
-      httpMethod: 'POST',
-      identity: {
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        sourceIp: '203.0.113.10',
-        user: null,
-        userAgent: 'termination-bench',
-        userArn: null,
-      },
-      path: `/dev${path}`,
-      stage: 'dev',
-      requestId: randomUUID(),
-      requestTimeEpoch: Date.now(),
-      resourceId: 'abc123',
-      resourcePath: '/api/v1/contracts/{contractId}/termination-requests',
-    },
-    body: JSON.stringify(body),
-    isBase64Encoded: false,
-  };
+  return routeEvent({ customerId, contractId, body, headers: { 'Idempotency-Key': idempotencyKey, 'X-Correlation-Id': randomUUID() } });
 }
 
-export const METHOD_ARN = 'arn:aws:execute-api:eu-central-1:123456789012:abc123def4/dev/POST/api/v1/contracts/a1a1a1a1-0000-4000-8000-000000000001/termination-requests';
-
-export function authorizerEvent(token: string): APIGatewayTokenAuthorizerEvent {
-  return { type: 'TOKEN', authorizationToken: `Bearer ${token}`, methodArn: METHOD_ARN };
+export function authorizerEvent(token: string): APIGatewayRequestAuthorizerEvent {
+  return requestAuthorizerEvent(`Bearer ${token}`);
 }
 
 /** A Lambda context with 10 s left, as the create function's timeout gives. */

@@ -1,15 +1,26 @@
-import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { allowPolicy } from '../lib/auth/policy';
 import { bearerToken, createTokenVerifier, InvalidTokenError } from '../lib/auth/token-verifier';
 import { loadAuthConfig } from '../lib/config/config';
+import { header } from '../lib/http/request';
 import { logger } from '../lib/logging/logger';
+import { UUID_PATTERN } from '../lib/validation/uuid';
 
 const customerIdOf = createTokenVerifier(loadAuthConfig());
 
-/** TOKEN authorizer: a verified JWT becomes `customerId` in the authorizer context, else 401. */
-export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+/**
+ * REQUEST authorizer (cached on the Authorization header): a verified JWT becomes `customerId`
+ * in the authorizer context, else 401. It sees the request's headers so that its log lines carry
+ * the client's correlation id, and API Gateway's request id, which is the correlationId of the
+ * gateway's own error bodies.
+ */
+export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+  const sent = header(event, 'X-Correlation-Id');
+  const apiRequestId = event.requestContext.requestId;
+  logger.resetKeys();
+  logger.appendKeys({ correlationId: sent !== undefined && UUID_PATTERN.test(sent) ? sent : apiRequestId, apiRequestId });
   try {
-    const customerId = await customerIdOf(bearerToken(event.authorizationToken));
+    const customerId = await customerIdOf(bearerToken(header(event, 'Authorization')));
     return allowPolicy(customerId, event.methodArn);
   } catch (error) {
     if (error instanceof InvalidTokenError) {

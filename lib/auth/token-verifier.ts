@@ -82,7 +82,8 @@ export function createTokenVerifier(config: AuthConfig): CustomerIdOf {
       payload = await verifier.verify(token);
     } catch (error) {
       // Only the token's own faults are a 401; a JWKS that cannot be had is an outage (503).
-      if (isTokenFault(error)) throw new InvalidTokenError(error.name);
+      // The library's message says what failed (expired, audience, kid...) without the token itself.
+      if (isTokenFault(error)) throw new InvalidTokenError(error.message);
       throw error;
     }
     const customerId = payload[config.customerIdClaim];

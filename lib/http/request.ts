@@ -5,7 +5,7 @@ import type { Texts } from './texts';
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /** Header value by case-insensitive name; API Gateway keeps the client's spelling. */
-export function header(event: Pick<APIGatewayProxyEvent, 'headers'>, name: string): string | undefined {
+export function header(event: { headers: Record<string, string | undefined> | null }, name: string): string | undefined {
   const wanted = name.toLowerCase();
   for (const [key, value] of Object.entries(event.headers ?? {})) {
     if (key.toLowerCase() === wanted && value !== undefined) return value;

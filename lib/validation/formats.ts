@@ -1,4 +1,5 @@
 import { fullFormats } from 'ajv-formats/dist/formats';
+import { UUID_PATTERN } from './uuid';
 
 /**
  * The formats the schemas use: the same object for Ajv at run time (tests) and for the
@@ -7,6 +8,6 @@ import { fullFormats } from 'ajv-formats/dist/formats';
 export const formats = {
   date: fullFormats.date,
   'date-time': fullFormats['date-time'],
-  // ajv-formats' uuid also takes a `urn:uuid:` prefix, which would make `urn:uuid:<k>` another key than `<k>`.
-  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  // Not ajv-formats' uuid: with its `urn:uuid:` prefix, `urn:uuid:<k>` would be another key than `<k>`.
+  uuid: UUID_PATTERN,
 };

@@ -34,11 +34,13 @@ const resource = (template: Json, name: string) => obj(obj(template['Resources']
 
 let prod: Json;
 let dev: Json;
+let traced: Json;
 
 beforeAll(async () => {
   // One after the other: two packagings at once share the framework's working files.
   prod = await packageStage('prod');
   dev = await packageStage('dev', { THROTTLE_RATE_LIMIT: '7', THROTTLE_BURST_LIMIT: '9' });
+  traced = await packageStage('dev', { TRACING: 'true' });
 }, 120_000);
 
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -55,24 +57,40 @@ describe('the API', () => {
 
   it('caches the authorizer answer on the Authorization header', () => {
     const [[, authorizer] = []] = ofType(prod, 'AWS::ApiGateway::Authorizer');
-    expect(at(authorizer, 'Properties', 'Type')).toBe('TOKEN');
+    expect(at(authorizer, 'Properties', 'Type')).toBe('REQUEST');
     expect(at(authorizer, 'Properties', 'IdentitySource')).toBe('method.request.header.Authorization');
     expect(at(authorizer, 'Properties', 'AuthorizerResultTtlInSeconds')).toBe(60);
   });
 
-  it.each(['UNAUTHORIZED', 'ACCESS_DENIED', 'DEFAULT_4XX', 'DEFAULT_5XX', 'AUTHORIZER_FAILURE'])('answers %s in the section 7 shape with the correlation id', (type) => {
+  it.each([
+    ['UNAUTHORIZED', '401'],
+    ['ACCESS_DENIED', '403'],
+    ['DEFAULT_4XX', undefined],
+    ['DEFAULT_5XX', undefined],
+    ['AUTHORIZER_FAILURE', '503'],
+  ])('answers %s (status %s) in the section 7 shape with the correlation id', (type, status) => {
     const response = ofType(prod, 'AWS::ApiGateway::GatewayResponse').find(([, r]) => at(r, 'Properties', 'ResponseType') === type)?.[1];
+    expect(at(response, 'Properties', 'StatusCode')).toBe(status);
     const template = String(at(response, 'Properties', 'ResponseTemplates', 'application/json'));
     for (const field of ['"errorCode"', '"message"', '"correlationId":"$context.requestId"', '"details"']) expect(template).toContain(field);
     expect(at(response, 'Properties', 'ResponseParameters', 'gatewayresponse.header.X-Correlation-Id')).toBe('context.requestId');
   });
 
-  it('throttles the stage with the configured rate and burst', () => {
-    const stageOf = (template: Json) => at(ofType(template, 'AWS::ApiGateway::Deployment')[0]?.[1], 'Properties', 'StageDescription');
-    expect(at(stageOf(prod), 'ThrottlingRateLimit')).toBe(50);
-    expect(at(stageOf(prod), 'ThrottlingBurstLimit')).toBe(100);
-    expect(at(stageOf(dev), 'ThrottlingRateLimit')).toBe(7);
-    expect(at(stageOf(dev), 'ThrottlingBurstLimit')).toBe(9);
+  it('throttles the stage, declared as a resource of its own, with the configured rate and burst', () => {
+    const settingsOf = (template: Json) => at(resource(template, 'ApiGatewayStage'), 'Properties', 'MethodSettings', 0);
+    expect(settingsOf(prod)).toEqual({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100, MetricsEnabled: true });
+    expect(settingsOf(dev)).toMatchObject({ ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 });
+    const [[deploymentId, deployment] = []] = ofType(prod, 'AWS::ApiGateway::Deployment');
+    expect(at(resource(prod, 'ApiGatewayStage'), 'Properties')).toMatchObject({ StageName: 'prod', DeploymentId: { Ref: deploymentId }, RestApiId: { Ref: 'ApiGatewayRestApi' } });
+    // A StageName or StageDescription on the deployment would clash with the stage from the second deploy on.
+    expect(Object.keys(obj(at(deployment, 'Properties')))).toEqual(['RestApiId']);
+  });
+
+  it('deploys the gateway responses with the API: the deployment depends on each of them', () => {
+    const dependsOn = at(ofType(prod, 'AWS::ApiGateway::Deployment')[0]?.[1], 'DependsOn');
+    const responses = ofType(prod, 'AWS::ApiGateway::GatewayResponse').map(([id]) => id);
+    expect(responses).toHaveLength(5);
+    expect(dependsOn).toEqual(expect.arrayContaining(responses));
   });
 });
 
@@ -124,10 +142,32 @@ describe('least privilege', () => {
     expect(JSON.stringify(allowed[0]?.resource)).toContain('authorizeCustomer:*');
   });
 
-  it('grants X-Ray only when tracing is switched on', () => {
+  it('gives each role a trust policy and inline policies only: no managed policies', () => {
+    for (const role of ['CreateTerminationRequestRole', 'AuthorizerRole']) {
+      expect(Object.keys(obj(at(resource(prod, role), 'Properties'))).sort()).toEqual(['AssumeRolePolicyDocument', 'Policies']);
+      expect(at(resource(prod, role), 'Properties', 'AssumeRolePolicyDocument', 'Statement')).toEqual([
+        { Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' },
+      ]);
+    }
+  });
+
+  it('grants X-Ray, and only the two X-Ray actions, exactly when tracing is switched on', () => {
+    for (const role of ['CreateTerminationRequestRole', 'AuthorizerRole']) {
+      const [conditional] = [at(resource(prod, role), 'Properties', 'Policies', 0, 'Fn::If')].flat();
+      expect(conditional).toBe('TracingEnabled');
+      const branches = at(resource(prod, role), 'Properties', 'Policies', 0, 'Fn::If');
+      expect(at(branches, 1, 'PolicyDocument', 'Statement')).toEqual([{ Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' }]);
+      expect(at(branches, 2)).toEqual({ Ref: 'AWS::NoValue' });
+    }
     expect(at(prod, 'Conditions', 'TracingEnabled')).toEqual({ 'Fn::Equals': ['false', 'true'] });
-    const policies = at(resource(prod, 'CreateTerminationRequestRole'), 'Properties', 'Policies');
-    expect(JSON.stringify(policies)).toContain('{"Fn::If":["TracingEnabled"');
+    expect(at(traced, 'Conditions', 'TracingEnabled')).toEqual({ 'Fn::Equals': ['true', 'true'] });
+  });
+
+  it('switches X-Ray on for the functions and the stage with TRACING=true, and off without', () => {
+    for (const [, fn] of ofType(traced, 'AWS::Lambda::Function')) expect(at(fn, 'Properties', 'TracingConfig')).toEqual({ Mode: 'Active' });
+    for (const [, fn] of ofType(prod, 'AWS::Lambda::Function')) expect(at(fn, 'Properties', 'TracingConfig')).toBeUndefined();
+    expect(at(resource(traced, 'ApiGatewayStage'), 'Properties', 'TracingEnabled')).toBe(true);
+    expect(at(resource(prod, 'ApiGatewayStage'), 'Properties', 'TracingEnabled')).toBe(false);
   });
 });
 
@@ -151,15 +191,28 @@ describe('the tables', () => {
 
 describe('alarms', () => {
   it.each([
-    ['Api5xxRateAlarm', 'AWS/ApiGateway', '5XXError'],
-    ['ApiLatencyP99Alarm', 'AWS/ApiGateway', 'Latency'],
-    ['LambdaThrottlesAlarm', 'AWS/Lambda', 'Throttles'],
-    ['DynamoDbThrottlesAlarm', 'AWS/DynamoDB', 'ThrottledRequests'],
-  ])('%s watches %s %s and tells the alarm topic', (name, namespace, metric) => {
+    ['Api5xxRateAlarm', 'AWS/ApiGateway', '5XXError', () => ({ Name: 'ApiName', Value: at(resource(prod, 'ApiGatewayRestApi'), 'Properties', 'Name') })],
+    ['ApiLatencyP99Alarm', 'AWS/ApiGateway', 'Latency', () => ({ Name: 'ApiName', Value: at(resource(prod, 'ApiGatewayRestApi'), 'Properties', 'Name') })],
+    ['LambdaThrottlesAlarm', 'AWS/Lambda', 'Throttles', () => ({ Name: 'FunctionName', Value: at(resource(prod, 'CreateTerminationRequestLambdaFunction'), 'Properties', 'FunctionName') })],
+  ])('%s watches %s %s of this stack and tells the alarm topic', (name, namespace, metric, dimension) => {
     const alarm = at(resource(prod, name), 'Properties');
     expect(at(alarm, 'Namespace')).toBe(namespace);
     expect(at(alarm, 'MetricName')).toBe(metric);
+    expect(at(alarm, 'Dimensions')).toEqual([dimension()]);
     expect(at(alarm, 'AlarmActions')).toEqual([{ Ref: 'AlarmTopic' }]);
+  });
+
+  it('watches read and write throttle events of the requests table (series that exist per table)', () => {
+    const alarm = at(resource(prod, 'DynamoDbThrottlesAlarm'), 'Properties');
+    const table = at(resource(prod, 'RequestsTable'), 'Properties', 'TableName');
+    const metrics = at(alarm, 'Metrics');
+    expect(Array.isArray(metrics) ? metrics.map((m: unknown) => at(m, 'MetricStat', 'Metric', 'MetricName')).filter(Boolean) : []).toEqual(['WriteThrottleEvents', 'ReadThrottleEvents']);
+    expect(JSON.stringify(metrics).match(/"TableName","Value":"([^"]+)"/g)).toEqual([`"TableName","Value":"${String(table)}"`, `"TableName","Value":"${String(table)}"`]);
+    expect(at(alarm, 'AlarmActions')).toEqual([{ Ref: 'AlarmTopic' }]);
+  });
+
+  it('sends alarms to a topic CloudWatch can publish to (no AWS-managed KMS key)', () => {
+    expect(at(resource(prod, 'AlarmTopic'), 'Properties', 'KmsMasterKeyId')).toBeUndefined();
   });
 
   it('reads p99 for latency', () => {

@@ -1,11 +1,10 @@
-import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { authorizerEvent } from '../../scripts/local/api-event';
 import { startJwksServer } from '../../scripts/local/jwks-server';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken } from '../../scripts/local/signing-key';
 import { freePort } from '../../scripts/local/free-port';
 import { refusedAuthorizations } from '../support/jwt-attacks';
 
-const METHOD_ARN = 'arn:aws:execute-api:eu-central-1:123456789012:abc123def4/dev/POST/api/v1/contracts/c1/termination-requests';
 const key = makeSigningKey();
 let stopJwks: () => Promise<void>;
 let handler: (typeof import('../../functions/authorize-customer'))['handler'];
@@ -19,10 +18,7 @@ beforeAll(async () => {
 
 afterAll(() => stopJwks());
 
-const authorize = (authorizationToken: string) => {
-  const event: APIGatewayTokenAuthorizerEvent = { type: 'TOKEN', authorizationToken, methodArn: METHOD_ARN };
-  return handler(event);
-};
+const authorize = (authorization: string) => handler(authorizerEvent(authorization === '' ? undefined : authorization));
 
 
 describe('authorizer', () => {
@@ -33,6 +29,24 @@ describe('authorizer', () => {
     expect(result.policyDocument.Statement).toEqual([
       { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-central-1:123456789012:abc123def4/dev/*/*' },
     ]);
+  });
+
+  it('logs under the client correlation id and API Gateway request id, never the token', async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const { logger } = await import('../../lib/logging/logger');
+    logger.setLogLevel('INFO');
+    const correlationId = '3b241101-e2bb-4255-8caf-4136c566a962';
+    const token = signToken(key, { customerId: 'customer-anna', audience: 'nobody' });
+    await handler(authorizerEvent(`Bearer ${token}`, { 'X-Correlation-Id': correlationId })).catch(() => undefined);
+    spy.mockRestore();
+    logger.setLogLevel('SILENT');
+    const line = lines.find((l) => l.includes('token refused')) ?? '';
+    expect(JSON.parse(line)).toMatchObject({ correlationId, apiRequestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef', reason: expect.stringContaining('Audience') });
+    expect(line).not.toContain(token.split('.')[1] ?? 'x');
   });
 
   it('accepts the audience in client_id, as in access tokens', async () => {

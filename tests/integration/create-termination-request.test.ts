@@ -3,7 +3,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CUSTOMERS, DEMO_END_DATE } from '../../scripts/local/demo-data';
-import { apiEvent, type EventOptions } from '../support/api-event';
+import { apiEvent, type EventOptions } from '../../scripts/local/api-event';
 import { detailFields } from '../support/error-body';
 import { headersWithKey, validBody } from '../support/bodies';
 import { useFreshTables, type TestTables } from '../support/local-tables';

@@ -7,7 +7,7 @@ import { ApiError } from '../../lib/http/errors';
 import { createDocumentClient } from '../../lib/storage/dynamodb-client';
 import { createTerminationRequest, type CreateDeps } from '../../lib/termination/create-termination-request';
 import { TerminationStore } from '../../lib/termination/termination-store';
-import { apiEvent } from '../support/api-event';
+import { apiEvent } from '../../scripts/local/api-event';
 import { validBody } from '../support/bodies';
 import { useFreshTables, type TestTables } from '../support/local-tables';
 import { freePort } from '../../scripts/local/free-port';

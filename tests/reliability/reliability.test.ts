@@ -16,11 +16,11 @@ import { textsFor } from '../../lib/http/texts';
 import { createDocumentClient } from '../../lib/storage/dynamodb-client';
 import { createTerminationRequest } from '../../lib/termination/create-termination-request';
 import { TerminationStore } from '../../lib/termination/termination-store';
-import { apiEvent } from '../support/api-event';
+import { apiEvent } from '../../scripts/local/api-event';
 import { validBody } from '../support/bodies';
 import { jsonObject } from '../support/error-body';
 import { scanAll } from '../support/local-tables';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { SLOW_MS, startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { freePort } from '../../scripts/local/free-port';
 import { startHttpStack, type HttpStack } from '../support/http-stack';
 import { refusedAuthorizations } from '../support/jwt-attacks';
@@ -114,6 +114,7 @@ function answerTo(call: Call, status: number, raw: string, body: Record<string, 
 
 function record(answer: RaceAnswer): RaceAnswer {
   figures.callsMade++;
+  if (answer.status === 503) figures.serviceUnavailable++;
   if (answer.status >= 500 && answer.status !== 503) {
     figures.fiveHundreds++;
     fiveHundreds.push(`${answer.status} ${answer.raw.slice(0, 300)}`);
@@ -382,7 +383,23 @@ describe('faults', () => {
     expect(violations).toEqual([]);
   }, 120_000);
 
-  it('DynamoDB answering too slowly: 503 within the budget, never a hang', async () => {
+  it(`DynamoDB answering slowly (+${SLOW_MS} ms per answer): created, just later`, async () => {
+    const customerId = pick(customers);
+    proxy.setMode('slow');
+    const calls = await Promise.all(Array.from({ length: 5 }, async () => ({ customerId, contractId: await newContract(customerId), idempotencyKey: randomUUID(), body: validBody() })));
+    const started = Date.now();
+    const answers = await Promise.all(calls.map(viaHandler));
+    const took = Date.now() - started;
+    proxy.setMode('pass');
+    figures.faultsInjected++;
+    const violations = await judge(answers, answers.filter((a) => a.status !== 201).map((a) => `slow DynamoDB: ${a.status}`));
+    if (violations.length === 0) figures.faultsSurvived++;
+    expect(violations).toEqual([]);
+    expect(took).toBeGreaterThanOrEqual(SLOW_MS);
+    expect(took).toBeLessThan(BUDGET_MS);
+  }, 120_000);
+
+  it('DynamoDB not answering at all: 503 within the budget, never a hang', async () => {
     const violations = await burstThrough(
       async () => proxy.setMode('hang'),
       async () => proxy.setMode('pass'),

@@ -1,6 +1,9 @@
 import { connect, createServer, type Socket } from 'node:net';
 
-export type ProxyMode = 'pass' | 'refuse' | 'garbage' | 'hang';
+export type ProxyMode = 'pass' | 'refuse' | 'garbage' | 'hang' | 'slow';
+
+/** How long each answer of DynamoDB is held back in `slow` mode. */
+export const SLOW_MS = 400;
 
 export interface FaultProxy {
   endpoint: string;
@@ -10,8 +13,8 @@ export interface FaultProxy {
 
 /**
  * A TCP proxy in front of DynamoDB Local that can pass traffic, drop every connection (DynamoDB
- * unreachable), swallow requests and never answer (DynamoDB too slow), or answer with bytes that are
- * not HTTP: faults a real server can't be made to show.
+ * unreachable), swallow requests and never answer (DynamoDB gone silent), hold every answer back
+ * (DynamoDB slow), or answer with bytes that are not HTTP: faults a real server can't be made to show.
  */
 export async function startFaultProxy(targetPort: number): Promise<FaultProxy> {
   let mode: ProxyMode = 'pass';
@@ -27,7 +30,13 @@ export async function startFaultProxy(targetPort: number): Promise<FaultProxy> {
     sockets.add(upstream);
     upstream.on('close', () => sockets.delete(upstream));
     upstream.on('error', () => client.destroy());
-    client.pipe(upstream).pipe(client);
+    client.pipe(upstream);
+    if (mode === 'slow') {
+      upstream.on('data', (chunk: Buffer) => setTimeout(() => client.write(chunk), SLOW_MS));
+      upstream.on('end', () => setTimeout(() => client.end(), SLOW_MS));
+    } else {
+      upstream.pipe(client);
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();

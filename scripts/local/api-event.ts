@@ -1,4 +1,4 @@
-import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 
 export interface EventOptions {
   contractId?: string;
@@ -57,5 +57,25 @@ export function apiEvent(options: EventOptions): APIGatewayProxyEvent {
     },
     body,
     isBase64Encoded: options.isBase64Encoded ?? false,
+  };
+}
+
+/** The REQUEST authorizer's event for the same call, as API Gateway sends it before the route. */
+export function authorizerEvent(authorization: string | undefined, headers: Record<string, string> = {}): APIGatewayRequestAuthorizerEvent {
+  const route = apiEvent({ headers: { ...(authorization === undefined ? {} : { Authorization: authorization }), ...headers } });
+  const { accountId, apiId, stage, httpMethod, resourcePath } = route.requestContext;
+  return {
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:eu-central-1:${accountId}:${apiId}/${stage}/${httpMethod}${route.path}`,
+    resource: route.resource,
+    path: route.path,
+    httpMethod: route.httpMethod,
+    headers: route.headers,
+    multiValueHeaders: route.multiValueHeaders,
+    pathParameters: route.pathParameters,
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    stageVariables: null,
+    requestContext: { ...route.requestContext, authorizer: undefined, resourcePath },
   };
 }
