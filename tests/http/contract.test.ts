@@ -36,7 +36,14 @@ function breaches(answer: HttpAnswer): string[] {
   const documented = documentedResponse(document, answer.status);
   if (!documented) return [`status ${answer.status} is not documented`];
   const problems = documented.validate(JSON.parse(answer.raw)).map((p) => `body: ${p}`);
-  for (const [name, { required }] of Object.entries(documented.headers)) if (required && !answer.headers.has(name)) problems.push(`header ${name} missing`);
+  for (const [name, { required, validate }] of Object.entries(documented.headers)) {
+    const value = answer.headers.get(name);
+    if (value === null) {
+      if (required) problems.push(`header ${name} missing`);
+    } else if (!validate(value)) {
+      problems.push(`header ${name}: ${value} does not match its schema`);
+    }
+  }
   const errorCode = answer.body['errorCode'];
   if (typeof errorCode === 'string' && !documented.exampleCodes.includes(errorCode)) problems.push(`errorCode ${errorCode} not listed for ${answer.status}`);
   return problems;

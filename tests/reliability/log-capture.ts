@@ -41,8 +41,10 @@ const ACCOUNT_NUMBER = /(?<!\d)\d{20}(?!\d)/;
 export function logLeaks(lines: string[]): string[] {
   return lines.filter((line) => {
     if (JWT.test(line) || ACCOUNT_NUMBER.test(line)) return true;
-    if (!line.startsWith('{"level":"ERROR"') && !line.startsWith('{"level":"CRITICAL"')) return false;
-    const parsed: unknown = JSON.parse(line);
+    // Wherever the JSON starts on the line (serverless offline may prefix what a function prints).
+    const start = line.indexOf('{"level":');
+    if (start < 0 || !/^\{"level":"(ERROR|CRITICAL)"/.test(line.slice(start))) return false;
+    const parsed: unknown = JSON.parse(line.slice(start));
     return !(parsed !== null && typeof parsed === 'object' && 'correlationId' in parsed && typeof parsed.correlationId === 'string');
   });
 }

@@ -6,7 +6,7 @@ import { OPENAPI_PATH } from '../../scripts/openapi';
 import { jsonObject } from './error-body';
 
 export interface DocumentedResponse {
-  headers: Record<string, { required: boolean }>;
+  headers: Record<string, { required: boolean; validate: (value: string) => boolean }>;
   exampleCodes: string[];
   validate: (body: unknown) => string[];
 }
@@ -32,7 +32,10 @@ export function documentedResponse(document: Record<string, unknown>, status: nu
     Object.entries(jsonObject(at(response, 'headers'))).map(([name, h]) => {
       const refName = at(h, '$ref');
       const resolved = typeof refName === 'string' ? at(document, 'components', 'headers', refName.split('/').pop() ?? '') : h;
-      return [name, { required: at(resolved, 'required') === true }];
+      const check = ajv.compile(jsonObject(at(resolved, 'schema')));
+      // Header values are text on the wire; an integer header is checked as the number it spells.
+      const validate = (value: string) => check(at(resolved, 'schema', 'type') === 'integer' && /^\d+$/.test(value) ? Number(value) : value);
+      return [name, { required: at(resolved, 'required') === true, validate }];
     }),
   );
   return {
