@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { makeSigningKey, signToken, type SigningKey } from '../../scripts/local/signing-key';
 import { validBody } from '../support/bodies';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
-import { startHttpStack, type HttpAnswer, type HttpStack } from '../support/http-stack';
-import { useFreshTables } from '../support/local-tables';
+import type { FaultProxy } from '../support/fault-proxy';
+import { startHttpStackWithFaults, type HttpAnswer, type HttpStack } from '../support/http-stack';
 
 /*
  * The service as clients meet it: serverless offline, the Lambda authorizer verifying real
@@ -18,22 +17,14 @@ const boris = DEMO_CUSTOMERS.boris;
 let stack: HttpStack;
 let key: SigningKey;
 let proxy: FaultProxy;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  const tables = await useFreshTables();
-  proxy = await startFaultProxy(Number(new URL(tables.endpoint).port));
-  stack = await startHttpStack({
-    dynamoDbEndpoint: proxy.endpoint,
-    tables: tables.names,
-    env: { DYNAMODB_BUDGET_MS: '1500', DYNAMODB_REQUEST_TIMEOUT_MS: '700' },
-  });
+  ({ stack, proxy, stop } = await startHttpStackWithFaults());
   key = stack.key;
 }, 120_000);
 
-afterAll(async () => {
-  await stack.stop();
-  await proxy.stop();
-});
+afterAll(() => stop());
 
 async function post(contractId: string, options: { token?: string | null; key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
   const token = options.token === undefined ? signToken(key, { customerId: anna.customerId }) : options.token;

@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { signToken } from '../../scripts/local/signing-key';
 import { validBody } from '../support/bodies';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
-import { startHttpStack, type HttpAnswer, type HttpStack, type PostOptions } from '../support/http-stack';
-import { useFreshTables } from '../support/local-tables';
+import type { FaultProxy } from '../support/fault-proxy';
+import { startHttpStackWithFaults, type HttpAnswer, type HttpStack, type PostOptions } from '../support/http-stack';
 import { documentedResponse, loadDocument } from '../support/openapi-document';
 
 /*
@@ -19,18 +18,14 @@ const document = loadDocument();
 let stack: HttpStack;
 let proxy: FaultProxy;
 let token: string;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  const tables = await useFreshTables();
-  proxy = await startFaultProxy(Number(new URL(tables.endpoint).port));
-  stack = await startHttpStack({ dynamoDbEndpoint: proxy.endpoint, tables: tables.names, env: { DYNAMODB_BUDGET_MS: '1500', DYNAMODB_REQUEST_TIMEOUT_MS: '700' } });
+  ({ stack, proxy, stop } = await startHttpStackWithFaults());
   token = `Bearer ${signToken(stack.key, { customerId: anna.customerId })}`;
 }, 120_000);
 
-afterAll(async () => {
-  await stack.stop();
-  await proxy.stop();
-});
+afterAll(() => stop());
 
 function breaches(answer: HttpAnswer): string[] {
   const documented = documentedResponse(document, answer.status);

@@ -4,6 +4,8 @@ import { startOffline, type RunningOffline } from '../../scripts/local/offline';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, type SigningKey } from '../../scripts/local/signing-key';
 import type { TableNames } from '../../scripts/local/tables';
 import { jsonObject } from './error-body';
+import { startFaultProxy, type FaultProxy } from './fault-proxy';
+import { useFreshTables } from './local-tables';
 import { freePort } from '../../scripts/local/free-port';
 
 export interface HttpStack {
@@ -83,6 +85,28 @@ export async function startHttpStack(options: { dynamoDbEndpoint: string; tables
     stop: async () => {
       await offline.stop();
       await jwks.stop();
+    },
+  };
+}
+
+/**
+ * The HTTP stack on this test file's own tables, with DynamoDB behind a fault proxy and short
+ * budgets, so that 503 and 500 can be shown over HTTP in seconds.
+ */
+export async function startHttpStackWithFaults(): Promise<{ stack: HttpStack; proxy: FaultProxy; stop: () => Promise<void> }> {
+  const tables = await useFreshTables();
+  const proxy = await startFaultProxy(Number(new URL(tables.endpoint).port));
+  const stack = await startHttpStack({
+    dynamoDbEndpoint: proxy.endpoint,
+    tables: tables.names,
+    env: { DYNAMODB_BUDGET_MS: '1500', DYNAMODB_REQUEST_TIMEOUT_MS: '700' },
+  });
+  return {
+    stack,
+    proxy,
+    stop: async () => {
+      await stack.stop();
+      await proxy.stop();
     },
   };
 }
