@@ -1,4 +1,7 @@
 import { defineConfig } from 'vitest/config';
+import { assertLambdaNode } from './scripts/lambda-node';
+
+assertLambdaNode();
 
 export default defineConfig({
   test: {
@@ -8,7 +11,6 @@ export default defineConfig({
     hookTimeout: 90_000,
     pool: 'forks',
     reporters: ['default', ['json', { outputFile: '.local/test-results.json' }]],
-    // Local Node is 20 (this machine); the deploy target is nodejs22.x. Tests need not say so each time.
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_METRICS_DISABLED: 'true' },
+    env: { POWERTOOLS_METRICS_DISABLED: 'true' },
   },
 });

@@ -20,6 +20,7 @@ import { floorTransaction, transactionItemSizes } from './floor';
 import { measure, type ScenarioResult } from './latency';
 import { checkpointsFor, measureMemory } from './memory';
 import { readOptions } from './options';
+import { assertLambdaNode } from '../scripts/lambda-node';
 import { createPeerHandler } from './peer-handler';
 import { authorizerTable, bundlesTable, coldTable, floorItemsTable, latencyTable, memoryTable } from './report';
 import { buildScenarios, seed, type Handler } from './scenarios';
@@ -52,6 +53,7 @@ function handlerOf(mod: unknown, name: string): Handler {
 }
 
 async function main(): Promise<void> {
+  assertLambdaNode();
   const options = readOptions();
   const began = performance.now();
   say(
@@ -209,8 +211,6 @@ async function main(): Promise<void> {
 }
 
 installExitHandlers();
-// Local Node is 20; the deploy target is nodejs22.x. The SDK's notice about it would only clutter the tables.
-process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
 main()
   .then(async () => {
     await stopAll();

@@ -9,6 +9,7 @@ import { localDefaults } from './local/service-env';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from './local/signing-key';
 import { createTables } from './local/tables';
 import { randomUUID } from 'node:crypto';
+import { assertLambdaNode } from './lambda-node';
 
 /*
  * npm start: the whole service on this machine. DynamoDB Local (in memory; --persist keeps it
@@ -44,6 +45,7 @@ function curlLine(apiUrl: string, token: string, contractId: string, desiredTerm
 
 async function main(): Promise<void> {
   const { apiPort, dynamoDbPort, jwksPort, lambdaPort, keyDir, dataDir, tables } = localDefaults;
+  assertLambdaNode();
   assertJava();
   console.log('Building functions...');
   await buildFunctions();
