@@ -43,7 +43,9 @@ export function lambdaContext(functionName: string): Context {
 
 /** The HTTP status of a handler's answer, or 0 when the answer is not an API Gateway result. */
 export function statusOf(result: unknown): number {
-  return result !== null && typeof result === 'object' && 'statusCode' in result && typeof result.statusCode === 'number' ? result.statusCode : 0;
+  return result !== null && typeof result === 'object' && 'statusCode' in result && typeof result.statusCode === 'number'
+    ? result.statusCode
+    : 0;
 }
 
 export function bodyOf(result: unknown): string {

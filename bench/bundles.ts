@@ -18,7 +18,6 @@ import { onCleanup } from './cleanup';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-
 export interface Bundles {
   dir: string;
   functions: { name: string; path: string; bytes: number }[];
@@ -40,12 +39,22 @@ function packageOf(input: string): string {
 async function buildPlugins(): Promise<Plugin[]> {
   const mod: unknown = await import('../scripts/build');
   if (mod === null || typeof mod !== 'object') return [];
-  return Object.values(mod).filter((value): value is Plugin => value !== null && typeof value === 'object' && typeof Reflect.get(value, 'setup') === 'function');
+  return Object.values(mod).filter(
+    (value): value is Plugin => value !== null && typeof value === 'object' && typeof Reflect.get(value, 'setup') === 'function',
+  );
 }
 
 async function composition(entry: string): Promise<{ name: string; bytes: number }[]> {
   const plugins = await buildPlugins();
-  const result = await build({ ...LAMBDA_BUILD_OPTIONS, entryPoints: [entry], outfile: 'composition.mjs', write: false, metafile: true, absWorkingDir: ROOT, plugins });
+  const result = await build({
+    ...LAMBDA_BUILD_OPTIONS,
+    entryPoints: [entry],
+    outfile: 'composition.mjs',
+    write: false,
+    metafile: true,
+    absWorkingDir: ROOT,
+    plugins,
+  });
   const byPackage = new Map<string, number>();
   for (const output of Object.values(result.metafile.outputs)) {
     for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
@@ -95,7 +104,14 @@ export async function buildBundles(): Promise<Bundles> {
   const bare = join(dir, 'bare', 'index.mjs');
   await build({ ...LAMBDA_BUILD_OPTIONS, entryPoints: [join(ROOT, 'bench', 'bare-handler.ts')], outfile: bare, absWorkingDir: ROOT });
   const runner = (name: string) => join(dir, 'runners', `${name}.mjs`);
-  const runnerSettings: BuildOptions = { bundle: true, platform: 'node', target: 'node20', format: 'esm', logLevel: 'warning', absWorkingDir: ROOT };
+  const runnerSettings: BuildOptions = {
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    logLevel: 'warning',
+    absWorkingDir: ROOT,
+  };
   await build({ ...runnerSettings, entryPoints: [join(ROOT, 'bench', 'cold-start-runner.ts')], outfile: runner('cold-start') });
   await build({ ...runnerSettings, entryPoints: [join(ROOT, 'bench', 'memory-runner.ts')], outfile: runner('memory') });
 

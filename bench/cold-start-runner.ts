@@ -24,5 +24,7 @@ const result: unknown = await handler(event, context);
 const answeredMs = performance.now();
 const statusCode: unknown = result !== null && typeof result === 'object' ? Reflect.get(result, 'statusCode') : undefined;
 const principal: unknown = result !== null && typeof result === 'object' ? Reflect.get(result, 'principalId') : undefined;
-process.stdout.write(`${JSON.stringify({ startedMs, importMs: importedMs - startedMs, firstCallMs: answeredMs - importedMs, firstAnswerMs: answeredMs, statusCode, principal })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ startedMs, importMs: importedMs - startedMs, firstCallMs: answeredMs - importedMs, firstAnswerMs: answeredMs, statusCode, principal })}\n`,
+);
 process.exit(0);

@@ -36,7 +36,12 @@ function num(value: unknown): number {
   return typeof value === 'number' ? value : Number.NaN;
 }
 
-export async function measureColdStarts(runner: string, targets: ColdTarget[], runs: number, dynamoDbCalls: () => number): Promise<ColdResult[]> {
+export async function measureColdStarts(
+  runner: string,
+  targets: ColdTarget[],
+  runs: number,
+  dynamoDbCalls: () => number,
+): Promise<ColdResult[]> {
   const results = targets.map((target) => ({ target, runs: new Array<ColdRun>() }));
   for (let run = 0; run < runs; run++) {
     for (const result of results) {

@@ -49,7 +49,9 @@ async function createKeyTable(client: DynamoDBClient, tableName: string, key: st
       KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
     }),
   );
-  await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true } }));
+  await client.send(
+    new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true } }),
+  );
 }
 
 export async function createBenchTables(client: DynamoDBClient): Promise<void> {

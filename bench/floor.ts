@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { TransactWriteItemsCommand, type AttributeValue, type DynamoDBClient, type TransactWriteItemsCommandInput } from '@aws-sdk/client-dynamodb';
+import {
+  TransactWriteItemsCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+  type TransactWriteItemsCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import { DEMO_BANK_DETAILS } from '../scripts/local/demo-data';
 import { DESIRED_DATE } from './fixtures';
 
@@ -15,17 +20,33 @@ type Item = Record<string, AttributeValue>;
 const s = (value: string): AttributeValue => ({ S: value });
 const n = (value: number): AttributeValue => ({ N: String(value) });
 
-export function floorTransaction(tables: { requests: string; contracts: string }, contractId: string, customerId: string): TransactWriteItemsCommandInput {
+export function floorTransaction(
+  tables: { requests: string; contracts: string },
+  contractId: string,
+  customerId: string,
+): TransactWriteItemsCommandInput {
   const requestId = randomUUID();
   const idempotencyKey = randomUUID();
   const requestNumber = `TR-${randomUUID().slice(0, 4).toUpperCase()}-${randomUUID().slice(0, 4).toUpperCase()}`;
   const createdAt = new Date().toISOString();
   const nowSeconds = Math.floor(Date.now() / 1000);
-  const response = { requestId, requestNumber, status: 'SUBMITTED', createdAt, message: `Your early termination request No. ${requestNumber} has been submitted.` };
+  const response = {
+    requestId,
+    requestNumber,
+    status: 'SUBMITTED',
+    createdAt,
+    message: `Your early termination request No. ${requestNumber} has been submitted.`,
+  };
   const input: Item = {
     reasonCode: s('RELOCATION'),
     desiredTerminationDate: s(DESIRED_DATE),
-    bankDetails: { M: { bik: s(DEMO_BANK_DETAILS.bik), accountNumber: s(DEMO_BANK_DETAILS.accountNumber), recipientName: s(DEMO_BANK_DETAILS.recipientName) } },
+    bankDetails: {
+      M: {
+        bik: s(DEMO_BANK_DETAILS.bik),
+        accountNumber: s(DEMO_BANK_DETAILS.accountNumber),
+        recipientName: s(DEMO_BANK_DETAILS.recipientName),
+      },
+    },
     comment: s('Moving abroad for work; please close the contract early.'),
     documentIds: { L: [s(randomUUID()), s(randomUUID())] },
   };
@@ -53,7 +74,8 @@ export function floorTransaction(tables: { requests: string; contracts: string }
         ConditionCheck: {
           TableName: tables.contracts,
           Key: { contractId: s(contractId) },
-          ConditionExpression: 'attribute_exists(contractId) AND customerId = :customerId AND #status = :active AND (attribute_not_exists(endDate) OR endDate >= :desired)',
+          ConditionExpression:
+            'attribute_exists(contractId) AND customerId = :customerId AND #status = :active AND (attribute_not_exists(endDate) OR endDate >= :desired)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':customerId': s(customerId), ':active': s('ACTIVE'), ':desired': s(DESIRED_DATE) },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -62,7 +84,14 @@ export function floorTransaction(tables: { requests: string; contracts: string }
       {
         Put: {
           TableName: tables.requests,
-          Item: { pk: s(`ACTIVE#${contractId}`), kind: s('ACTIVE_SLOT'), requestId: s(requestId), requestNumber: s(requestNumber), customerId: s(customerId), createdAt: s(createdAt) },
+          Item: {
+            pk: s(`ACTIVE#${contractId}`),
+            kind: s('ACTIVE_SLOT'),
+            requestId: s(requestId),
+            requestNumber: s(requestNumber),
+            customerId: s(customerId),
+            createdAt: s(createdAt),
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
@@ -118,7 +147,10 @@ function valueSize(value: AttributeValue): number {
  * Each item of the transaction with its size and the write units a transaction bills for it (2 per
  * started KB). A ConditionCheck is billed on the size of the item it checks: pass that item.
  */
-export function transactionItemSizes(input: TransactWriteItemsCommandInput, checkedItem: Item): { action: string; item: string; bytes: number; wcu: number }[] {
+export function transactionItemSizes(
+  input: TransactWriteItemsCommandInput,
+  checkedItem: Item,
+): { action: string; item: string; bytes: number; wcu: number }[] {
   return (input.TransactItems ?? []).map((entry) => {
     const put = entry.Put;
     const item = put?.Item ?? checkedItem;

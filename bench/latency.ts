@@ -57,7 +57,11 @@ export function median(values: number[]): number {
   return percentile(values, 50);
 }
 
-const summary = (counts: number[]) => ({ min: Math.min(...counts), max: Math.max(...counts), mean: counts.reduce((a, b) => a + b, 0) / Math.max(1, counts.length) });
+const summary = (counts: number[]) => ({
+  min: Math.min(...counts),
+  max: Math.max(...counts),
+  mean: counts.reduce((a, b) => a + b, 0) / Math.max(1, counts.length),
+});
 
 interface Sample {
   latencies: number[];
@@ -70,7 +74,11 @@ interface Sample {
 
 const newSample = (): Sample => ({ latencies: [], outside: [], stdout: [], http: [], sdk: [], operations: '' });
 
-export async function measure(scenarios: Scenario[], counters: Counters, rounds: { warmup: number; iterations: number }): Promise<ScenarioResult[]> {
+export async function measure(
+  scenarios: Scenario[],
+  counters: Counters,
+  rounds: { warmup: number; iterations: number },
+): Promise<ScenarioResult[]> {
   const samples = scenarios.map(newSample);
   for (let round = 0; round < rounds.warmup + rounds.iterations; round++) {
     for (const [i, scenario] of scenarios.entries()) {
@@ -84,7 +92,9 @@ export async function measure(scenarios: Scenario[], counters: Counters, rounds:
       const elapsed = performance.now() - started;
       const status = statusOf(result);
       if (status !== scenario.expect) {
-        throw new Error(`bench: ${scenario.impl} ${scenario.path} answered ${status}, expected ${scenario.expect}: ${bodyOf(result).slice(0, 300)}`);
+        throw new Error(
+          `bench: ${scenario.impl} ${scenario.path} answered ${status}, expected ${scenario.expect}: ${bodyOf(result).slice(0, 300)}`,
+        );
       }
       if (round < rounds.warmup) continue;
       const sample = samples[i];

@@ -50,7 +50,8 @@ function readPlan(): MemoryPlan {
   const text = (key: string) => String(get(key));
   const replay: unknown = get('replay');
   const bodies: unknown = get('bodies');
-  if (replay === null || typeof replay !== 'object' || bodies === null || typeof bodies !== 'object') throw new Error('BENCH_MEMORY_PLAN is incomplete');
+  if (replay === null || typeof replay !== 'object' || bodies === null || typeof bodies !== 'object')
+    throw new Error('BENCH_MEMORY_PLAN is incomplete');
   return {
     bundle: text('bundle'),
     invocations: Number(get('invocations')),
@@ -81,7 +82,12 @@ if (typeof handler !== 'function') throw new Error(`${plan.bundle} exports no ha
 const collect = globalThis.gc;
 if (!collect) throw new Error('run with --expose-gc');
 
-const fresh = (contractId: string, body: unknown = plan.bodies.valid) => ({ customerId: plan.customerId, contractId, idempotencyKey: randomUUID(), body });
+const fresh = (contractId: string, body: unknown = plan.bodies.valid) => ({
+  customerId: plan.customerId,
+  contractId,
+  idempotencyKey: randomUUID(),
+  body,
+});
 let nextContract = 0;
 
 /** Four of six calls go to DynamoDB; the other two are refused before it (400, 422 control key). */

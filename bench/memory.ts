@@ -27,7 +27,11 @@ function sampleOf(value: unknown): MemorySample {
 }
 
 export function checkpointsFor(invocations: number): number[] {
-  return [...new Set([100, 1000, Math.round(invocations / 4), Math.round(invocations / 2), invocations].filter((n) => n >= 100 && n <= invocations))].sort((a, b) => a - b);
+  return [
+    ...new Set(
+      [100, 1000, Math.round(invocations / 4), Math.round(invocations / 2), invocations].filter((n) => n >= 100 && n <= invocations),
+    ),
+  ].sort((a, b) => a - b);
 }
 
 export async function measureMemory(runner: string, plan: MemoryPlan, env: Record<string, string>): Promise<MemoryResult> {
@@ -41,7 +45,8 @@ export async function measureMemory(runner: string, plan: MemoryPlan, env: Recor
   if (!Array.isArray(samples)) throw new Error('memory run printed no samples');
   return {
     samples: samples.map(sampleOf),
-    statuses: statuses !== null && typeof statuses === 'object' ? Object.fromEntries(Object.entries(statuses).map(([k, v]) => [k, Number(v)])) : {},
+    statuses:
+      statuses !== null && typeof statuses === 'object' ? Object.fromEntries(Object.entries(statuses).map(([k, v]) => [k, Number(v)])) : {},
     wallMs: output.wallMs,
   };
 }

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { IdempotencyConfig, IdempotencyAlreadyInProgressError, IdempotencyValidationError, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import {
+  IdempotencyConfig,
+  IdempotencyAlreadyInProgressError,
+  IdempotencyValidationError,
+  makeIdempotent,
+} from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { TransactionCanceledException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -62,7 +67,11 @@ const logger = new Logger({ serviceName: 'termination-peer' });
 const businessDate = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow', year: 'numeric', month: '2-digit', day: '2-digit' });
 
 function answer(statusCode: number, body: unknown, correlationId: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
-  return { statusCode, headers: { 'Content-Type': 'application/json', 'X-Correlation-Id': correlationId, ...headers }, body: JSON.stringify(body) };
+  return {
+    statusCode,
+    headers: { 'Content-Type': 'application/json', 'X-Correlation-Id': correlationId, ...headers },
+    body: JSON.stringify(body),
+  };
 }
 
 function refuse(error: PeerError, correlationId: string): APIGatewayProxyResult {
@@ -86,11 +95,20 @@ function asReplay(response: unknown): Created {
   if (body === null || typeof body !== 'object') throw new Error('peer: stored idempotent response has an unexpected shape');
   return {
     statusCode: 200,
-    body: { requestId: text(body, 'requestId'), requestNumber: text(body, 'requestNumber'), status: text(body, 'status'), createdAt: text(body, 'createdAt'), message: text(body, 'message') },
+    body: {
+      requestId: text(body, 'requestId'),
+      requestNumber: text(body, 'requestNumber'),
+      status: text(body, 'status'),
+      createdAt: text(body, 'createdAt'),
+      message: text(body, 'message'),
+    },
   };
 }
 
-export function createPeerHandler(client: DynamoDBClient, tables: PeerTables): (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult> {
+export function createPeerHandler(
+  client: DynamoDBClient,
+  tables: PeerTables,
+): (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult> {
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   const persistenceStore = new DynamoDBPersistenceLayer({ tableName: tables.idempotency, awsSdkV3Client: client });
   const config = new IdempotencyConfig({
@@ -108,7 +126,8 @@ export function createPeerHandler(client: DynamoDBClient, tables: PeerTables): (
     const { customerId, contractId, input } = command;
     const { Item: contract } = await doc.send(new GetCommand({ TableName: tables.contracts, Key: { contractId }, ConsistentRead: true }));
     if (!contract) throw new PeerError(404, 'CONTRACT_NOT_FOUND', texts.reason.contractNotFound, 'contractId');
-    if (contract['customerId'] !== customerId) throw new PeerError(403, 'CONTRACT_ACCESS_DENIED', texts.reason.contractAccessDenied, 'contractId');
+    if (contract['customerId'] !== customerId)
+      throw new PeerError(403, 'CONTRACT_ACCESS_DENIED', texts.reason.contractAccessDenied, 'contractId');
     if (contract['status'] !== 'ACTIVE') throw new PeerError(422, 'CONTRACT_NOT_ACTIVE', texts.reason.contractNotActive, 'contractId');
     const endDate = contract['endDate'];
     if (typeof endDate === 'string' && endDate < input.desiredTerminationDate) {
@@ -133,7 +152,17 @@ export function createPeerHandler(client: DynamoDBClient, tables: PeerTables): (
             {
               Put: {
                 TableName: tables.requests,
-                Item: { pk: `REQUEST#${requestId}`, requestId, requestNumber, status: 'SUBMITTED', customerId, contractId, idempotencyKey: command.idempotencyKey, createdAt, ...input },
+                Item: {
+                  pk: `REQUEST#${requestId}`,
+                  requestId,
+                  requestNumber,
+                  status: 'SUBMITTED',
+                  customerId,
+                  contractId,
+                  idempotencyKey: command.idempotencyKey,
+                  createdAt,
+                  ...input,
+                },
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
@@ -177,21 +206,34 @@ export function createPeerHandler(client: DynamoDBClient, tables: PeerTables): (
         throw new PeerError(400, 'MALFORMED_REQUEST', texts.reason.notJson, 'body');
       }
       const validation = validateTerminationInput(body, texts);
-      if (!validation.ok || !isUuid(contractId) || !isUuid(idempotencyKey)) throw new PeerError(400, 'VALIDATION_ERROR', 'The request has invalid fields.');
+      if (!validation.ok || !isUuid(contractId) || !isUuid(idempotencyKey))
+        throw new PeerError(400, 'VALIDATION_ERROR', 'The request has invalid fields.');
       const { input } = validation;
-      if (input.desiredTerminationDate < businessDate.format(new Date())) throw new PeerError(400, 'VALIDATION_ERROR', texts.reason.dateInPast(businessDate.format(new Date())), 'desiredTerminationDate');
+      if (input.desiredTerminationDate < businessDate.format(new Date()))
+        throw new PeerError(400, 'VALIDATION_ERROR', texts.reason.dateInPast(businessDate.format(new Date())), 'desiredTerminationDate');
       if (!isAccountKeyValid(input.bankDetails.bik, input.bankDetails.accountNumber)) {
         throw new PeerError(422, 'BANK_ACCOUNT_KEY_MISMATCH', texts.reason.accountKeyMismatch, 'bankDetails.accountNumber');
       }
-      if (input.reasonCode === 'OTHER' && (input.comment ?? '').trim() === '') throw new PeerError(422, 'COMMENT_REQUIRED', texts.reason.commentRequired, 'comment');
+      if (input.reasonCode === 'OTHER' && (input.comment ?? '').trim() === '')
+        throw new PeerError(422, 'COMMENT_REQUIRED', texts.reason.commentRequired, 'comment');
 
-      const result = await createOnce({ customerId, idempotencyKey: idempotencyKey.toLowerCase(), contractId: contractId.toLowerCase(), input });
+      const result = await createOnce({
+        customerId,
+        idempotencyKey: idempotencyKey.toLowerCase(),
+        contractId: contractId.toLowerCase(),
+        input,
+      });
       const location = `/api/v1/contracts/${contractId}/termination-requests/${result.body.requestId}`;
-      return answer(result.statusCode, result.body, correlationId, { Location: location, ...(result.statusCode === 200 ? { 'Idempotent-Replayed': 'true' } : {}) });
+      return answer(result.statusCode, result.body, correlationId, {
+        Location: location,
+        ...(result.statusCode === 200 ? { 'Idempotent-Replayed': 'true' } : {}),
+      });
     } catch (error) {
       if (error instanceof PeerError) return refuse(error, correlationId);
-      if (error instanceof IdempotencyValidationError) return refuse(new PeerError(422, 'IDEMPOTENCY_KEY_REUSED', texts.reason.keyReused, 'Idempotency-Key'), correlationId);
-      if (error instanceof IdempotencyAlreadyInProgressError) return refuse(new PeerError(409, 'REQUEST_IN_PROGRESS', 'The same request is being processed.'), correlationId);
+      if (error instanceof IdempotencyValidationError)
+        return refuse(new PeerError(422, 'IDEMPOTENCY_KEY_REUSED', texts.reason.keyReused, 'Idempotency-Key'), correlationId);
+      if (error instanceof IdempotencyAlreadyInProgressError)
+        return refuse(new PeerError(409, 'REQUEST_IN_PROGRESS', 'The same request is being processed.'), correlationId);
       logger.error('request failed', { correlationId, error });
       return answer(500, { errorCode: 'INTERNAL_ERROR', message: 'Internal error.', correlationId, details: [] }, correlationId);
     }

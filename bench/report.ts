@@ -51,7 +51,21 @@ export function latencyTable(title: string, results: ScenarioResult[]): string {
   });
   const n = results[0]?.latenciesMs.length ?? 0;
   return `${title} (${n} calls per row)\n${table(
-    ['path', 'impl', 'status', 'SDK calls', 'HTTP calls', 'DynamoDB operations per call', 'p50 ms', 'p99 ms', 'outside DDB p50', 'stdout B', 'p50/floor', 'peer/svc calls', 'peer/svc p50'],
+    [
+      'path',
+      'impl',
+      'status',
+      'SDK calls',
+      'HTTP calls',
+      'DynamoDB operations per call',
+      'p50 ms',
+      'p99 ms',
+      'outside DDB p50',
+      'stdout B',
+      'p50/floor',
+      'peer/svc calls',
+      'peer/svc p50',
+    ],
     rows,
   )}`;
 }
@@ -70,7 +84,13 @@ export function authorizerTable(result: AuthorizerResult): string {
     [
       ['module load (import)', '', '', String(result.fetchesAtImport), ''],
       ['first call (cold JWKS cache)', ms(result.firstCallMs), '', String(result.fetchesOnFirstCall), ''],
-      ['warm JWKS cache', ms(result.warm.p50), ms(result.warm.p99), String(result.warm.fetches), times(result.warm.p50 / result.bareVerify.p50)],
+      [
+        'warm JWKS cache',
+        ms(result.warm.p50),
+        ms(result.warm.p99),
+        String(result.warm.fetches),
+        times(result.warm.p50 / result.bareVerify.p50),
+      ],
       ['bare RS256 verify (node:crypto)', ms(result.bareVerify.p50), ms(result.bareVerify.p99), '0', '1.00x'],
     ],
   )}`;
@@ -79,7 +99,10 @@ export function authorizerTable(result: AuthorizerResult): string {
 export function bundlesTable(bundles: Bundles): string {
   const sizes = table(
     ['bundle', 'size'],
-    [...bundles.functions.map((f) => [`${f.name} (buildFunctions)`, kib(f.bytes)]), ['bare DynamoDB client (bench)', kib(bundles.bare.bytes)]],
+    [
+      ...bundles.functions.map((f) => [`${f.name} (buildFunctions)`, kib(f.bytes)]),
+      ['bare DynamoDB client (bench)', kib(bundles.bare.bytes)],
+    ],
   );
   const top = bundles.createComposition.slice(0, 8);
   const composition = table(

@@ -15,7 +15,18 @@ import { buildBundles } from './bundles';
 import { installExitHandlers, onCleanup, stopAll, wasInterrupted } from './cleanup';
 import { measureColdStarts } from './cold-start';
 import { startCountingProxy } from './counting-proxy';
-import { CLOSED_CONTRACT, ContractPool, createBenchTables, CUSTOMER, DATE_AFTER_END, END_DATE_CONTRACT, freshContracts, loadDemoContracts, TABLES, validBody } from './fixtures';
+import {
+  CLOSED_CONTRACT,
+  ContractPool,
+  createBenchTables,
+  CUSTOMER,
+  DATE_AFTER_END,
+  END_DATE_CONTRACT,
+  freshContracts,
+  loadDemoContracts,
+  TABLES,
+  validBody,
+} from './fixtures';
 import { floorTransaction, transactionItemSizes } from './floor';
 import { measure, type ScenarioResult } from './latency';
 import { checkpointsFor, measureMemory } from './memory';
@@ -36,12 +47,14 @@ import { judge, verdictTable } from './targets';
 const REGION = 'eu-central-1';
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const stdout = captureStdout();
 onCleanup('stdout capture', () => stdout.restore());
 const say = (text: string) => stdout.print(`${text}\n\n`);
 const progress = (text: string) => console.error(`bench: ${text}`);
-
 
 function handlerOf(mod: unknown, name: string): Handler {
   const handler: unknown = mod !== null && typeof mod === 'object' ? Reflect.get(mod, 'handler') : undefined;
@@ -110,11 +123,15 @@ async function main(): Promise<void> {
     return client;
   };
   const floorClient = sdkClient();
-  const peer = createPeerHandler(sdkClient(), { idempotency: TABLES.peerIdempotency, requests: TABLES.peerRequests, contracts: TABLES.contracts });
+  const peer = createPeerHandler(sdkClient(), {
+    idempotency: TABLES.peerIdempotency,
+    requests: TABLES.peerRequests,
+    contracts: TABLES.contracts,
+  });
 
   const [serviceSeedContract = '', peerSeedContract = ''] = slice(2);
   const seeds = { service: await seed(service, serviceSeedContract, 'service'), peer: await seed(peer, peerSeedContract, 'peer') };
-  if (sdkCalls.total() === 0) throw new Error('bench: the SDK hook did not see the service handler\'s DynamoDB client');
+  if (sdkCalls.total() === 0) throw new Error("bench: the SDK hook did not see the service handler's DynamoDB client");
 
   const counters = { http: proxy.total, dynamoDbMs: proxy.busyMs, sdk: sdkCalls.total, stdoutBytes: stdout.bytes, httpSince: proxy.since };
   const passes: { name: string; results: ScenarioResult[] }[] = [];
@@ -137,8 +154,20 @@ async function main(): Promise<void> {
     say(latencyTable(`Latency, ${name}`, results));
   }
   proxy.setDelay(0);
-  const sample = floorTransaction({ requests: TABLES.floorRequests, contracts: TABLES.contracts }, 'a1a1a1a1-0000-4000-8000-000000000001', CUSTOMER);
-  say(floorItemsTable(transactionItemSizes(sample, { contractId: { S: 'a1a1a1a1-0000-4000-8000-000000000001' }, customerId: { S: CUSTOMER }, status: { S: 'ACTIVE' } })));
+  const sample = floorTransaction(
+    { requests: TABLES.floorRequests, contracts: TABLES.contracts },
+    'a1a1a1a1-0000-4000-8000-000000000001',
+    CUSTOMER,
+  );
+  say(
+    floorItemsTable(
+      transactionItemSizes(sample, {
+        contractId: { S: 'a1a1a1a1-0000-4000-8000-000000000001' },
+        customerId: { S: CUSTOMER },
+        status: { S: 'ACTIVE' },
+      }),
+    ),
+  );
 
   progress('authorizer...');
   const key = makeSigningKey();
@@ -157,7 +186,8 @@ async function main(): Promise<void> {
       {
         name: 'create-termination-request',
         bundle: bundles.create,
-        event: (run) => apiEvent({ customerId: CUSTOMER, contractId: coldCreate[run] ?? '', idempotencyKey: randomUUID(), body: validBody() }),
+        event: (run) =>
+          apiEvent({ customerId: CUSTOMER, contractId: coldCreate[run] ?? '', idempotencyKey: randomUUID(), body: validBody() }),
         expectStatus: 201,
         env: serviceEnv,
       },
@@ -207,7 +237,9 @@ async function main(): Promise<void> {
 
   const verdicts = judge(passes, cold, memory);
   say(verdictTable(verdicts));
-  say(`Finished in ${((performance.now() - began) / 1000).toFixed(0)} s, load average ${load()}. Reproduce: npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`);
+  say(
+    `Finished in ${((performance.now() - began) / 1000).toFixed(0)} s, load average ${load()}. Reproduce: npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+  );
 }
 
 installExitHandlers();

@@ -40,7 +40,12 @@ function httpScenarios(impl: Implementation, handler: Handler, pool: ContractPoo
     const context = lambdaContext(`termination-${impl}`);
     return () => handler(event, context);
   };
-  const fresh = (contractId: string, body: unknown = validBody()) => ({ customerId: CUSTOMER, contractId, idempotencyKey: randomUUID(), body });
+  const fresh = (contractId: string, body: unknown = validBody()) => ({
+    customerId: CUSTOMER,
+    contractId,
+    idempotencyKey: randomUUID(),
+    body,
+  });
   return [
     { path: PATHS.create, impl, expect: 201, sdkVisible, prepare: () => invoke(fresh(pool.take())) },
     { path: PATHS.replay, impl, expect: 200, sdkVisible, prepare: () => invoke(seeded.call) },

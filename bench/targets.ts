@@ -23,13 +23,24 @@ export const LIMITS = {
 } as const;
 
 const SERVICE_PATHS = [PATHS.create, PATHS.replay, PATHS.conflict, PATHS.closed, PATHS.afterEnd];
-const SHORT: Record<string, string> = { [PATHS.create]: 'create', [PATHS.replay]: 'replay', [PATHS.conflict]: '409', [PATHS.closed]: '422 closed', [PATHS.afterEnd]: '422 end date' };
+const SHORT: Record<string, string> = {
+  [PATHS.create]: 'create',
+  [PATHS.replay]: 'replay',
+  [PATHS.conflict]: '409',
+  [PATHS.closed]: '422 closed',
+  [PATHS.afterEnd]: '422 end date',
+};
 const short = (path: string) => SHORT[path] ?? path;
 
-export function judge(passes: { name: string; results: ScenarioResult[] }[], cold: ColdResult[], memory: MemoryResult | undefined): Verdict[] {
+export function judge(
+  passes: { name: string; results: ScenarioResult[] }[],
+  cold: ColdResult[],
+  memory: MemoryResult | undefined,
+): Verdict[] {
   const verdicts: Verdict[] = [];
   const first = passes[0]?.results ?? [];
-  const row = (results: ScenarioResult[], impl: string, path: string) => results.find((r) => r.scenario.impl === impl && r.scenario.path === path);
+  const row = (results: ScenarioResult[], impl: string, path: string) =>
+    results.find((r) => r.scenario.impl === impl && r.scenario.path === path);
 
   // 1. Exactly one DynamoDB call on every service path, counted both ways, in every pass.
   const callFigures: string[] = [];
@@ -55,7 +66,11 @@ export function judge(passes: { name: string; results: ScenarioResult[] }[], col
     if (!floor || !service) continue;
     const ratio = service.p50 / floor.p50;
     const bundleRatio = bundle ? `, bundle ${times(bundle.p50 / floor.p50)}` : '';
-    verdicts.push({ target: `service create p50 <= ${LIMITS.serviceOverFloorP50}x floor (${name})`, measured: `${times(ratio)}${bundleRatio}`, met: ratio <= LIMITS.serviceOverFloorP50 });
+    verdicts.push({
+      target: `service create p50 <= ${LIMITS.serviceOverFloorP50}x floor (${name})`,
+      measured: `${times(ratio)}${bundleRatio}`,
+      met: ratio <= LIMITS.serviceOverFloorP50,
+    });
   }
 
   // 3. The peer makes at least 3x the service's DynamoDB calls, path by path.
@@ -93,7 +108,11 @@ export function judge(passes: { name: string; results: ScenarioResult[] }[], col
     const half = memory.samples.find((s) => last !== undefined && s.invocations >= last.invocations / 2);
     if (at100 && last && half) {
       const rss = last.rssBytes / at100.rssBytes;
-      verdicts.push({ target: `RSS after ${last.invocations} <= ${LIMITS.rssGrowth}x RSS after 100`, measured: times(rss), met: rss <= LIMITS.rssGrowth });
+      verdicts.push({
+        target: `RSS after ${last.invocations} <= ${LIMITS.rssGrowth}x RSS after 100`,
+        measured: times(rss),
+        met: rss <= LIMITS.rssGrowth,
+      });
       const rssWarm = last.rssBytes / half.rssBytes;
       const oldWarm = last.oldSpaceUsedBytes / half.oldSpaceUsedBytes;
       verdicts.push({

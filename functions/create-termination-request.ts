@@ -13,7 +13,10 @@ import { TerminationStore } from '../lib/termination/termination-store';
 
 const config = loadServiceConfig();
 const deps = {
-  store: new TerminationStore(createDocumentClient(config.dynamodb), { requests: config.requestsTableName, contracts: config.contractsTableName }),
+  store: new TerminationStore(createDocumentClient(config.dynamodb), {
+    requests: config.requestsTableName,
+    contracts: config.contractsTableName,
+  }),
   businessTimeZone: config.businessTimeZone,
   idempotencyTtlSeconds: config.idempotencyTtlSeconds,
   budgetMs: config.budgetMs,
@@ -55,7 +58,8 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   } catch (error) {
     const apiError = asApiError(error);
     const fields = { outcome: 'refused', statusCode: apiError.status, errorCode: apiError.errorCode, durationMs: Date.now() - started };
-    if (apiError.status >= 500) logger.error('request failed', { ...fields, error: apiError === error && 'cause' in apiError ? apiError.cause : error });
+    if (apiError.status >= 500)
+      logger.error('request failed', { ...fields, error: apiError === error && 'cause' in apiError ? apiError.cause : error });
     else logger.info('request refused', fields);
     recordOutcome(apiError.status);
     return errorResponse(apiError, correlationId, texts, config.retryAfterSeconds);

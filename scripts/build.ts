@@ -15,7 +15,11 @@ export const standaloneValidators: Plugin = {
   name: 'standalone-validators',
   setup(builder) {
     const source = standaloneValidatorsSource();
-    builder.onLoad({ filter: /lib[\\/]validation[\\/]compiled-validators\.ts$/ }, () => ({ contents: source, loader: 'js', resolveDir: 'lib/validation' }));
+    builder.onLoad({ filter: /lib[\\/]validation[\\/]compiled-validators\.ts$/ }, () => ({
+      contents: source,
+      loader: 'js',
+      resolveDir: 'lib/validation',
+    }));
   },
 };
 

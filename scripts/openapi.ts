@@ -23,7 +23,11 @@ function component(schema: { $id: string }): Record<string, unknown> {
 }
 
 const header = (description: string, schema: Record<string, unknown>, required = false) => ({ description, required, schema });
-const correlationHeader = header("The client's X-Correlation-Id, or a new UUID when none was sent (the error body's correlationId).", { type: 'string', format: 'uuid' }, true);
+const correlationHeader = header(
+  "The client's X-Correlation-Id, or a new UUID when none was sent (the error body's correlationId).",
+  { type: 'string', format: 'uuid' },
+  true,
+);
 
 /** An example error body for each errorCode, grouped by status. */
 const ERROR_EXAMPLES: Record<ErrorCode, { field: string; reason: string }[]> = {
@@ -72,21 +76,51 @@ function errorResponses(): Record<string, unknown> {
         .filter(isErrorCode)
         .filter((code) => String(ERROR_STATUS[code]) === status);
       const examples = Object.fromEntries([
-        ...codes.map((errorCode) => [errorCode, { value: { errorCode, message: en.error(errorCode, { requestNumber: 'TR-7KQM-X2PF' }), correlationId, details: ERROR_EXAMPLES[errorCode] } }]),
-        ...(GATEWAY_EXAMPLES[status] ?? []).map((e) => [e.errorCode, { summary: 'from API Gateway', value: { ...e, correlationId, details: [] } }]),
+        ...codes.map((errorCode) => [
+          errorCode,
+          {
+            value: {
+              errorCode,
+              message: en.error(errorCode, { requestNumber: 'TR-7KQM-X2PF' }),
+              correlationId,
+              details: ERROR_EXAMPLES[errorCode],
+            },
+          },
+        ]),
+        ...(GATEWAY_EXAMPLES[status] ?? []).map((e) => [
+          e.errorCode,
+          { summary: 'from API Gateway', value: { ...e, correlationId, details: [] } },
+        ]),
       ]);
       const headers: Record<string, unknown> = { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } };
       if (status === '503') headers['Retry-After'] = header('Seconds to wait before retrying.', { type: 'integer', minimum: 1 }, true);
-      return [status, { description: STATUS_TEXT[status] ?? status, headers, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples } } }];
+      return [
+        status,
+        {
+          description: STATUS_TEXT[status] ?? status,
+          headers,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples } },
+        },
+      ];
     }),
   );
 }
 
 export function buildOpenApi(): Record<string, unknown> {
-  const created = { requestId, requestNumber: 'TR-7KQM-X2PF', status: 'SUBMITTED', createdAt: '2026-11-21T09:30:00.000Z', message: en.created('TR-7KQM-X2PF') };
+  const created = {
+    requestId,
+    requestNumber: 'TR-7KQM-X2PF',
+    status: 'SUBMITTED',
+    createdAt: '2026-11-21T09:30:00.000Z',
+    message: en.created('TR-7KQM-X2PF'),
+  };
   const successHeaders = {
     'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
-    Location: header('Where the request lives.', { type: 'string', examples: [`/api/v1/contracts/a1a1a1a1-0000-4000-8000-000000000001/termination-requests/${requestId}`] }, true),
+    Location: header(
+      'Where the request lives.',
+      { type: 'string', examples: [`/api/v1/contracts/a1a1a1a1-0000-4000-8000-000000000001/termination-requests/${requestId}`] },
+      true,
+    ),
   };
   return {
     openapi: '3.1.0',
@@ -97,7 +131,10 @@ export function buildOpenApi(): Record<string, unknown> {
     },
     servers: [
       { url: 'http://localhost:3000', description: 'npm start' },
-      { url: 'https://{apiId}.execute-api.{region}.amazonaws.com/{stage}', variables: { apiId: { default: 'apiId' }, region: { default: 'eu-central-1' }, stage: { default: 'prod' } } },
+      {
+        url: 'https://{apiId}.execute-api.{region}.amazonaws.com/{stage}',
+        variables: { apiId: { default: 'apiId' }, region: { default: 'eu-central-1' }, stage: { default: 'prod' } },
+      },
     ],
     security: [{ bearerAuth: [] }],
     paths: {
@@ -107,9 +144,21 @@ export function buildOpenApi(): Record<string, unknown> {
           summary: 'Ask to terminate a contract early',
           parameters: [
             { name: 'contractId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
-            { name: 'Idempotency-Key', in: 'header', required: true, description: 'UUID; scoped to the customer; kept 24 h. Missing: 400 IDEMPOTENCY_KEY_MISSING.', schema: { type: 'string', format: 'uuid' } },
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: true,
+              description: 'UUID; scoped to the customer; kept 24 h. Missing: 400 IDEMPOTENCY_KEY_MISSING.',
+              schema: { type: 'string', format: 'uuid' },
+            },
             { name: 'X-Correlation-Id', in: 'header', required: false, schema: { type: 'string', format: 'uuid' } },
-            { name: 'Accept-Language', in: 'header', required: false, description: 'ru for Russian texts; English otherwise.', schema: { type: 'string' } },
+            {
+              name: 'Accept-Language',
+              in: 'header',
+              required: false,
+              description: 'ru for Russian texts; English otherwise.',
+              schema: { type: 'string' },
+            },
           ],
           requestBody: {
             required: true,
@@ -126,7 +175,11 @@ export function buildOpenApi(): Record<string, unknown> {
             },
           },
           responses: {
-            '201': { description: 'Request created.', headers: successHeaders, content: { 'application/json': { schema: { $ref: '#/components/schemas/TerminationRequest' }, example: created } } },
+            '201': {
+              description: 'Request created.',
+              headers: successHeaders,
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/TerminationRequest' }, example: created } },
+            },
             '200': {
               description: 'The same call again: the earlier request, byte for byte.',
               headers: { ...successHeaders, 'Idempotent-Replayed': header('Present on replays.', { type: 'string', const: 'true' }, true) },

@@ -7,7 +7,7 @@ import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 export function allowPolicy(customerId: string, methodArn: string): APIGatewayAuthorizerResult {
   // arn:aws:execute-api:region:account:apiId/stage/METHOD/resource/path (the path may hold colons)
   const parts = methodArn.split(':');
-  const [apiId, stage] = (parts.slice(5).join(':')).split('/');
+  const [apiId, stage] = parts.slice(5).join(':').split('/');
   const resource = parts.length >= 6 && apiId && stage ? `${parts.slice(0, 5).join(':')}:${apiId}/${stage}/*/*` : methodArn;
   return {
     principalId: customerId,

@@ -1,7 +1,14 @@
 import { JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import type { Fetcher } from 'aws-jwt-verify/https';
-import { FetchError, JwksNotAvailableInCacheError, JwksValidationError, JwtBaseError, JwtInvalidAudienceError, ParameterValidationError } from 'aws-jwt-verify/error';
+import {
+  FetchError,
+  JwksNotAvailableInCacheError,
+  JwksValidationError,
+  JwtBaseError,
+  JwtInvalidAudienceError,
+  ParameterValidationError,
+} from 'aws-jwt-verify/error';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { AuthConfig } from '../config/config';
 
@@ -53,7 +60,11 @@ const loopbackFetcher: Fetcher = {
 };
 
 function isTokenFault(error: unknown): error is JwtBaseError {
-  const outage = error instanceof FetchError || error instanceof JwksValidationError || error instanceof JwksNotAvailableInCacheError || error instanceof ParameterValidationError;
+  const outage =
+    error instanceof FetchError ||
+    error instanceof JwksValidationError ||
+    error instanceof JwksNotAvailableInCacheError ||
+    error instanceof ParameterValidationError;
   return error instanceof JwtBaseError && !outage;
 }
 
@@ -71,7 +82,8 @@ export function createTokenVerifier(config: AuthConfig): CustomerIdOf {
       jwksUri: config.jwksUri,
       audience: null,
       customJwtCheck: ({ payload }) => {
-        if (!hasAudience(payload, config.audience)) throw new JwtInvalidAudienceError('Audience not allowed', payload.aud ?? null, config.audience);
+        if (!hasAudience(payload, config.audience))
+          throw new JwtInvalidAudienceError('Audience not allowed', payload.aud ?? null, config.audience);
       },
     },
     isLoopbackHttp(config.jwksUri) ? { jwksCache: new SimpleJwksCache({ fetcher: loopbackFetcher }) } : undefined,
@@ -87,7 +99,8 @@ export function createTokenVerifier(config: AuthConfig): CustomerIdOf {
       throw error;
     }
     const customerId = payload[config.customerIdClaim];
-    if (typeof customerId !== 'string' || !CUSTOMER_ID.test(customerId)) throw new InvalidTokenError(`no usable ${config.customerIdClaim} claim`);
+    if (typeof customerId !== 'string' || !CUSTOMER_ID.test(customerId))
+      throw new InvalidTokenError(`no usable ${config.customerIdClaim} claim`);
     return customerId;
   };
 }

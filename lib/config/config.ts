@@ -53,7 +53,8 @@ class Reader {
     if (value && URL.canParse(value)) {
       const url = new URL(value);
       const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-      if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) this.problems.push(`${name} must be an https URL, got "${value}"`);
+      if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
+        this.problems.push(`${name} must be an https URL, got "${value}"`);
     }
     return value;
   }

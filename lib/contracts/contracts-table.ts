@@ -17,11 +17,7 @@ export interface Contract {
 export const ACTIVE_STATUS = 'ACTIVE';
 
 export type ContractVerdict =
-  | { kind: 'ok' }
-  | { kind: 'not-found' }
-  | { kind: 'access-denied' }
-  | { kind: 'not-active' }
-  | { kind: 'date-after-end'; endDate: string };
+  { kind: 'ok' } | { kind: 'not-found' } | { kind: 'access-denied' } | { kind: 'not-active' } | { kind: 'date-after-end'; endDate: string };
 
 /** The ConditionCheck that lets the write go through only for an active contract of this customer. */
 export function contractConditionCheck(
@@ -45,7 +41,11 @@ export function contractConditionCheck(
  * Why the contract refuses the request, in the order a client should learn it: existence, then
  * ownership (so nothing about another customer's contract leaks), then state, then end date.
  */
-export function judgeContract(contract: Record<string, unknown> | undefined, customerId: string, desiredTerminationDate: string): ContractVerdict {
+export function judgeContract(
+  contract: Record<string, unknown> | undefined,
+  customerId: string,
+  desiredTerminationDate: string,
+): ContractVerdict {
   if (!contract) return { kind: 'not-found' };
   if (contract['customerId'] !== customerId) return { kind: 'access-denied' };
   if (contract['status'] !== ACTIVE_STATUS) return { kind: 'not-active' };

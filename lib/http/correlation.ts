@@ -9,8 +9,14 @@ import type { Texts } from './texts';
  * The id every answer carries (D8): the client's X-Correlation-Id when it is a UUID, else a new
  * one; a sent value that is not a UUID is also a field problem to report.
  */
-export function correlationOf(event: Pick<APIGatewayProxyEvent, 'headers'>, texts: Texts): { correlationId: string; problems: ErrorDetail[] } {
+export function correlationOf(
+  event: Pick<APIGatewayProxyEvent, 'headers'>,
+  texts: Texts,
+): { correlationId: string; problems: ErrorDetail[] } {
   const sent = header(event, 'X-Correlation-Id');
   if (sent !== undefined && isUuid(sent)) return { correlationId: sent, problems: [] };
-  return { correlationId: randomUUID(), problems: sent === undefined ? [] : [{ field: 'X-Correlation-Id', reason: texts.reason.mustBeUuid }] };
+  return {
+    correlationId: randomUUID(),
+    problems: sent === undefined ? [] : [{ field: 'X-Correlation-Id', reason: texts.reason.mustBeUuid }],
+  };
 }

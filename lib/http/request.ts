@@ -24,7 +24,10 @@ function isJsonContentType(value: string | undefined): boolean {
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /** The body as a parsed JSON object, or MALFORMED_REQUEST (D7). */
-export function readJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'headers' | 'body' | 'isBase64Encoded'>, texts: Texts): Record<string, unknown> {
+export function readJsonObjectBody(
+  event: Pick<APIGatewayProxyEvent, 'headers' | 'body' | 'isBase64Encoded'>,
+  texts: Texts,
+): Record<string, unknown> {
   if (!isJsonContentType(header(event, 'Content-Type'))) {
     throw new MalformedRequestError([{ field: 'Content-Type', reason: texts.reason.contentType }]);
   }

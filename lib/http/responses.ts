@@ -5,7 +5,12 @@ import type { ErrorBody } from '../validation/schemas';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
 
-export function jsonResponse(statusCode: number, body: unknown, correlationId: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
+export function jsonResponse(
+  statusCode: number,
+  body: unknown,
+  correlationId: string,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult {
   return {
     statusCode,
     headers: { ...JSON_HEADERS, 'X-Correlation-Id': correlationId, ...headers },

@@ -6,7 +6,6 @@ import { Logger } from '@aws-lambda-powertools/logger';
  */
 export const logger = new Logger({ serviceName: 'contract-termination' });
 
-
 /** `40817810700000000001` -> `****************0001`: enough to tell accounts apart in a log. */
 export function maskAccountNumber(accountNumber: string): string {
   return `${'*'.repeat(Math.max(0, accountNumber.length - 4))}${accountNumber.slice(-4)}`;

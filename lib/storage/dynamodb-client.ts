@@ -36,7 +36,17 @@ const UNAVAILABLE_NAMES = new Set([
   'AbortError',
 ]);
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+]);
 
 /** True when DynamoDB was throttled, unreachable or too slow: the client may retry later (D9). */
 export function isDynamoDbUnavailable(error: unknown): boolean {
@@ -44,6 +54,9 @@ export function isDynamoDbUnavailable(error: unknown): boolean {
   if (UNAVAILABLE_NAMES.has(error.name)) return true;
   const code = 'code' in error ? error.code : undefined;
   if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
-  const status = '$metadata' in error && typeof error.$metadata === 'object' && error.$metadata !== null && 'httpStatusCode' in error.$metadata ? error.$metadata.httpStatusCode : undefined;
+  const status =
+    '$metadata' in error && typeof error.$metadata === 'object' && error.$metadata !== null && 'httpStatusCode' in error.$metadata
+      ? error.$metadata.httpStatusCode
+      : undefined;
   return typeof status === 'number' && status >= 500;
 }

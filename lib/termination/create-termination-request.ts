@@ -62,7 +62,8 @@ interface ValidCall {
 /** D2 and D7: structure first, listing every problem, with the key's presence checked alone. */
 function validateCall(call: CreateCall, timeZone: string, now: Date): ValidCall {
   const { texts } = call;
-  if (call.idempotencyKey === undefined || call.idempotencyKey.trim() === '') throw new ApiError('IDEMPOTENCY_KEY_MISSING', [{ field: 'Idempotency-Key', reason: texts.reason.required }]);
+  if (call.idempotencyKey === undefined || call.idempotencyKey.trim() === '')
+    throw new ApiError('IDEMPOTENCY_KEY_MISSING', [{ field: 'Idempotency-Key', reason: texts.reason.required }]);
   const details: ErrorDetail[] = [...call.headerProblems];
   if (!isUuid(call.contractId)) details.push({ field: 'contractId', reason: texts.reason.mustBeUuid });
   if (!isUuid(call.idempotencyKey)) details.push({ field: 'Idempotency-Key', reason: texts.reason.mustBeUuid });
@@ -93,7 +94,10 @@ function validateCall(call: CreateCall, timeZone: string, now: Date): ValidCall 
 /** Business rules that need no stored data (D6). */
 function staticRuleBreach(input: TerminationRequestInput, texts: Texts): BusinessRuleError | undefined {
   if (!isAccountKeyValid(input.bankDetails.bik, input.bankDetails.accountNumber)) {
-    return new BusinessRuleError('BANK_ACCOUNT_KEY_MISMATCH', { field: 'bankDetails.accountNumber', reason: texts.reason.accountKeyMismatch });
+    return new BusinessRuleError('BANK_ACCOUNT_KEY_MISMATCH', {
+      field: 'bankDetails.accountNumber',
+      reason: texts.reason.accountKeyMismatch,
+    });
   }
   if (input.reasonCode === REASON_NEEDING_COMMENT && (input.comment ?? '').trim() === '') {
     return new BusinessRuleError('COMMENT_REQUIRED', { field: 'comment', reason: texts.reason.commentRequired });
@@ -111,7 +115,10 @@ function answerFromRecord(record: IdempotencyRecord, call: ValidCall, texts: Tex
 function refusal(outcome: Exclude<WriteOutcome, { kind: 'created' | 'key-used' | 'number-taken' | 'retry' }>, texts: Texts): ApiError {
   const r = texts.reason;
   if (outcome.kind === 'slot-taken') {
-    return new ActiveRequestExistsError(outcome.requestNumber, { field: 'contractId', reason: r.activeRequestExists(outcome.requestNumber) });
+    return new ActiveRequestExistsError(outcome.requestNumber, {
+      field: 'contractId',
+      reason: r.activeRequestExists(outcome.requestNumber),
+    });
   }
   const verdict = outcome.verdict;
   switch (verdict.kind) {
@@ -122,11 +129,20 @@ function refusal(outcome: Exclude<WriteOutcome, { kind: 'created' | 'key-used' |
     case 'not-active':
       return new BusinessRuleError('CONTRACT_NOT_ACTIVE', { field: 'contractId', reason: r.contractNotActive });
     case 'date-after-end':
-      return new BusinessRuleError('TERMINATION_DATE_AFTER_CONTRACT_END', { field: 'desiredTerminationDate', reason: r.dateAfterContractEnd(verdict.endDate) });
+      return new BusinessRuleError('TERMINATION_DATE_AFTER_CONTRACT_END', {
+        field: 'desiredTerminationDate',
+        reason: r.dateAfterContractEnd(verdict.endDate),
+      });
   }
 }
 
-async function createOrExplain(deps: CreateDeps, call: ValidCall, texts: Texts, now: Date, abortSignal: AbortSignal): Promise<CreateResult> {
+async function createOrExplain(
+  deps: CreateDeps,
+  call: ValidCall,
+  texts: Texts,
+  now: Date,
+  abortSignal: AbortSignal,
+): Promise<CreateResult> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   for (let attempt = 0; ; attempt++) {
     const requestId = randomUUID();

@@ -12,5 +12,7 @@ export function canonicalJson(value: unknown): string {
 
 /** What makes two calls "the same call" for idempotency (D2): the contract and the parsed body. */
 export function requestFingerprint(contractId: string, body: unknown): string {
-  return createHash('sha256').update(canonicalJson({ contractId: contractId.toLowerCase(), body })).digest('base64url');
+  return createHash('sha256')
+    .update(canonicalJson({ contractId: contractId.toLowerCase(), body }))
+    .digest('base64url');
 }

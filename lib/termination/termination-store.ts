@@ -65,7 +65,8 @@ function asIdempotencyRecord(item: Record<string, unknown> | undefined, nowSecon
   const { fingerprint, requestId, expiresAt, responseJson } = item;
   // An expired record that TTL has not deleted yet counts as absent (D2).
   if (typeof expiresAt !== 'number' || expiresAt <= nowSeconds) return undefined;
-  if (typeof fingerprint !== 'string' || typeof requestId !== 'string' || typeof responseJson !== 'string') throw new Error('Malformed idempotency record');
+  if (typeof fingerprint !== 'string' || typeof requestId !== 'string' || typeof responseJson !== 'string')
+    throw new Error('Malformed idempotency record');
   const response: unknown = JSON.parse(responseJson);
   if (!isTerminationRequest(response)) throw new Error('Malformed idempotency record');
   return { fingerprint, requestId, expiresAt, response };
@@ -113,7 +114,12 @@ export class TerminationStore {
               },
             },
             {
-              ConditionCheck: contractConditionCheck(this.tables.contracts, request.contractLookupId, request.customerId, request.input.desiredTerminationDate),
+              ConditionCheck: contractConditionCheck(
+                this.tables.contracts,
+                request.contractLookupId,
+                request.customerId,
+                request.input.desiredTerminationDate,
+              ),
             },
             {
               Put: {
@@ -161,28 +167,41 @@ export class TerminationStore {
       );
       return { kind: 'created' };
     } catch (error) {
-      if (error instanceof TransactionCanceledException) return this.explain(error.CancellationReasons ?? [], request, nowSeconds, abortSignal);
+      if (error instanceof TransactionCanceledException)
+        return this.explain(error.CancellationReasons ?? [], request, nowSeconds, abortSignal);
       if (error instanceof Error && error.name === 'TransactionConflictException') return { kind: 'retry' };
       throw error;
     }
   }
 
   /** Reads the key's record, skipping one that has expired. */
-  async findIdempotencyRecord(customerId: string, idempotencyKey: string, nowSeconds: number, abortSignal?: AbortSignal): Promise<IdempotencyRecord | undefined> {
+  async findIdempotencyRecord(
+    customerId: string,
+    idempotencyKey: string,
+    nowSeconds: number,
+    abortSignal?: AbortSignal,
+  ): Promise<IdempotencyRecord | undefined> {
     return asIdempotencyRecord(await this.readConsistently(idempotencyKeyOf(customerId, idempotencyKey), abortSignal), nowSeconds);
   }
 
-  private async explain(reasons: CancellationReason[], request: NewRequest, nowSeconds: number, abortSignal?: AbortSignal): Promise<WriteOutcome> {
+  private async explain(
+    reasons: CancellationReason[],
+    request: NewRequest,
+    nowSeconds: number,
+    abortSignal?: AbortSignal,
+  ): Promise<WriteOutcome> {
     const failed = (i: number) => reasons[i]?.Code === 'ConditionalCheckFailed';
 
     if (failed(KEY)) {
       const record =
-        asIdempotencyRecord(oldItem(reasons[KEY]), nowSeconds) ?? (await this.findIdempotencyRecord(request.customerId, request.idempotencyKey, nowSeconds, abortSignal));
+        asIdempotencyRecord(oldItem(reasons[KEY]), nowSeconds) ??
+        (await this.findIdempotencyRecord(request.customerId, request.idempotencyKey, nowSeconds, abortSignal));
       return record ? { kind: 'key-used', record } : { kind: 'retry' };
     }
     if (failed(CONTRACT)) {
       const returned = oldItem(reasons[CONTRACT]);
-      const contract = returned ?? (await readContractConsistently(this.client, this.tables.contracts, request.contractLookupId, abortSignal));
+      const contract =
+        returned ?? (await readContractConsistently(this.client, this.tables.contracts, request.contractLookupId, abortSignal));
       const verdict = judgeContract(contract, request.customerId, request.input.desiredTerminationDate);
       if (verdict.kind !== 'ok') return { kind: 'contract', verdict };
       // The item the condition refused looks fine to us: not a race but a rule we do not know.
@@ -200,7 +219,9 @@ export class TerminationStore {
   }
 
   private async readConsistently(pk: string, abortSignal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.requests, Key: { pk }, ConsistentRead: true }), { abortSignal });
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.requests, Key: { pk }, ConsistentRead: true }), {
+      abortSignal,
+    });
     return Item;
   }
 }

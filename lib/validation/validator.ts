@@ -20,7 +20,13 @@ const joinField = (path: string, name: string) => (path ? `${path}.${name}` : na
  * is always a name, even when it is all digits.
  */
 function fieldPath(instancePath: string, child?: string): string {
-  const segments = instancePath === '' ? [] : instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments =
+    instancePath === ''
+      ? []
+      : instancePath
+          .slice(1)
+          .split('/')
+          .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const path = segments.reduce((p, s) => (/^\d+$/.test(s) ? `${p}[${s}]` : joinField(p, s)), '');
   return child === undefined ? path : joinField(path, child);
 }
@@ -60,7 +66,8 @@ function detailOf(error: ErrorObject, texts: Texts): ErrorDetail {
     }
     case 'type': {
       const expected = params['type'];
-      const reason = expected === 'object' ? r.mustBeObject : expected === 'array' ? r.mustBeArray : expected === 'string' ? r.mustBeString : r.invalid;
+      const reason =
+        expected === 'object' ? r.mustBeObject : expected === 'array' ? r.mustBeArray : expected === 'string' ? r.mustBeString : r.invalid;
       return { field, reason: field.startsWith('documentIds[') ? r.mustBeUuid : reason };
     }
     case 'enum':

@@ -28,7 +28,14 @@ export function apiEvent(options: EventOptions): APIGatewayProxyEvent {
     requestContext: {
       accountId: '123456789012',
       apiId: 'abc123def4',
-      authorizer: options.customerId === null ? null : { customerId: options.customerId ?? 'customer-anna', principalId: options.customerId ?? 'customer-anna', integrationLatency: 12 },
+      authorizer:
+        options.customerId === null
+          ? null
+          : {
+              customerId: options.customerId ?? 'customer-anna',
+              principalId: options.customerId ?? 'customer-anna',
+              integrationLatency: 12,
+            },
       protocol: 'HTTP/1.1',
       httpMethod: 'POST',
       identity: {

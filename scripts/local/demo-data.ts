@@ -24,10 +24,20 @@ export const DEMO_END_DATE = '2045-12-31';
 
 export const DEMO_CONTRACTS: Contract[] = [
   { contractId: DEMO_CUSTOMERS.anna.contracts.active, customerId: DEMO_CUSTOMERS.anna.customerId, status: 'ACTIVE' },
-  { contractId: DEMO_CUSTOMERS.anna.contracts.withEndDate, customerId: DEMO_CUSTOMERS.anna.customerId, status: 'ACTIVE', endDate: DEMO_END_DATE },
+  {
+    contractId: DEMO_CUSTOMERS.anna.contracts.withEndDate,
+    customerId: DEMO_CUSTOMERS.anna.customerId,
+    status: 'ACTIVE',
+    endDate: DEMO_END_DATE,
+  },
   { contractId: DEMO_CUSTOMERS.anna.contracts.closed, customerId: DEMO_CUSTOMERS.anna.customerId, status: 'CLOSED' },
   { contractId: DEMO_CUSTOMERS.boris.contracts.active, customerId: DEMO_CUSTOMERS.boris.customerId, status: 'ACTIVE' },
-  { contractId: DEMO_CUSTOMERS.boris.contracts.withEndDate, customerId: DEMO_CUSTOMERS.boris.customerId, status: 'ACTIVE', endDate: DEMO_END_DATE },
+  {
+    contractId: DEMO_CUSTOMERS.boris.contracts.withEndDate,
+    customerId: DEMO_CUSTOMERS.boris.customerId,
+    status: 'ACTIVE',
+    endDate: DEMO_END_DATE,
+  },
 ];
 
 /** A valid pair from D6: the bank's BIK and an account whose control key matches it. */
@@ -35,6 +45,8 @@ export const DEMO_BANK_DETAILS = { bik: '044525225', accountNumber: '40817810700
 
 export async function putContracts(client: DynamoDBDocumentClient, tableName: string, contracts: Contract[]): Promise<void> {
   for (let i = 0; i < contracts.length; i += 25) {
-    await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: contracts.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+    await client.send(
+      new BatchWriteCommand({ RequestItems: { [tableName]: contracts.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }),
+    );
   }
 }

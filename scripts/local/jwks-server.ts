@@ -6,7 +6,11 @@ export const JWKS_PATH = '/.well-known/jwks.json';
 export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** Serves the local JWKS over HTTP on loopback, as an identity provider would over HTTPS. */
-export async function startJwksServer(jwks: unknown, port: number, extra?: ExtraRoutes): Promise<{ uri: string; origin: string; stop: () => Promise<void> }> {
+export async function startJwksServer(
+  jwks: unknown,
+  port: number,
+  extra?: ExtraRoutes,
+): Promise<{ uri: string; origin: string; stop: () => Promise<void> }> {
   const body = JSON.stringify(jwks);
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === JWKS_PATH) {

@@ -23,7 +23,13 @@ const serverlessBin = createRequire(import.meta.url).resolve('osls/bin/serverles
 /** Starts `serverless offline --stage local` and waits until its HTTP port answers. */
 export async function startOffline(options: OfflineOptions): Promise<RunningOffline> {
   const child = spawn(process.execPath, [serverlessBin, 'offline', 'start', '--stage', 'local'], {
-    env: { ...process.env, ...options.env, API_PORT: String(options.apiPort), LAMBDA_PORT: String(options.lambdaPort), SLS_TELEMETRY_DISABLED: '1' },
+    env: {
+      ...process.env,
+      ...options.env,
+      API_PORT: String(options.apiPort),
+      LAMBDA_PORT: String(options.lambdaPort),
+      SLS_TELEMETRY_DISABLED: '1',
+    },
     stdio: ['ignore', options.output ?? 'pipe', options.output ?? 'pipe'],
   });
   const output = collectOutput(child);

@@ -27,7 +27,14 @@ export function loadOrCreateSigningKey(dir: string): SigningKey {
   const file = join(dir, 'signing-key.json');
   if (existsSync(file)) {
     const saved: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    if (saved && typeof saved === 'object' && 'kid' in saved && 'privateKeyPem' in saved && typeof saved.kid === 'string' && typeof saved.privateKeyPem === 'string') {
+    if (
+      saved &&
+      typeof saved === 'object' &&
+      'kid' in saved &&
+      'privateKeyPem' in saved &&
+      typeof saved.kid === 'string' &&
+      typeof saved.privateKeyPem === 'string'
+    ) {
       const privateKey = createPrivateKey(saved.privateKeyPem);
       const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
       return { kid: saved.kid, privateKey, jwks: { keys: [{ ...jwk, kid: saved.kid, alg: 'RS256', use: 'sig' }] } };
@@ -35,7 +42,9 @@ export function loadOrCreateSigningKey(dir: string): SigningKey {
   }
   const key = makeSigningKey();
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify({ kid: key.kid, privateKeyPem: key.privateKey.export({ format: 'pem', type: 'pkcs8' }) }), { mode: 0o600 });
+  writeFileSync(file, JSON.stringify({ kid: key.kid, privateKeyPem: key.privateKey.export({ format: 'pem', type: 'pkcs8' }) }), {
+    mode: 0o600,
+  });
   return key;
 }
 

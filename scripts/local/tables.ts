@@ -1,4 +1,10 @@
-import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import definitions from '../../lib/storage/tables.json' with { type: 'json' };
 
 /*
@@ -18,14 +24,24 @@ function oneOf<T extends string>(value: string, allowed: readonly T[]): T {
   return found;
 }
 
-async function createTable(client: DynamoDBClient, tableName: string, properties: (typeof definitions.Resources)['RequestsTable' | 'ContractsTable']['Properties']): Promise<void> {
+async function createTable(
+  client: DynamoDBClient,
+  tableName: string,
+  properties: (typeof definitions.Resources)['RequestsTable' | 'ContractsTable']['Properties'],
+): Promise<void> {
   try {
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: properties.AttributeDefinitions.map((a) => ({ AttributeName: a.AttributeName, AttributeType: oneOf(a.AttributeType, ['S', 'N', 'B'] as const) })),
-        KeySchema: properties.KeySchema.map((k) => ({ AttributeName: k.AttributeName, KeyType: oneOf(k.KeyType, ['HASH', 'RANGE'] as const) })),
+        AttributeDefinitions: properties.AttributeDefinitions.map((a) => ({
+          AttributeName: a.AttributeName,
+          AttributeType: oneOf(a.AttributeType, ['S', 'N', 'B'] as const),
+        })),
+        KeySchema: properties.KeySchema.map((k) => ({
+          AttributeName: k.AttributeName,
+          KeyType: oneOf(k.KeyType, ['HASH', 'RANGE'] as const),
+        })),
       }),
     );
   } catch (error) {

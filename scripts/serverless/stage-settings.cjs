@@ -27,7 +27,8 @@ class StageSettings {
     const [deploymentId, deployment] = deployments[0];
     const rate = Number(settings.throttlingRateLimit);
     const burst = Number(settings.throttlingBurstLimit);
-    if (!(rate > 0) || !(burst > 0)) throw new Error('stage-settings: throttlingRateLimit and throttlingBurstLimit must be positive numbers');
+    if (!(rate > 0) || !(burst > 0))
+      throw new Error('stage-settings: throttlingRateLimit and throttlingBurstLimit must be positive numbers');
 
     const stageName = deployment.Properties.StageName;
     delete deployment.Properties.StageName;
@@ -42,7 +43,9 @@ class StageSettings {
         DeploymentId: { Ref: deploymentId },
         StageName: stageName,
         TracingEnabled: String(settings.tracingEnabled) === 'true',
-        MethodSettings: [{ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst, MetricsEnabled: true }],
+        MethodSettings: [
+          { HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst, MetricsEnabled: true },
+        ],
       },
     };
   }

@@ -19,7 +19,15 @@ async function packageStage(stage: string, env: Record<string, string> = {}): Pr
   const dir = mkdtempSync(join(tmpdir(), `package-${stage}-`));
   dirs.push(dir);
   await promisify(execFile)(process.execPath, [serverlessBin, 'package', '--stage', stage, '--package', dir], {
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', SLS_TELEMETRY_DISABLED: '1', JWT_ISSUER: 'https://issuer.example', JWT_AUDIENCE: 'termination-api', JWKS_URI: 'https://issuer.example/.well-known/jwks.json', ...env },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '',
+      SLS_TELEMETRY_DISABLED: '1',
+      JWT_ISSUER: 'https://issuer.example',
+      JWT_AUDIENCE: 'termination-api',
+      JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
+      ...env,
+    },
   });
   return obj(JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')));
 }
@@ -27,7 +35,8 @@ async function packageStage(stage: string, env: Record<string, string> = {}): Pr
 function obj(value: unknown): Json {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value)) : {};
 }
-const at = (value: unknown, ...path: (string | number)[]): unknown => path.reduce<unknown>((v, key) => (Array.isArray(v) ? v[Number(key)] : obj(v)[String(key)]), value);
+const at = (value: unknown, ...path: (string | number)[]): unknown =>
+  path.reduce<unknown>((v, key) => (Array.isArray(v) ? v[Number(key)] : obj(v)[String(key)]), value);
 const resources = (template: Json) => Object.entries(obj(template['Resources']));
 const ofType = (template: Json, type: string) => resources(template).filter(([, r]) => at(r, 'Type') === type);
 const resource = (template: Json, name: string) => obj(obj(template['Resources'])[name]);
@@ -72,16 +81,27 @@ describe('the API', () => {
     const response = ofType(prod, 'AWS::ApiGateway::GatewayResponse').find(([, r]) => at(r, 'Properties', 'ResponseType') === type)?.[1];
     expect(at(response, 'Properties', 'StatusCode')).toBe(status);
     const template = String(at(response, 'Properties', 'ResponseTemplates', 'application/json'));
-    for (const field of ['"errorCode"', '"message"', '"correlationId":"$context.requestId"', '"details"']) expect(template).toContain(field);
+    for (const field of ['"errorCode"', '"message"', '"correlationId":"$context.requestId"', '"details"'])
+      expect(template).toContain(field);
     expect(at(response, 'Properties', 'ResponseParameters', 'gatewayresponse.header.X-Correlation-Id')).toBe('context.requestId');
   });
 
   it('throttles the stage, declared as a resource of its own, with the configured rate and burst', () => {
     const settingsOf = (template: Json) => at(resource(template, 'ApiGatewayStage'), 'Properties', 'MethodSettings', 0);
-    expect(settingsOf(prod)).toEqual({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100, MetricsEnabled: true });
+    expect(settingsOf(prod)).toEqual({
+      HttpMethod: '*',
+      ResourcePath: '/*',
+      ThrottlingRateLimit: 50,
+      ThrottlingBurstLimit: 100,
+      MetricsEnabled: true,
+    });
     expect(settingsOf(dev)).toMatchObject({ ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 });
     const [[deploymentId, deployment] = []] = ofType(prod, 'AWS::ApiGateway::Deployment');
-    expect(at(resource(prod, 'ApiGatewayStage'), 'Properties')).toMatchObject({ StageName: 'prod', DeploymentId: { Ref: deploymentId }, RestApiId: { Ref: 'ApiGatewayRestApi' } });
+    expect(at(resource(prod, 'ApiGatewayStage'), 'Properties')).toMatchObject({
+      StageName: 'prod',
+      DeploymentId: { Ref: deploymentId },
+      RestApiId: { Ref: 'ApiGatewayRestApi' },
+    });
     // A StageName or StageDescription on the deployment would clash with the stage from the second deploy on.
     expect(Object.keys(obj(at(deployment, 'Properties')))).toEqual(['RestApiId']);
   });
@@ -103,8 +123,12 @@ describe('the functions', () => {
       expect(at(fn, 'Properties', 'Architectures')).toEqual(['arm64']);
       expect(String(at(fn, 'Properties', 'Handler'))).toMatch(/^\.build\/[a-z-]+\/index\.handler$/);
     }
-    expect(at(resource(prod, 'CreateTerminationRequestLambdaFunction'), 'Properties', 'Role')).toEqual({ 'Fn::GetAtt': ['CreateTerminationRequestRole', 'Arn'] });
-    expect(at(resource(prod, 'AuthorizeCustomerLambdaFunction'), 'Properties', 'Role')).toEqual({ 'Fn::GetAtt': ['AuthorizerRole', 'Arn'] });
+    expect(at(resource(prod, 'CreateTerminationRequestLambdaFunction'), 'Properties', 'Role')).toEqual({
+      'Fn::GetAtt': ['CreateTerminationRequestRole', 'Arn'],
+    });
+    expect(at(resource(prod, 'AuthorizeCustomerLambdaFunction'), 'Properties', 'Role')).toEqual({
+      'Fn::GetAtt': ['AuthorizerRole', 'Arn'],
+    });
   });
 
   it('keep their logs for a set time (90 days on prod)', () => {
@@ -122,14 +146,20 @@ function statements(template: Json, role: string): { actions: string[]; resource
   return policies.flatMap((policy: unknown) => {
     // Policies behind Fn::If (tracing) are checked separately.
     const list = at(policy, 'PolicyDocument', 'Statement');
-    return Array.isArray(list) ? list.map((s: unknown) => ({ actions: [at(s, 'Action')].flat().map(String).sort(), resource: at(s, 'Resource') })) : [];
+    return Array.isArray(list)
+      ? list.map((s: unknown) => ({ actions: [at(s, 'Action')].flat().map(String).sort(), resource: at(s, 'Resource') }))
+      : [];
   });
 }
 
 describe('least privilege', () => {
   it('lets the create function put and get on its table, check and get on the contracts table, and write its own logs: nothing else', () => {
     const allowed = statements(prod, 'CreateTerminationRequestRole');
-    expect(allowed.map((s) => s.actions)).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents'], ['dynamodb:GetItem', 'dynamodb:PutItem'], ['dynamodb:ConditionCheckItem', 'dynamodb:GetItem']]);
+    expect(allowed.map((s) => s.actions)).toEqual([
+      ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      ['dynamodb:ConditionCheckItem', 'dynamodb:GetItem'],
+    ]);
     expect(JSON.stringify(allowed[0]?.resource)).toContain('log-group:/aws/lambda/contract-termination-prod-createTerminationRequest:*');
     expect(JSON.stringify(allowed[1]?.resource)).toContain('table/contract-termination-prod-requests');
     expect(JSON.stringify(allowed[2]?.resource)).toContain('table/contract-termination-prod-contracts');
@@ -156,7 +186,9 @@ describe('least privilege', () => {
       const [conditional] = [at(resource(prod, role), 'Properties', 'Policies', 0, 'Fn::If')].flat();
       expect(conditional).toBe('TracingEnabled');
       const branches = at(resource(prod, role), 'Properties', 'Policies', 0, 'Fn::If');
-      expect(at(branches, 1, 'PolicyDocument', 'Statement')).toEqual([{ Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' }]);
+      expect(at(branches, 1, 'PolicyDocument', 'Statement')).toEqual([
+        { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
+      ]);
       expect(at(branches, 2)).toEqual({ Ref: 'AWS::NoValue' });
     }
     expect(at(prod, 'Conditions', 'TracingEnabled')).toEqual({ 'Fn::Equals': ['false', 'true'] });
@@ -191,9 +223,24 @@ describe('the tables', () => {
 
 describe('alarms', () => {
   it.each([
-    ['Api5xxRateAlarm', 'AWS/ApiGateway', '5XXError', () => ({ Name: 'ApiName', Value: at(resource(prod, 'ApiGatewayRestApi'), 'Properties', 'Name') })],
-    ['ApiLatencyP99Alarm', 'AWS/ApiGateway', 'Latency', () => ({ Name: 'ApiName', Value: at(resource(prod, 'ApiGatewayRestApi'), 'Properties', 'Name') })],
-    ['LambdaThrottlesAlarm', 'AWS/Lambda', 'Throttles', () => ({ Name: 'FunctionName', Value: at(resource(prod, 'CreateTerminationRequestLambdaFunction'), 'Properties', 'FunctionName') })],
+    [
+      'Api5xxRateAlarm',
+      'AWS/ApiGateway',
+      '5XXError',
+      () => ({ Name: 'ApiName', Value: at(resource(prod, 'ApiGatewayRestApi'), 'Properties', 'Name') }),
+    ],
+    [
+      'ApiLatencyP99Alarm',
+      'AWS/ApiGateway',
+      'Latency',
+      () => ({ Name: 'ApiName', Value: at(resource(prod, 'ApiGatewayRestApi'), 'Properties', 'Name') }),
+    ],
+    [
+      'LambdaThrottlesAlarm',
+      'AWS/Lambda',
+      'Throttles',
+      () => ({ Name: 'FunctionName', Value: at(resource(prod, 'CreateTerminationRequestLambdaFunction'), 'Properties', 'FunctionName') }),
+    ],
   ])('%s watches %s %s of this stack and tells the alarm topic', (name, namespace, metric, dimension) => {
     const alarm = at(resource(prod, name), 'Properties');
     expect(at(alarm, 'Namespace')).toBe(namespace);
@@ -206,8 +253,14 @@ describe('alarms', () => {
     const alarm = at(resource(prod, 'DynamoDbThrottlesAlarm'), 'Properties');
     const table = at(resource(prod, 'RequestsTable'), 'Properties', 'TableName');
     const metrics = at(alarm, 'Metrics');
-    expect(Array.isArray(metrics) ? metrics.map((m: unknown) => at(m, 'MetricStat', 'Metric', 'MetricName')).filter(Boolean) : []).toEqual(['WriteThrottleEvents', 'ReadThrottleEvents']);
-    expect(JSON.stringify(metrics).match(/"TableName","Value":"([^"]+)"/g)).toEqual([`"TableName","Value":"${String(table)}"`, `"TableName","Value":"${String(table)}"`]);
+    expect(Array.isArray(metrics) ? metrics.map((m: unknown) => at(m, 'MetricStat', 'Metric', 'MetricName')).filter(Boolean) : []).toEqual([
+      'WriteThrottleEvents',
+      'ReadThrottleEvents',
+    ]);
+    expect(JSON.stringify(metrics).match(/"TableName","Value":"([^"]+)"/g)).toEqual([
+      `"TableName","Value":"${String(table)}"`,
+      `"TableName","Value":"${String(table)}"`,
+    ]);
     expect(at(alarm, 'AlarmActions')).toEqual([{ Ref: 'AlarmTopic' }]);
   });
 

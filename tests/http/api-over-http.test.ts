@@ -26,7 +26,10 @@ beforeAll(async () => {
 
 afterAll(() => stop());
 
-async function post(contractId: string, options: { token?: string | null; key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
+async function post(
+  contractId: string,
+  options: { token?: string | null; key?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<HttpAnswer> {
   const token = options.token === undefined ? signToken(key, { customerId: anna.customerId }) : options.token;
   return stack.post(contractId, {
     authorization: token === null ? undefined : `Bearer ${token}`,
@@ -63,7 +66,7 @@ describe('over HTTP with real tokens', () => {
     expect(answer.headers.get('x-correlation-id')).toBe(correlationId);
   });
 
-  it('403 for another customer\'s contract, 404 for an unknown one, 422 for a closed one', async () => {
+  it("403 for another customer's contract, 404 for an unknown one, 422 for a closed one", async () => {
     expect((await post(boris.contracts.active)).status).toBe(403);
     expect((await post(randomUUID())).status).toBe(404);
     const closed = await post(anna.contracts.closed);
@@ -71,8 +74,11 @@ describe('over HTTP with real tokens', () => {
     expect(closed.body['errorCode']).toBe('CONTRACT_NOT_ACTIVE');
   });
 
-  it('the customer comes from the token: Boris\'s token creates on Boris\'s contract', async () => {
-    const answer = await post(boris.contracts.active, { token: signToken(key, { customerId: boris.customerId }), headers: { 'X-Customer-Id': anna.customerId } });
+  it("the customer comes from the token: Boris's token creates on Boris's contract", async () => {
+    const answer = await post(boris.contracts.active, {
+      token: signToken(key, { customerId: boris.customerId }),
+      headers: { 'X-Customer-Id': anna.customerId },
+    });
     expect(answer.status).toBe(201);
   });
 
@@ -116,7 +122,12 @@ describe('over HTTP with real tokens', () => {
     const answer = await post(boris.contracts.withEndDate, { token: signToken(key, { customerId: boris.customerId }) });
     proxy.setMode('pass');
     expect(answer.status).toBe(500);
-    expect(answer.body).toEqual({ errorCode: 'INTERNAL_ERROR', message: expect.any(String), correlationId: expect.any(String), details: [] });
+    expect(answer.body).toEqual({
+      errorCode: 'INTERNAL_ERROR',
+      message: expect.any(String),
+      correlationId: expect.any(String),
+      details: [],
+    });
     expect(JSON.stringify(answer.body)).not.toMatch(/stack|Error:|at /);
   });
 });

@@ -40,7 +40,8 @@ function breaches(answer: HttpAnswer): string[] {
     }
   }
   const errorCode = answer.body['errorCode'];
-  if (typeof errorCode === 'string' && !documented.exampleCodes.includes(errorCode)) problems.push(`errorCode ${errorCode} not listed for ${answer.status}`);
+  if (typeof errorCode === 'string' && !documented.exampleCodes.includes(errorCode))
+    problems.push(`errorCode ${errorCode} not listed for ${answer.status}`);
   return problems;
 }
 
@@ -50,14 +51,34 @@ const calls: [string, number, () => Promise<HttpAnswer>][] = [
   ['created', 201, () => stack.post(anna.contracts.active, { authorization: token, idempotencyKey: key, body })],
   ['replayed', 200, () => stack.post(anna.contracts.active, { authorization: token, idempotencyKey: key, body })],
   ['conflict', 409, () => stack.post(anna.contracts.active, { authorization: token, body })],
-  ['key reused', 422, () => stack.post(anna.contracts.active, { authorization: token, idempotencyKey: key, body: validBody({ comment: 'other' }) })],
+  [
+    'key reused',
+    422,
+    () => stack.post(anna.contracts.active, { authorization: token, idempotencyKey: key, body: validBody({ comment: 'other' }) }),
+  ],
   ['validation', 400, () => stack.post(anna.contracts.withEndDate, { authorization: token, body: { reasonCode: 'X' } })],
   ['key missing', 400, () => stack.post(anna.contracts.withEndDate, { authorization: token, body, headers: { 'Idempotency-Key': '' } })],
   ['malformed', 400, () => stack.post(anna.contracts.withEndDate, { authorization: token, rawBody: '{"a":' })],
   ['closed contract', 422, () => stack.post(anna.contracts.closed, { authorization: token, body })],
-  ['after the end date', 422, () => stack.post(anna.contracts.withEndDate, { authorization: token, body: validBody({ desiredTerminationDate: '2046-01-31' }) })],
-  ['account key', 422, () => stack.post(anna.contracts.withEndDate, { authorization: token, body: validBody({ bankDetails: { ...DEMO_BANK_DETAILS, accountNumber: '40817810700000000002' } }) })],
-  ['comment required', 422, () => stack.post(anna.contracts.withEndDate, { authorization: token, body: validBody({ reasonCode: 'OTHER', comment: ' ' }) })],
+  [
+    'after the end date',
+    422,
+    () => stack.post(anna.contracts.withEndDate, { authorization: token, body: validBody({ desiredTerminationDate: '2046-01-31' }) }),
+  ],
+  [
+    'account key',
+    422,
+    () =>
+      stack.post(anna.contracts.withEndDate, {
+        authorization: token,
+        body: validBody({ bankDetails: { ...DEMO_BANK_DETAILS, accountNumber: '40817810700000000002' } }),
+      }),
+  ],
+  [
+    'comment required',
+    422,
+    () => stack.post(anna.contracts.withEndDate, { authorization: token, body: validBody({ reasonCode: 'OTHER', comment: ' ' }) }),
+  ],
   ["another customer's contract", 403, () => stack.post(DEMO_CUSTOMERS.boris.contracts.active, { authorization: token, body })],
   ['unknown contract', 404, () => stack.post(randomUUID(), { authorization: token, body })],
   ['DynamoDB unreachable', 503, () => failing('refuse', { authorization: token, body })],

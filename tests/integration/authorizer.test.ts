@@ -12,14 +12,18 @@ let handler: (typeof import('../../functions/authorize-customer'))['handler'];
 beforeAll(async () => {
   const jwks = await startJwksServer(key.jwks, 0);
   stopJwks = jwks.stop;
-  Object.assign(process.env, { JWKS_URI: jwks.uri, JWT_ISSUER: LOCAL_ISSUER, JWT_AUDIENCE: LOCAL_AUDIENCE, POWERTOOLS_LOG_LEVEL: 'SILENT' });
+  Object.assign(process.env, {
+    JWKS_URI: jwks.uri,
+    JWT_ISSUER: LOCAL_ISSUER,
+    JWT_AUDIENCE: LOCAL_AUDIENCE,
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+  });
   ({ handler } = await import('../../functions/authorize-customer'));
 });
 
 afterAll(() => stopJwks());
 
 const authorize = (authorization: string) => handler(authorizerEvent(authorization === '' ? undefined : authorization));
-
 
 describe('authorizer', () => {
   it('allows a valid token and passes customerId in the context, for every route of the stage', async () => {
@@ -45,7 +49,11 @@ describe('authorizer', () => {
     spy.mockRestore();
     logger.setLogLevel('SILENT');
     const line = lines.find((l) => l.includes('token refused')) ?? '';
-    expect(JSON.parse(line)).toMatchObject({ correlationId, apiRequestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef', reason: expect.stringContaining('Audience') });
+    expect(JSON.parse(line)).toMatchObject({
+      correlationId,
+      apiRequestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
+      reason: expect.stringContaining('Audience'),
+    });
     expect(line).not.toContain(token.split('.')[1] ?? 'x');
   });
 
@@ -56,7 +64,12 @@ describe('authorizer', () => {
 
   it('fails, not refuses, when the JWKS cannot be fetched: an outage is no 401', async () => {
     const { createTokenVerifier, InvalidTokenError } = await import('../../lib/auth/token-verifier');
-    const verify = createTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: `http://127.0.0.1:${await freePort()}/jwks.json`, customerIdClaim: 'sub' });
+    const verify = createTokenVerifier({
+      issuer: LOCAL_ISSUER,
+      audience: LOCAL_AUDIENCE,
+      jwksUri: `http://127.0.0.1:${await freePort()}/jwks.json`,
+      customerIdClaim: 'sub',
+    });
     const error: unknown = await verify(signToken(key, { customerId: 'customer-anna' })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(InvalidTokenError);

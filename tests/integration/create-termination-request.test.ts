@@ -35,7 +35,14 @@ async function call(options: EventOptions): Promise<Answer> {
 /** A contract of its own for one test, so tests never share an active-request slot. */
 async function newContract(fields: { customerId?: string; status?: string; endDate?: string } = {}): Promise<string> {
   const contractId = randomUUID();
-  await tables.addContracts([{ contractId, customerId: fields.customerId ?? anna.customerId, status: fields.status ?? 'ACTIVE', ...(fields.endDate ? { endDate: fields.endDate } : {}) }]);
+  await tables.addContracts([
+    {
+      contractId,
+      customerId: fields.customerId ?? anna.customerId,
+      status: fields.status ?? 'ACTIVE',
+      ...(fields.endDate ? { endDate: fields.endDate } : {}),
+    },
+  ]);
   return contractId;
 }
 
@@ -150,7 +157,7 @@ describe('contract rules', () => {
     expect(answer.body).toMatchObject({ errorCode: 'CONTRACT_NOT_FOUND', details: [{ field: 'contractId' }] });
   });
 
-  it('403 CONTRACT_ACCESS_DENIED for another customer\'s contract, with no contract data', async () => {
+  it("403 CONTRACT_ACCESS_DENIED for another customer's contract, with no contract data", async () => {
     const answer = await call({ contractId: boris.contracts.withEndDate, body: validBody(), headers: headersWithKey() });
     expect(answer.status).toBe(403);
     expect(answer.body['errorCode']).toBe('CONTRACT_ACCESS_DENIED');
@@ -174,7 +181,12 @@ describe('contract rules', () => {
 
   it('treats an endDate stored as NULL as no end date', async () => {
     const contractId = randomUUID();
-    await tables.doc.send(new PutCommand({ TableName: tables.names.contracts, Item: { contractId, customerId: anna.customerId, status: 'ACTIVE', endDate: null } }));
+    await tables.doc.send(
+      new PutCommand({
+        TableName: tables.names.contracts,
+        Item: { contractId, customerId: anna.customerId, status: 'ACTIVE', endDate: null },
+      }),
+    );
     const answer = await call({ contractId, body: validBody(), headers: headersWithKey() });
     expect(answer.status).toBe(201);
   });
@@ -208,7 +220,11 @@ describe('business rules without stored data', () => {
   });
 
   it('422 COMMENT_REQUIRED for reason OTHER with a blank comment', async () => {
-    const answer = await call({ contractId: await newContract(), body: validBody({ reasonCode: 'OTHER', comment: '   ' }), headers: headersWithKey() });
+    const answer = await call({
+      contractId: await newContract(),
+      body: validBody({ reasonCode: 'OTHER', comment: '   ' }),
+      headers: headersWithKey(),
+    });
     expect(answer.status).toBe(422);
     expect(answer.body).toMatchObject({ errorCode: 'COMMENT_REQUIRED', details: [{ field: 'comment' }] });
   });
@@ -248,7 +264,11 @@ describe('400 and 401', () => {
   });
 
   it('refuses customerId anywhere in the body with its own reason', async () => {
-    const answer = await call({ contractId: await newContract(), body: validBody({ bankDetails: { customerId: 'x' } }), headers: headersWithKey() });
+    const answer = await call({
+      contractId: await newContract(),
+      body: validBody({ bankDetails: { customerId: 'x' } }),
+      headers: headersWithKey(),
+    });
     expect(answer.status).toBe(400);
     expect(answer.body['details']).toContainEqual({ field: 'bankDetails.customerId', reason: expect.stringContaining('must not be sent') });
   });
@@ -261,7 +281,10 @@ describe('400 and 401', () => {
   });
 
   it('answers 400 for a past date before a 422 rule when the key is new', async () => {
-    const body = validBody({ desiredTerminationDate: '2020-01-01', bankDetails: { bik: '044525225', accountNumber: '40817810700000000002', recipientName: 'A' } });
+    const body = validBody({
+      desiredTerminationDate: '2020-01-01',
+      bankDetails: { bik: '044525225', accountNumber: '40817810700000000002', recipientName: 'A' },
+    });
     const answer = await call({ contractId: await newContract(), body, headers: headersWithKey() });
     expect(answer.status).toBe(400);
     expect(detailFields(answer.body)).toEqual(['desiredTerminationDate']);
@@ -276,7 +299,11 @@ describe('400 and 401', () => {
   });
 
   it('refuses a date before today in the business time zone', async () => {
-    const answer = await call({ contractId: await newContract(), body: validBody({ desiredTerminationDate: '2020-01-01' }), headers: headersWithKey() });
+    const answer = await call({
+      contractId: await newContract(),
+      body: validBody({ desiredTerminationDate: '2020-01-01' }),
+      headers: headersWithKey(),
+    });
     expect(answer.status).toBe(400);
     expect(answer.body['details']).toEqual([{ field: 'desiredTerminationDate', reason: expect.stringContaining('earlier than today') }]);
   });
@@ -291,7 +318,11 @@ describe('400 and 401', () => {
   });
 
   it('refuses a contractId or X-Correlation-Id that is not a UUID, answering with a fresh correlation id', async () => {
-    const answer = await call({ contractId: 'contract-1', body: validBody(), headers: headersWithKey(undefined, { 'x-correlation-id': 'nope' }) });
+    const answer = await call({
+      contractId: 'contract-1',
+      body: validBody(),
+      headers: headersWithKey(undefined, { 'x-correlation-id': 'nope' }),
+    });
     expect(answer.status).toBe(400);
     expect(detailFields(answer.body).sort()).toEqual(['X-Correlation-Id', 'contractId']);
     expect(answer.body['correlationId']).toMatch(/^[0-9a-f-]{36}$/);
@@ -320,16 +351,28 @@ describe('400 and 401', () => {
 
   it('never takes the customer from the body, query or headers', async () => {
     const contractId = await newContract({ customerId: boris.customerId });
-    const answer = await call({ contractId, body: validBody(), headers: headersWithKey(undefined, { 'X-Customer-Id': boris.customerId, customerId: boris.customerId }) });
+    const answer = await call({
+      contractId,
+      body: validBody(),
+      headers: headersWithKey(undefined, { 'X-Customer-Id': boris.customerId, customerId: boris.customerId }),
+    });
     expect(answer.status).toBe(403);
   });
 });
 
 describe('texts and correlation', () => {
   it('answers in Russian when Accept-Language prefers ru', async () => {
-    const answer = await call({ contractId: randomUUID(), body: validBody(), headers: headersWithKey(undefined, { 'Accept-Language': 'ru-RU,ru;q=0.9,en;q=0.5' }) });
+    const answer = await call({
+      contractId: randomUUID(),
+      body: validBody(),
+      headers: headersWithKey(undefined, { 'Accept-Language': 'ru-RU,ru;q=0.9,en;q=0.5' }),
+    });
     expect(answer.body['message']).toBe('Договор не найден.');
-    const created = await call({ contractId: await newContract(), body: validBody(), headers: headersWithKey(undefined, { 'Accept-Language': 'ru' }) });
+    const created = await call({
+      contractId: await newContract(),
+      body: validBody(),
+      headers: headersWithKey(undefined, { 'Accept-Language': 'ru' }),
+    });
     expect(created.body['message']).toMatch(/^Ваша заявка .* принята\.$/);
   });
 

@@ -20,11 +20,20 @@ beforeAll(async () => {
 });
 
 function docClient(): DynamoDBDocumentClient {
-  return createDocumentClient({ region: 'eu-central-1', endpoint: tables.endpoint, requestTimeoutMs: 2000, connectTimeoutMs: 500, maxAttempts: 2 });
+  return createDocumentClient({
+    region: 'eu-central-1',
+    endpoint: tables.endpoint,
+    requestTimeoutMs: 2000,
+    connectTimeoutMs: 500,
+    maxAttempts: 2,
+  });
 }
 
 function deps(overrides: Partial<CreateDeps> & { client?: DynamoDBDocumentClient } = {}): CreateDeps {
-  const store = new TerminationStore(overrides.client ?? docClient(), { requests: tables.names.requests, contracts: tables.names.contracts });
+  const store = new TerminationStore(overrides.client ?? docClient(), {
+    requests: tables.names.requests,
+    contracts: tables.names.contracts,
+  });
   return { store, businessTimeZone: 'Europe/Moscow', idempotencyTtlSeconds: 24 * 3600, budgetMs: 2000, ...overrides };
 }
 
@@ -76,7 +85,10 @@ describe('time-dependent rules come after the key (D2)', () => {
   });
 
   it('refuses a past date with 400 when the key is new', async () => {
-    const promise = createTerminationRequest(deps({ now: () => new Date('2030-01-11T10:00:00Z') }), call(await newContract(), randomUUID(), validBody({ desiredTerminationDate: '2030-01-10' })));
+    const promise = createTerminationRequest(
+      deps({ now: () => new Date('2030-01-11T10:00:00Z') }),
+      call(await newContract(), randomUUID(), validBody({ desiredTerminationDate: '2030-01-10' })),
+    );
     await expect(promise).rejects.toMatchObject({ errorCode: 'VALIDATION_ERROR', details: [{ field: 'desiredTerminationDate' }] });
   });
 
@@ -94,7 +106,13 @@ describe('time-dependent rules come after the key (D2)', () => {
 describe('faults DynamoDB Local cannot show (injected at the SDK)', () => {
   it('retries TransactionConflict and then creates', async () => {
     const client = docClient();
-    const injected = failTransactions(client, 3, [{ Code: 'None' }, { Code: 'TransactionConflict' }, { Code: 'None' }, { Code: 'None' }, { Code: 'None' }]);
+    const injected = failTransactions(client, 3, [
+      { Code: 'None' },
+      { Code: 'TransactionConflict' },
+      { Code: 'None' },
+      { Code: 'None' },
+      { Code: 'None' },
+    ]);
     const result = await createTerminationRequest(deps({ client }), call(await newContract(), randomUUID(), validBody()));
     expect(result.statusCode).toBe(201);
     expect(injected.seen()).toBe(4);
@@ -140,7 +158,13 @@ describe('faults DynamoDB Local cannot show (injected at the SDK)', () => {
 
   it('takes a new number when the drawn one is taken', async () => {
     const client = docClient();
-    const injected = failTransactions(client, 2, [{ Code: 'None' }, { Code: 'None' }, { Code: 'None' }, { Code: 'ConditionalCheckFailed' }, { Code: 'None' }]);
+    const injected = failTransactions(client, 2, [
+      { Code: 'None' },
+      { Code: 'None' },
+      { Code: 'None' },
+      { Code: 'ConditionalCheckFailed' },
+      { Code: 'None' },
+    ]);
     const result = await createTerminationRequest(deps({ client }), call(await newContract(), randomUUID(), validBody()));
     expect(result.statusCode).toBe(201);
     expect(injected.seen()).toBe(3);
@@ -151,10 +175,16 @@ describe('DynamoDB unreachable (D9)', () => {
   it('answers 503 with Retry-After within the time budget, and writes nothing', async () => {
     const deadPort = await freePort();
     const before = (await tables.requestItems()).length;
-    Object.assign(process.env, { DYNAMODB_ENDPOINT: `http://127.0.0.1:${deadPort}`, DYNAMODB_CONNECT_TIMEOUT_MS: '200', DYNAMODB_REQUEST_TIMEOUT_MS: '500' });
+    Object.assign(process.env, {
+      DYNAMODB_ENDPOINT: `http://127.0.0.1:${deadPort}`,
+      DYNAMODB_CONNECT_TIMEOUT_MS: '200',
+      DYNAMODB_REQUEST_TIMEOUT_MS: '500',
+    });
     const { handler } = await import('../../functions/create-termination-request');
     const started = Date.now();
-    const result = await handler(apiEvent({ contractId: await newContract(), body: validBody(), headers: { 'Idempotency-Key': randomUUID() } }));
+    const result = await handler(
+      apiEvent({ contractId: await newContract(), body: validBody(), headers: { 'Idempotency-Key': randomUUID() } }),
+    );
     expect(result.statusCode).toBe(503);
     expect(result.headers?.['Retry-After']).toBe('1');
     expect(JSON.parse(result.body)).toMatchObject({ errorCode: 'SERVICE_UNAVAILABLE', details: [] });
@@ -164,7 +194,9 @@ describe('DynamoDB unreachable (D9)', () => {
 
   it('maps a missing table to a generic 500 that carries no internals', async () => {
     const store = new TerminationStore(docClient(), { requests: 'no-such-table', contracts: tables.names.contracts });
-    const error: unknown = await createTerminationRequest({ ...deps(), store }, call(await newContract(), randomUUID(), validBody())).catch((e: unknown) => e);
+    const error: unknown = await createTerminationRequest({ ...deps(), store }, call(await newContract(), randomUUID(), validBody())).catch(
+      (e: unknown) => e,
+    );
     expect(error).not.toBeInstanceOf(ApiError);
     expect(error).toBeInstanceOf(Error);
   });

@@ -34,7 +34,9 @@ export function printFigures(scaleName: string, seconds: number): string {
     ['seconds', seconds.toFixed(1)],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
-  const table = ['| figure | value |', '|---|---|', ...rows.map(([label, value]) => `| ${label.padEnd(width)} | ${String(value)} |`)].join('\n');
+  const table = ['| figure | value |', '|---|---|', ...rows.map(([label, value]) => `| ${label.padEnd(width)} | ${String(value)} |`)].join(
+    '\n',
+  );
   mkdirSync('.local', { recursive: true });
   writeFileSync(`.local/reliability-${scaleName}.json`, JSON.stringify({ ...figures, scale: scaleName, seconds }, null, 2));
   return table;

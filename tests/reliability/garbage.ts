@@ -44,12 +44,30 @@ const badValue = fc.oneof(
 /** A valid body with one to three fields broken, and sometimes customerId or unknown fields added. */
 const brokenBody = fc
   .record({
-    field: fc.array(fc.constantFrom('reasonCode', 'desiredTerminationDate', 'bankDetails', 'bik', 'accountNumber', 'recipientName', 'comment', 'documentIds', 'documentId0'), {
-      minLength: 1,
-      maxLength: 3,
-    }),
+    field: fc.array(
+      fc.constantFrom(
+        'reasonCode',
+        'desiredTerminationDate',
+        'bankDetails',
+        'bik',
+        'accountNumber',
+        'recipientName',
+        'comment',
+        'documentIds',
+        'documentId0',
+      ),
+      {
+        minLength: 1,
+        maxLength: 3,
+      },
+    ),
     value: badValue,
-    extra: fc.option(fc.dictionary(fc.constantFrom('customerId', 'extra', 'status', 'requestId', 'constructor'), fc.jsonValue({ maxDepth: 1 }), { minKeys: 1, maxKeys: 2 })),
+    extra: fc.option(
+      fc.dictionary(fc.constantFrom('customerId', 'extra', 'status', 'requestId', 'constructor'), fc.jsonValue({ maxDepth: 1 }), {
+        minKeys: 1,
+        maxKeys: 2,
+      }),
+    ),
   })
   .map(({ field, value, extra }) => {
     const body: Record<string, unknown> = validBody();
@@ -73,7 +91,11 @@ const specialBodies = fc.constantFrom(
   `{"a":${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}}`,
   JSON.stringify({ ...validBody(), comment: 'x'.repeat(40_000) }),
   // at the limits, valid: ends in 404 on an unknown contract
-  JSON.stringify({ ...validBody(), bankDetails: { ...DEMO_BANK_DETAILS, recipientName: emoji.repeat(255) }, comment: combining.repeat(500) }),
+  JSON.stringify({
+    ...validBody(),
+    bankDetails: { ...DEMO_BANK_DETAILS, recipientName: emoji.repeat(255) },
+    comment: combining.repeat(500),
+  }),
   JSON.stringify({ ...validBody(), comment: `${emoji.repeat(999)}e` }),
   '',
   'null',
@@ -86,28 +108,57 @@ const anyBody = fc.oneof(
   { weight: 3, arbitrary: brokenBody.map((rawBody) => ({ rawBody, isBase64Encoded: false })) },
   { weight: 2, arbitrary: fc.jsonValue().map((v) => ({ rawBody: JSON.stringify(v) ?? '', isBase64Encoded: false })) },
   { weight: 1, arbitrary: fc.string({ maxLength: 200 }).map((rawBody) => ({ rawBody, isBase64Encoded: false })) },
-  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((bytes) => ({ rawBody: Buffer.from(bytes).toString('base64'), isBase64Encoded: true })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .uint8Array({ maxLength: 200 })
+      .map((bytes) => ({ rawBody: Buffer.from(bytes).toString('base64'), isBase64Encoded: true })),
+  },
   { weight: 1, arbitrary: specialBodies.map((rawBody) => ({ rawBody, isBase64Encoded: false })) },
 );
 
 /** Header values a client can put on the wire: printable ASCII only (fetch refuses others). */
-const headerText = (ascii: boolean) => (ascii ? fc.string({ unit: 'grapheme-ascii', maxLength: 60 }).map((s) => s.trim()) : fc.string({ maxLength: 60 }));
+const headerText = (ascii: boolean) =>
+  ascii ? fc.string({ unit: 'grapheme-ascii', maxLength: 60 }).map((s) => s.trim()) : fc.string({ maxLength: 60 });
 
 function headers(ascii: boolean): fc.Arbitrary<Record<string, string>> {
   const optional = (arb: fc.Arbitrary<string>) => fc.option(arb, { nil: undefined });
   return fc
     .record({
-      'Idempotency-Key': optional(fc.oneof(fc.uuid(), fc.uuid().map((u) => u.toUpperCase()), headerText(ascii), fc.constant(''))),
+      'Idempotency-Key': optional(
+        fc.oneof(
+          fc.uuid(),
+          fc.uuid().map((u) => u.toUpperCase()),
+          headerText(ascii),
+          fc.constant(''),
+        ),
+      ),
       'X-Correlation-Id': optional(fc.oneof(fc.uuid(), headerText(ascii))),
-      'Content-Type': optional(fc.oneof(fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/json; charset=latin1', 'text/plain', 'APPLICATION/JSON'), headerText(ascii))),
+      'Content-Type': optional(
+        fc.oneof(
+          fc.constantFrom(
+            'application/json',
+            'application/json; charset=utf-8',
+            'application/json; charset=latin1',
+            'text/plain',
+            'APPLICATION/JSON',
+          ),
+          headerText(ascii),
+        ),
+      ),
       'Accept-Language': optional(fc.oneof(fc.constantFrom('ru', 'ru-RU,ru;q=0.9', 'en;q=0.1, ru;q=0.2', '*'), headerText(ascii))),
     })
     .map((h) => Object.fromEntries(Object.entries(h).filter((entry): entry is [string, string] => entry[1] !== undefined)));
 }
 
-const contractIds = fc.oneof({ weight: 4, arbitrary: fc.uuid() }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 40 }) });
+const contractIds = fc.oneof(
+  { weight: 4, arbitrary: fc.uuid() },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 40 }) },
+);
 
 /** A whole call of garbage. `ascii` limits headers and path to what travels over HTTP. */
 export function garbageCalls(ascii: boolean): fc.Arbitrary<GarbageCall> {
-  return fc.record({ contractId: contractIds, body: anyBody, headers: headers(ascii) }).map(({ contractId, body, headers: h }) => ({ contractId, ...body, headers: h }));
+  return fc
+    .record({ contractId: contractIds, body: anyBody, headers: headers(ascii) })
+    .map(({ contractId, body, headers: h }) => ({ contractId, ...body, headers: h }));
 }

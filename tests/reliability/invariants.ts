@@ -29,23 +29,28 @@ export function invariantViolations(items: Record<string, unknown>[], answers: R
   const numbers = new Map(byKind('REQUEST_NUMBER').map((n) => [text(n, 'pk'), n]));
 
   const perContract = new Map<string, number>();
-  for (const request of requests.values()) perContract.set(text(request, 'contractId'), (perContract.get(text(request, 'contractId')) ?? 0) + 1);
+  for (const request of requests.values())
+    perContract.set(text(request, 'contractId'), (perContract.get(text(request, 'contractId')) ?? 0) + 1);
   for (const [contractId, count] of perContract) if (count > 1) violations.push(`contract ${contractId} has ${count} requests`);
 
-  for (const record of records.values()) if (!requests.has(text(record, 'requestId'))) violations.push(`orphan idempotency record ${text(record, 'pk')}`);
+  for (const record of records.values())
+    if (!requests.has(text(record, 'requestId'))) violations.push(`orphan idempotency record ${text(record, 'pk')}`);
   for (const slot of slots.values()) {
     const request = requests.get(text(slot, 'requestId'));
     if (!request || `ACTIVE#${text(request, 'contractId')}` !== text(slot, 'pk')) violations.push(`orphan slot ${text(slot, 'pk')}`);
   }
   for (const number of numbers.values()) {
     const request = requests.get(text(number, 'requestId'));
-    if (!request || `NUMBER#${text(request, 'requestNumber')}` !== text(number, 'pk')) violations.push(`orphan number ${text(number, 'pk')}`);
+    if (!request || `NUMBER#${text(request, 'requestNumber')}` !== text(number, 'pk'))
+      violations.push(`orphan number ${text(number, 'pk')}`);
   }
   for (const [requestId, request] of requests) {
     const record = records.get(`IDEMPOTENCY#${text(request, 'customerId')}#${text(request, 'idempotencyKey')}`);
     if (!record || text(record, 'requestId') !== requestId) violations.push(`request ${requestId} without its idempotency record`);
-    if (text(slots.get(`ACTIVE#${text(request, 'contractId')}`) ?? {}, 'requestId') !== requestId) violations.push(`request ${requestId} without its slot`);
-    if (text(numbers.get(`NUMBER#${text(request, 'requestNumber')}`) ?? {}, 'requestId') !== requestId) violations.push(`request ${requestId} without its number`);
+    if (text(slots.get(`ACTIVE#${text(request, 'contractId')}`) ?? {}, 'requestId') !== requestId)
+      violations.push(`request ${requestId} without its slot`);
+    if (text(numbers.get(`NUMBER#${text(request, 'requestNumber')}`) ?? {}, 'requestId') !== requestId)
+      violations.push(`request ${requestId} without its number`);
   }
 
   const succeeded = new Set<string>();
@@ -59,11 +64,16 @@ export function invariantViolations(items: Record<string, unknown>[], answers: R
       continue;
     }
     if (text(request, 'customerId') !== answer.customerId || text(request, 'contractId') !== answer.contractId) {
-      violations.push(`answer for ${answer.customerId}/${answer.contractId} names request ${requestId} of ${text(request, 'customerId')}/${text(request, 'contractId')}`);
+      violations.push(
+        `answer for ${answer.customerId}/${answer.contractId} names request ${requestId} of ${text(request, 'customerId')}/${text(request, 'contractId')}`,
+      );
     }
     const record = records.get(`IDEMPOTENCY#${text(request, 'customerId')}#${text(request, 'idempotencyKey')}`);
-    if (record && text(record, 'responseJson') !== answer.raw) violations.push(`answer ${answer.status} for ${requestId} differs from the stored 201 body`);
+    if (record && text(record, 'responseJson') !== answer.raw)
+      violations.push(`answer ${answer.status} for ${requestId} differs from the stored 201 body`);
   }
-  for (const contractId of succeeded) if ((perContract.get(contractId) ?? 0) !== 1) violations.push(`contract ${contractId} answered 2xx but holds ${perContract.get(contractId) ?? 0} requests`);
+  for (const contractId of succeeded)
+    if ((perContract.get(contractId) ?? 0) !== 1)
+      violations.push(`contract ${contractId} answered 2xx but holds ${perContract.get(contractId) ?? 0} requests`);
   return violations;
 }

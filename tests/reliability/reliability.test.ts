@@ -75,7 +75,9 @@ beforeAll(async () => {
   // machine; a first burst of them can outlive the functions' timeouts (504). Lambda would give
   // each its own machine. Warm as many workers as a burst needs, then measure.
   const token = signToken(stack.key, { customerId: 'warm-up', expiresIn: 600 });
-  await Promise.all(Array.from({ length: scale.burstSize }, () => stack.post(randomUUID(), { authorization: `Bearer ${token}`, body: validBody() })));
+  await Promise.all(
+    Array.from({ length: scale.burstSize }, () => stack.post(randomUUID(), { authorization: `Bearer ${token}`, body: validBody() })),
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -91,7 +93,9 @@ afterAll(async () => {
 
 async function newContract(customerId: string, fields: { status?: string; endDate?: string } = {}): Promise<string> {
   const contractId = randomUUID();
-  await putContracts(doc, tables.contracts, [{ contractId, customerId, status: fields.status ?? 'ACTIVE', ...(fields.endDate ? { endDate: fields.endDate } : {}) }]);
+  await putContracts(doc, tables.contracts, [
+    { contractId, customerId, status: fields.status ?? 'ACTIVE', ...(fields.endDate ? { endDate: fields.endDate } : {}) },
+  ]);
   return contractId;
 }
 
@@ -124,7 +128,12 @@ function record(answer: RaceAnswer): RaceAnswer {
 
 const viaHandler: Send = async (call) => {
   const result: APIGatewayProxyResult = await handler(
-    apiEvent({ contractId: call.contractId, customerId: call.customerId, body: call.body, headers: { 'Idempotency-Key': call.idempotencyKey, ...call.headers } }),
+    apiEvent({
+      contractId: call.contractId,
+      customerId: call.customerId,
+      body: call.body,
+      headers: { 'Idempotency-Key': call.idempotencyKey, ...call.headers },
+    }),
   );
   return record(answerTo(call, result.statusCode, result.body, jsonObject(JSON.parse(result.body))));
 };
@@ -172,7 +181,8 @@ async function sameKeyBurst(send: Send): Promise<string[]> {
   const call: Call = { customerId, contractId: await newContract(customerId), idempotencyKey: randomUUID(), body: validBody() };
   const answers = await Promise.all(Array.from({ length: scale.burstSize }, () => send(call)));
   const problems: string[] = [];
-  if (count(answers, 201) !== 1 || count(answers, 200) !== scale.burstSize - 1) problems.push(`same key: ${answers.map((a) => a.status).join(',')}`);
+  if (count(answers, 201) !== 1 || count(answers, 200) !== scale.burstSize - 1)
+    problems.push(`same key: ${answers.map((a) => a.status).join(',')}`);
   if (new Set(answers.map((a) => a.body['requestId'])).size !== 1) problems.push('same key: more than one requestId');
   rememberBodies(answers, call.body);
   return judge(answers, problems);
@@ -181,12 +191,19 @@ async function sameKeyBurst(send: Send): Promise<string[]> {
 async function differentKeysBurst(send: Send): Promise<string[]> {
   const customerId = pick(customers);
   const contractId = await newContract(customerId);
-  const calls = Array.from({ length: scale.burstSize }, () => ({ customerId, contractId, idempotencyKey: randomUUID(), body: validBody() }));
+  const calls = Array.from({ length: scale.burstSize }, () => ({
+    customerId,
+    contractId,
+    idempotencyKey: randomUUID(),
+    body: validBody(),
+  }));
   const answers = await Promise.all(calls.map(send));
   const problems: string[] = [];
-  if (count(answers, 201) !== 1 || count(answers, 409) !== scale.burstSize - 1) problems.push(`different keys: ${answers.map((a) => a.status).join(',')}`);
+  if (count(answers, 201) !== 1 || count(answers, 409) !== scale.burstSize - 1)
+    problems.push(`different keys: ${answers.map((a) => a.status).join(',')}`);
   const number = String(answers.find((a) => a.status === 201)?.body['requestNumber']);
-  if (answers.some((a) => a.status === 409 && !String(a.body['message']).includes(number))) problems.push('409 without the existing number');
+  if (answers.some((a) => a.status === 409 && !String(a.body['message']).includes(number)))
+    problems.push('409 without the existing number');
   return judge(answers, problems);
 }
 
@@ -195,7 +212,12 @@ async function sameKeyDifferentBodiesBurst(send: Send): Promise<string[]> {
   const contractId = await newContract(customerId);
   const idempotencyKey = randomUUID();
   const bodies = [validBody({ comment: 'one' }), validBody({ comment: 'two' }), validBody({ comment: 'three' })];
-  const calls = Array.from({ length: scale.burstSize }, (_, i) => ({ customerId, contractId, idempotencyKey, body: bodies[i % 3] ?? validBody() }));
+  const calls = Array.from({ length: scale.burstSize }, (_, i) => ({
+    customerId,
+    contractId,
+    idempotencyKey,
+    body: bodies[i % 3] ?? validBody(),
+  }));
   const answers = await Promise.all(calls.map(send));
   const problems: string[] = [];
   const winner = answers.find((a) => a.status === 201);
@@ -204,7 +226,8 @@ async function sameKeyDifferentBodiesBurst(send: Send): Promise<string[]> {
     const sameBody = winner !== undefined && calls[answers.indexOf(answer)]?.body === calls[answers.indexOf(winner)]?.body;
     const expected = sameBody ? [200, 201] : [422];
     if (!expected.includes(answer.status)) problems.push(`key with bodies: ${answer.status} where ${expected.join('/')} was due`);
-    if (answer.status === 422 && answer.body['errorCode'] !== 'IDEMPOTENCY_KEY_REUSED') problems.push(`key with bodies: 422 ${String(answer.body['errorCode'])}`);
+    if (answer.status === 422 && answer.body['errorCode'] !== 'IDEMPOTENCY_KEY_REUSED')
+      problems.push(`key with bodies: 422 ${String(answer.body['errorCode'])}`);
   }
   return judge(answers, problems);
 }
@@ -216,14 +239,21 @@ function rememberBodies(answers: RaceAnswer[], requestBody: Record<string, unkno
 /** Replays of earlier calls, new requests, and one customer's keys sent by another, all at once. */
 async function mixedBurst(send: Send): Promise<string[]> {
   const earlier = history.slice(-scale.burstSize);
-  const replays = earlier.slice(0, Math.ceil(scale.burstSize / 4)).map((h) => ({ call: { customerId: h.customerId, contractId: h.contractId, idempotencyKey: h.idempotencyKey, body: h.requestBody }, raw: h.raw }));
+  const replays = earlier
+    .slice(0, Math.ceil(scale.burstSize / 4))
+    .map((h) => ({
+      call: { customerId: h.customerId, contractId: h.contractId, idempotencyKey: h.idempotencyKey, body: h.requestBody },
+      raw: h.raw,
+    }));
   const fresh = await Promise.all(
     Array.from({ length: Math.ceil(scale.burstSize / 8) }, async () => {
       const customerId = pick(customers);
       return { customerId, contractId: await newContract(customerId) };
     }),
   );
-  const newCalls = fresh.flatMap(({ customerId, contractId }) => [0, 1].map(() => ({ customerId, contractId, idempotencyKey: randomUUID(), body: validBody() })));
+  const newCalls = fresh.flatMap(({ customerId, contractId }) =>
+    [0, 1].map(() => ({ customerId, contractId, idempotencyKey: randomUUID(), body: validBody() })),
+  );
   // One theft per key: two thieves of one key in one burst would race each other for it.
   const distinctKeys = replays.filter((r, i) => replays.findIndex((o) => o.call.idempotencyKey === r.call.idempotencyKey) === i);
   const stolen = await Promise.all(
@@ -238,16 +268,21 @@ async function mixedBurst(send: Send): Promise<string[]> {
   const answers = await Promise.all(all.map(send));
   const problems: string[] = [];
   replays.forEach((replay, i) => {
-    if (answers[i]?.status !== 200 || answers[i]?.raw !== replay.raw) problems.push(`replay answered ${answers[i]?.status} with another body`);
+    if (answers[i]?.status !== 200 || answers[i]?.raw !== replay.raw)
+      problems.push(`replay answered ${answers[i]?.status} with another body`);
   });
   for (const { contractId } of fresh) {
-    const statuses = answers.filter((a) => a.contractId === contractId).map((a) => a.status).sort();
+    const statuses = answers
+      .filter((a) => a.contractId === contractId)
+      .map((a) => a.status)
+      .sort();
     if (statuses.join() !== '201,409') problems.push(`new contract answered ${statuses.join()}`);
   }
   stolen.forEach((call, i) => {
     const answer = answers[replays.length + newCalls.length + i];
     const victim = distinctKeys[i];
-    if (answer?.status !== 201 || (victim && answer.raw === victim.raw)) problems.push(`another customer's key answered ${answer?.status} ${String(answer?.body['errorCode'])}`);
+    if (answer?.status !== 201 || (victim && answer.raw === victim.raw))
+      problems.push(`another customer's key answered ${answer?.status} ${String(answer?.body['errorCode'])}`);
   });
   answers.forEach((answer, i) => {
     if (answer.status === 201) history.push({ ...answer, requestBody: all[i]?.body ?? {} });
@@ -271,14 +306,24 @@ describe('races', () => {
   }, 600_000);
 
   it('injected TransactionConflicts and item-less cancellation reasons never reach a client', async () => {
-    const client = createDocumentClient({ region: 'eu-central-1', endpoint: `http://127.0.0.1:${dbPort}`, requestTimeoutMs: 2000, connectTimeoutMs: 500, maxAttempts: 2 });
+    const client = createDocumentClient({
+      region: 'eu-central-1',
+      endpoint: `http://127.0.0.1:${dbPort}`,
+      requestTimeoutMs: 2000,
+      connectTimeoutMs: 500,
+      maxAttempts: 2,
+    });
     let injected = 0;
     client.middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName !== 'TransactWriteCommand' && context.commandName !== 'TransactWriteItemsCommand') return next(args);
         if (Math.random() < 0.3) {
           injected++;
-          throw new TransactionCanceledException({ message: 'conflict', $metadata: {}, CancellationReasons: [{ Code: 'TransactionConflict' }] });
+          throw new TransactionCanceledException({
+            message: 'conflict',
+            $metadata: {},
+            CancellationReasons: [{ Code: 'TransactionConflict' }],
+          });
         }
         try {
           return await next(args);
@@ -293,7 +338,12 @@ describe('races', () => {
       },
       { step: 'initialize', name: 'injectFaults' },
     );
-    const deps = { store: new TerminationStore(client, tables), businessTimeZone: 'Europe/Moscow', idempotencyTtlSeconds: 86_400, budgetMs: 20_000 };
+    const deps = {
+      store: new TerminationStore(client, tables),
+      businessTimeZone: 'Europe/Moscow',
+      idempotencyTtlSeconds: 86_400,
+      budgetMs: 20_000,
+    };
     const texts = textsFor('en');
     const viaLib: Send = async (call) => {
       const result = await createTerminationRequest(deps, { ...call, texts, headerProblems: [] }).then(
@@ -304,7 +354,6 @@ describe('races', () => {
         },
       );
       return record(answerTo(call, result.status, result.raw, jsonObject(JSON.parse(result.raw))));
-
     };
     const violations: string[] = [];
     for (let i = 0; i < scale.conflictBursts; i++) violations.push(...(await (bursts[i % 3] ?? sameKeyBurst)(viaLib)));
@@ -386,13 +435,23 @@ describe('faults', () => {
   it(`DynamoDB answering slowly (+${SLOW_MS} ms per answer): created, just later`, async () => {
     const customerId = pick(customers);
     proxy.setMode('slow');
-    const calls = await Promise.all(Array.from({ length: 5 }, async () => ({ customerId, contractId: await newContract(customerId), idempotencyKey: randomUUID(), body: validBody() })));
+    const calls = await Promise.all(
+      Array.from({ length: 5 }, async () => ({
+        customerId,
+        contractId: await newContract(customerId),
+        idempotencyKey: randomUUID(),
+        body: validBody(),
+      })),
+    );
     const started = Date.now();
     const answers = await Promise.all(calls.map(viaHandler));
     const took = Date.now() - started;
     proxy.setMode('pass');
     figures.faultsInjected++;
-    const violations = await judge(answers, answers.filter((a) => a.status !== 201).map((a) => `slow DynamoDB: ${a.status}`));
+    const violations = await judge(
+      answers,
+      answers.filter((a) => a.status !== 201).map((a) => `slow DynamoDB: ${a.status}`),
+    );
     if (violations.length === 0) figures.faultsSurvived++;
     expect(violations).toEqual([]);
     expect(took).toBeGreaterThanOrEqual(SLOW_MS);
@@ -410,7 +469,12 @@ describe('faults', () => {
 
 // ---- garbage -------------------------------------------------------------------------------
 
-function shapeProblems(status: number, headers: Record<string, string | number | boolean> | Headers | undefined, raw: string, sentCorrelationId: string | undefined): string[] {
+function shapeProblems(
+  status: number,
+  headers: Record<string, string | number | boolean> | Headers | undefined,
+  raw: string,
+  sentCorrelationId: string | undefined,
+): string[] {
   const problems: string[] = [];
   if (status < 400 || status >= 500) problems.push(`status ${status}`);
   const header = headers instanceof Headers ? headers.get('x-correlation-id') : headers?.['X-Correlation-Id'];
@@ -425,7 +489,8 @@ function shapeProblems(status: number, headers: Record<string, string | number |
   if (!Array.isArray(body['details'])) problems.push('details is not an array');
   if (body['correlationId'] !== header) problems.push('correlationId differs from the header');
   const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-  if (sentCorrelationId !== undefined && uuid.test(sentCorrelationId) && body['correlationId'] !== sentCorrelationId) problems.push('the client correlation id was not echoed');
+  if (sentCorrelationId !== undefined && uuid.test(sentCorrelationId) && body['correlationId'] !== sentCorrelationId)
+    problems.push('the client correlation id was not echoed');
   if (!uuid.test(String(body['correlationId']))) problems.push('correlationId is not a UUID');
   return problems;
 }
@@ -435,8 +500,23 @@ describe('garbage', () => {
     await fc.assert(
       fc.asyncProperty(garbageCalls(false), async (call: GarbageCall) => {
         figures.fuzzCases++;
-        const result = await handler(apiEvent({ contractId: call.contractId, customerId: pick(customers), rawBody: call.rawBody, isBase64Encoded: call.isBase64Encoded, headers: call.headers }));
-        const answer = record({ status: result.statusCode, raw: result.body, body: {}, customerId: '', contractId: call.contractId, idempotencyKey: '' });
+        const result = await handler(
+          apiEvent({
+            contractId: call.contractId,
+            customerId: pick(customers),
+            rawBody: call.rawBody,
+            isBase64Encoded: call.isBase64Encoded,
+            headers: call.headers,
+          }),
+        );
+        const answer = record({
+          status: result.statusCode,
+          raw: result.body,
+          body: {},
+          customerId: '',
+          contractId: call.contractId,
+          idempotencyKey: '',
+        });
         expect(shapeProblems(answer.status, result.headers, result.body, call.headers['X-Correlation-Id'])).toEqual([]);
       }),
       { numRuns: scale.fuzzRuns },
@@ -486,7 +566,8 @@ describe('attacks', () => {
     }
     figures.attacksTried++;
     const foreign = await viaHttp({ customerId: attacker, contractId, idempotencyKey: randomUUID(), body: validBody() });
-    if (foreign.status === 403 && foreign.body['errorCode'] === 'CONTRACT_ACCESS_DENIED' && !foreign.raw.includes(victim)) figures.attacksRefused++;
+    if (foreign.status === 403 && foreign.body['errorCode'] === 'CONTRACT_ACCESS_DENIED' && !foreign.raw.includes(victim))
+      figures.attacksRefused++;
     expect(foreign.status).toBe(403);
     expect((await tableItems()).filter((i) => i['contractId'] === contractId)).toEqual([]);
   }, 120_000);
@@ -503,7 +584,8 @@ describe('attacks', () => {
     ];
     figures.attacksTried += attempts.length;
     for (const attempt of attempts) {
-      const leaked = attempt.raw.includes(String(original.body['requestId'])) || attempt.raw.includes(String(original.body['requestNumber']));
+      const leaked =
+        attempt.raw.includes(String(original.body['requestId'])) || attempt.raw.includes(String(original.body['requestNumber']));
       if (!leaked) figures.attacksRefused++;
       expect(leaked).toBe(false);
     }
@@ -513,15 +595,34 @@ describe('attacks', () => {
   it('customerId smuggled in the body, query or headers never changes whose request is created', async () => {
     const [owner = 'a', other = 'b'] = customers;
     const smuggled: Call[] = [
-      { customerId: owner, contractId: await newContract(owner), idempotencyKey: randomUUID(), body: { ...validBody(), customerId: other } },
-      { customerId: owner, contractId: await newContract(owner), idempotencyKey: randomUUID(), body: validBody(), query: `?customerId=${other}` },
-      { customerId: owner, contractId: await newContract(owner), idempotencyKey: randomUUID(), body: validBody(), headers: { 'X-Customer-Id': other, customerId: other } },
+      {
+        customerId: owner,
+        contractId: await newContract(owner),
+        idempotencyKey: randomUUID(),
+        body: { ...validBody(), customerId: other },
+      },
+      {
+        customerId: owner,
+        contractId: await newContract(owner),
+        idempotencyKey: randomUUID(),
+        body: validBody(),
+        query: `?customerId=${other}`,
+      },
+      {
+        customerId: owner,
+        contractId: await newContract(owner),
+        idempotencyKey: randomUUID(),
+        body: validBody(),
+        headers: { 'X-Customer-Id': other, customerId: other },
+      },
     ];
     const answers = await Promise.all(smuggled.map(viaHttp));
     figures.attacksTried += answers.length;
     expect(answers.map((x) => x.status)).toEqual([400, 201, 201]);
     for (const answer of answers.slice(1)) {
-      const { Item } = await doc.send(new GetCommand({ TableName: tables.requests, Key: { pk: `REQUEST#${String(answer.body['requestId'])}` }, ConsistentRead: true }));
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: tables.requests, Key: { pk: `REQUEST#${String(answer.body['requestId'])}` }, ConsistentRead: true }),
+      );
       if (Item?.['customerId'] === owner) figures.attacksRefused++;
       expect(Item?.['customerId']).toBe(owner);
     }
@@ -533,7 +634,9 @@ describe('attacks', () => {
 
 describe('no 500 anywhere', () => {
   it('no call of the whole run was answered with a 5xx other than 503', () => {
-    const errors = [...logs.lines(), ...stack.offline.output().split('\n')].filter((l) => l.includes('"level":"ERROR"') && !l.includes('"statusCode":503'));
+    const errors = [...logs.lines(), ...stack.offline.output().split('\n')].filter(
+      (l) => l.includes('"level":"ERROR"') && !l.includes('"statusCode":503'),
+    );
     expect({ fiveHundreds, errors }).toEqual({ fiveHundreds: [], errors: [] });
   });
 });

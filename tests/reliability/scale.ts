@@ -10,7 +10,25 @@ export interface Scale {
   httpFuzzRuns: number;
 }
 
-const LIGHT: Scale = { name: 'light', handlerBursts: 8, httpBursts: 2, burstSize: 20, conflictBursts: 3, stopCycles: 1, fuzzRuns: 150, httpFuzzRuns: 40 };
-const HEAVY: Scale = { name: 'heavy', handlerBursts: 160, httpBursts: 24, burstSize: 40, conflictBursts: 40, stopCycles: 4, fuzzRuns: 3000, httpFuzzRuns: 600 };
+const LIGHT: Scale = {
+  name: 'light',
+  handlerBursts: 8,
+  httpBursts: 2,
+  burstSize: 20,
+  conflictBursts: 3,
+  stopCycles: 1,
+  fuzzRuns: 150,
+  httpFuzzRuns: 40,
+};
+const HEAVY: Scale = {
+  name: 'heavy',
+  handlerBursts: 160,
+  httpBursts: 24,
+  burstSize: 40,
+  conflictBursts: 40,
+  stopCycles: 4,
+  fuzzRuns: 3000,
+  httpFuzzRuns: 600,
+};
 
 export const scale: Scale = process.env['RELIABILITY_SCALE'] === 'heavy' ? HEAVY : LIGHT;

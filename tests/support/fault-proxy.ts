@@ -25,7 +25,8 @@ export async function startFaultProxy(targetPort: number): Promise<FaultProxy> {
     client.on('error', () => undefined);
     if (mode === 'refuse') return void client.destroy();
     if (mode === 'hang') return void client.resume();
-    if (mode === 'garbage') return void client.end('HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: 9\r\n\r\n{"not":[}');
+    if (mode === 'garbage')
+      return void client.end('HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: 9\r\n\r\n{"not":[}');
     const upstream = connect(targetPort, '127.0.0.1');
     sockets.add(upstream);
     upstream.on('close', () => sockets.delete(upstream));

@@ -44,7 +44,11 @@ function parseOrNothing(text: string): unknown {
  * The service as clients meet it: fresh bundles, a signing key and its JWKS, and serverless
  * offline in front of the given DynamoDB endpoint and tables.
  */
-export async function startHttpStack(options: { dynamoDbEndpoint: string; tables: TableNames; env?: Record<string, string> }): Promise<HttpStack> {
+export async function startHttpStack(options: {
+  dynamoDbEndpoint: string;
+  tables: TableNames;
+  env?: Record<string, string>;
+}): Promise<HttpStack> {
   const key = makeSigningKey();
   const jwks = await startJwksServer(key.jwks, 0);
   const offline = await startOffline({
@@ -65,16 +69,19 @@ export async function startHttpStack(options: { dynamoDbEndpoint: string; tables
     throw error;
   });
   const post = async (contractId: string, request: PostOptions): Promise<HttpAnswer> => {
-    const response = await fetch(`${offline.url}/api/v1/contracts/${encodeURIComponent(contractId)}/termination-requests${request.query ?? ''}`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'Idempotency-Key': request.idempotencyKey ?? randomUUID(),
-        ...(request.authorization === undefined ? {} : { Authorization: request.authorization }),
-        ...request.headers,
+    const response = await fetch(
+      `${offline.url}/api/v1/contracts/${encodeURIComponent(contractId)}/termination-requests${request.query ?? ''}`,
+      {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'Idempotency-Key': request.idempotencyKey ?? randomUUID(),
+          ...(request.authorization === undefined ? {} : { Authorization: request.authorization }),
+          ...request.headers,
+        },
+        body: request.rawBytes ?? request.rawBody ?? JSON.stringify(request.body ?? {}),
       },
-      body: request.rawBytes ?? request.rawBody ?? JSON.stringify(request.body ?? {}),
-    });
+    );
     const raw = await response.text();
     return { status: response.status, headers: response.headers, raw, body: jsonObject(parseOrNothing(raw)) };
   };

@@ -34,7 +34,8 @@ export function documentedResponse(document: Record<string, unknown>, status: nu
       const resolved = typeof refName === 'string' ? at(document, 'components', 'headers', refName.split('/').pop() ?? '') : h;
       const check = ajv.compile(jsonObject(at(resolved, 'schema')));
       // Header values are text on the wire; an integer header is checked as the number it spells.
-      const validate = (value: string) => check(at(resolved, 'schema', 'type') === 'integer' && /^\d+$/.test(value) ? Number(value) : value);
+      const validate = (value: string) =>
+        check(at(resolved, 'schema', 'type') === 'integer' && /^\d+$/.test(value) ? Number(value) : value);
       return [name, { required: at(resolved, 'required') === true, validate }];
     }),
   );

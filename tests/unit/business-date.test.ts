@@ -44,7 +44,14 @@ describe('businessToday', () => {
 
 describe('isBeforeBusinessToday', () => {
   const zones = ['Europe/Moscow', 'Pacific/Kiritimati', 'Etc/GMT+12', 'UTC', 'Asia/Kolkata'];
-  const instants = ['2026-11-21T00:00:00Z', '2026-11-21T09:59:59Z', '2026-11-21T10:00:00Z', '2026-11-21T12:00:00Z', '2026-11-21T23:59:59Z', '2024-02-28T23:30:00Z'];
+  const instants = [
+    '2026-11-21T00:00:00Z',
+    '2026-11-21T09:59:59Z',
+    '2026-11-21T10:00:00Z',
+    '2026-11-21T12:00:00Z',
+    '2026-11-21T23:59:59Z',
+    '2024-02-28T23:30:00Z',
+  ];
 
   it('agrees with the zone-by-zone answer for every date within three days of now, in every zone', () => {
     for (const zone of zones) {

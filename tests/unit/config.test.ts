@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadAuthConfig, loadServiceConfig } from '../../lib/config/config';
 
 const SERVICE_REQUIRED = { REQUESTS_TABLE_NAME: 'termination-requests', CONTRACTS_TABLE_NAME: 'contracts' };
-const AUTH_REQUIRED = { JWT_ISSUER: 'https://issuer.example.com', JWT_AUDIENCE: 'termination-api', JWKS_URI: 'https://issuer.example.com/.well-known/jwks.json' };
+const AUTH_REQUIRED = {
+  JWT_ISSUER: 'https://issuer.example.com',
+  JWT_AUDIENCE: 'termination-api',
+  JWKS_URI: 'https://issuer.example.com/.well-known/jwks.json',
+};
 
 /** What the function threw (undefined when it did not throw); assertions stay outside any catch. */
 function thrownBy(fn: () => unknown): unknown {
@@ -58,7 +62,13 @@ describe('loadServiceConfig', () => {
   });
 
   it('trims values and treats blank optional values as absent', () => {
-    const config = loadServiceConfig({ REQUESTS_TABLE_NAME: '  r  ', CONTRACTS_TABLE_NAME: 'c', IDEMPOTENCY_TTL_HOURS: '   ', BUSINESS_TIME_ZONE: '', DYNAMODB_ENDPOINT: ' ' });
+    const config = loadServiceConfig({
+      REQUESTS_TABLE_NAME: '  r  ',
+      CONTRACTS_TABLE_NAME: 'c',
+      IDEMPOTENCY_TTL_HOURS: '   ',
+      BUSINESS_TIME_ZONE: '',
+      DYNAMODB_ENDPOINT: ' ',
+    });
     expect(config.requestsTableName).toBe('r');
     expect(config.idempotencyTtlSeconds).toBe(24 * 3600);
     expect(config.businessTimeZone).toBe('Europe/Moscow');
@@ -127,8 +137,16 @@ describe('loadServiceConfig', () => {
   });
 
   it('lists every problem at once: missing names, bad integers and a bad time zone', () => {
-    const message = configProblems(() => loadServiceConfig({ IDEMPOTENCY_TTL_HOURS: 'x', DYNAMODB_MAX_ATTEMPTS: '99', BUSINESS_TIME_ZONE: 'Nowhere/Land' }));
-    for (const name of ['REQUESTS_TABLE_NAME', 'CONTRACTS_TABLE_NAME', 'IDEMPOTENCY_TTL_HOURS', 'DYNAMODB_MAX_ATTEMPTS', 'BUSINESS_TIME_ZONE']) {
+    const message = configProblems(() =>
+      loadServiceConfig({ IDEMPOTENCY_TTL_HOURS: 'x', DYNAMODB_MAX_ATTEMPTS: '99', BUSINESS_TIME_ZONE: 'Nowhere/Land' }),
+    );
+    for (const name of [
+      'REQUESTS_TABLE_NAME',
+      'CONTRACTS_TABLE_NAME',
+      'IDEMPOTENCY_TTL_HOURS',
+      'DYNAMODB_MAX_ATTEMPTS',
+      'BUSINESS_TIME_ZONE',
+    ]) {
       expect(message).toContain(name);
     }
   });
@@ -162,23 +180,28 @@ describe('loadAuthConfig', () => {
     expect(message).toContain('JWKS_URI is required');
   });
 
-  it.each(['http://issuer.example.com/.well-known/jwks.json', 'http://10.0.0.5/jwks.json', 'http://localhost.evil.example/jwks.json', 'ftp://issuer.example.com/jwks.json', 'file:///etc/jwks.json'])(
-    'rejects the JWKS URI %s',
-    (uri) => {
-      const message = configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, JWKS_URI: uri }));
-      expect(message).toContain('JWKS_URI must be an https URL');
-    },
-  );
+  it.each([
+    'http://issuer.example.com/.well-known/jwks.json',
+    'http://10.0.0.5/jwks.json',
+    'http://localhost.evil.example/jwks.json',
+    'ftp://issuer.example.com/jwks.json',
+    'file:///etc/jwks.json',
+  ])('rejects the JWKS URI %s', (uri) => {
+    const message = configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, JWKS_URI: uri }));
+    expect(message).toContain('JWKS_URI must be an https URL');
+  });
 
   it('rejects a JWKS URI that is not a URL', () => {
     const message = configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, JWKS_URI: 'issuer.example.com/jwks' }));
     expect(message).toContain('JWKS_URI must be a URL');
   });
 
-  it.each(['http://127.0.0.1:4100/.well-known/jwks.json', 'http://localhost:4100/jwks.json', 'http://[::1]:4100/jwks.json', 'https://cognito-idp.eu-central-1.amazonaws.com/pool/.well-known/jwks.json'])(
-    'accepts the JWKS URI %s',
-    (uri) => {
-      expect(loadAuthConfig({ ...AUTH_REQUIRED, JWKS_URI: uri }).jwksUri).toBe(uri);
-    },
-  );
+  it.each([
+    'http://127.0.0.1:4100/.well-known/jwks.json',
+    'http://localhost:4100/jwks.json',
+    'http://[::1]:4100/jwks.json',
+    'https://cognito-idp.eu-central-1.amazonaws.com/pool/.well-known/jwks.json',
+  ])('accepts the JWKS URI %s', (uri) => {
+    expect(loadAuthConfig({ ...AUTH_REQUIRED, JWKS_URI: uri }).jwksUri).toBe(uri);
+  });
 });

@@ -96,7 +96,10 @@ describe('requestFingerprint', () => {
     ['comment', (b) => ({ ...b, comment: 'Moving abroad.' })],
     ['comment removed', (b) => Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'comment'))],
     ['documentIds one removed', (b) => ({ ...b, documentIds: ['0b6f1c1e-2f7a-4d35-9a6b-0c1d2e3f4a5b'] })],
-    ['documentIds one changed', (b) => ({ ...b, documentIds: ['0b6f1c1e-2f7a-4d35-9a6b-0c1d2e3f4a5b', '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6e'] })],
+    [
+      'documentIds one changed',
+      (b) => ({ ...b, documentIds: ['0b6f1c1e-2f7a-4d35-9a6b-0c1d2e3f4a5b', '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6e'] }),
+    ],
     ['field added', (b) => ({ ...b, extra: 1 })],
     ['string became number', (b) => ({ ...b, desiredTerminationDate: 20450630 })],
   ];

@@ -61,10 +61,18 @@ describe('REQUEST_NUMBER_PATTERN', () => {
     expect(REQUEST_NUMBER_PATTERN.test(value)).toBe(true);
   });
 
-  it.each(['TR-0234-5678', 'TR-ABCD-EFGO', 'TR-ABCL-EFGH', 'TR-ABCI-EFGH', 'TR-1BCD-EFGH', 'tr-abcd-efgh', 'TR-ABCD-EFG', 'TR-ABCDE-FGHJ', 'XTR-ABCD-EFGH', 'TR-ABCD-EFGH '])(
-    'rejects %s',
-    (value) => {
-      expect(REQUEST_NUMBER_PATTERN.test(value)).toBe(false);
-    },
-  );
+  it.each([
+    'TR-0234-5678',
+    'TR-ABCD-EFGO',
+    'TR-ABCL-EFGH',
+    'TR-ABCI-EFGH',
+    'TR-1BCD-EFGH',
+    'tr-abcd-efgh',
+    'TR-ABCD-EFG',
+    'TR-ABCDE-FGHJ',
+    'XTR-ABCD-EFGH',
+    'TR-ABCD-EFGH ',
+  ])('rejects %s', (value) => {
+    expect(REQUEST_NUMBER_PATTERN.test(value)).toBe(false);
+  });
 });

@@ -39,14 +39,25 @@ const detail = { field: 'contractId', reason: 'some reason' };
 const CASES: [string, ApiError, number, string][] = [
   ['MalformedRequestError', new MalformedRequestError([{ field: 'body', reason: 'not json' }]), 400, 'MALFORMED_REQUEST'],
   ['ValidationError', new ValidationError([{ field: 'bankDetails.bik', reason: 'nine digits' }]), 400, 'VALIDATION_ERROR'],
-  ['ApiError IDEMPOTENCY_KEY_MISSING', new ApiError('IDEMPOTENCY_KEY_MISSING', [{ field: 'Idempotency-Key', reason: 'required' }]), 400, 'IDEMPOTENCY_KEY_MISSING'],
+  [
+    'ApiError IDEMPOTENCY_KEY_MISSING',
+    new ApiError('IDEMPOTENCY_KEY_MISSING', [{ field: 'Idempotency-Key', reason: 'required' }]),
+    400,
+    'IDEMPOTENCY_KEY_MISSING',
+  ],
   ['UnauthorizedError', new UnauthorizedError(), 401, 'UNAUTHORIZED'],
   ['ContractAccessDeniedError', new ContractAccessDeniedError(detail), 403, 'CONTRACT_ACCESS_DENIED'],
   ['ContractNotFoundError', new ContractNotFoundError(detail), 404, 'CONTRACT_NOT_FOUND'],
   ['ActiveRequestExistsError', new ActiveRequestExistsError('TR-ABCD-EFGH', detail), 409, 'ACTIVE_REQUEST_ALREADY_EXISTS'],
-  ...(['CONTRACT_NOT_ACTIVE', 'TERMINATION_DATE_AFTER_CONTRACT_END', 'BANK_ACCOUNT_KEY_MISMATCH', 'COMMENT_REQUIRED', 'IDEMPOTENCY_KEY_REUSED'] satisfies BusinessRuleCode[]).map(
-    (code): [string, ApiError, number, string] => [`BusinessRuleError ${code}`, new BusinessRuleError(code, detail), 422, code],
-  ),
+  ...(
+    [
+      'CONTRACT_NOT_ACTIVE',
+      'TERMINATION_DATE_AFTER_CONTRACT_END',
+      'BANK_ACCOUNT_KEY_MISMATCH',
+      'COMMENT_REQUIRED',
+      'IDEMPOTENCY_KEY_REUSED',
+    ] satisfies BusinessRuleCode[]
+  ).map((code): [string, ApiError, number, string] => [`BusinessRuleError ${code}`, new BusinessRuleError(code, detail), 422, code]),
   ['ServiceUnavailableError', new ServiceUnavailableError(new Error('ThrottlingException')), 503, 'SERVICE_UNAVAILABLE'],
 ];
 
@@ -110,7 +121,9 @@ describe('error mapping', () => {
   });
 
   it('the 409 message names the existing request and the details name contractId', () => {
-    const body = bodyOf(errorResponse(new ActiveRequestExistsError('TR-ABCD-EFGH', { field: 'contractId', reason: 'r' }), CORRELATION_ID, en, 1));
+    const body = bodyOf(
+      errorResponse(new ActiveRequestExistsError('TR-ABCD-EFGH', { field: 'contractId', reason: 'r' }), CORRELATION_ID, en, 1),
+    );
     expect(String(body['message'])).toContain('TR-ABCD-EFGH');
     expect(body['details']).toEqual([{ field: 'contractId', reason: 'r' }]);
   });
@@ -131,7 +144,9 @@ describe('error mapping', () => {
 });
 
 describe('unexpected errors', () => {
-  const secret = new Error('ResourceNotFoundException: table arn:aws:dynamodb:eu-central-1:123456789012:table/secret-requests at /var/task/index.js:42');
+  const secret = new Error(
+    'ResourceNotFoundException: table arn:aws:dynamodb:eu-central-1:123456789012:table/secret-requests at /var/task/index.js:42',
+  );
 
   it.each([
     ['an Error', secret],
@@ -148,7 +163,12 @@ describe('unexpected errors', () => {
     const result = errorResponse(apiError, CORRELATION_ID, en, 1);
     expect(result.statusCode).toBe(500);
     const body = bodyOf(result);
-    expect(body).toEqual({ errorCode: 'INTERNAL_ERROR', message: en.error('INTERNAL_ERROR', {}), correlationId: CORRELATION_ID, details: [] });
+    expect(body).toEqual({
+      errorCode: 'INTERNAL_ERROR',
+      message: en.error('INTERNAL_ERROR', {}),
+      correlationId: CORRELATION_ID,
+      details: [],
+    });
     expect(headerOf(result, 'X-Correlation-Id')).toBe(CORRELATION_ID);
     expect(headerOf(result, 'Retry-After')).toBeUndefined();
   });

@@ -66,7 +66,7 @@ describe('validateTerminationInput: valid bodies', () => {
   });
 
   it('accepts a recipient name with inner spaces, Cyrillic, quotes and hyphens', () => {
-    expect(accepted(validBody({ bankDetails: bankDetails({ recipientName: 'ООО «Ромашка-Плюс» / Anne-Marie O\'Neil' }) }))).toBe(true);
+    expect(accepted(validBody({ bankDetails: bankDetails({ recipientName: "ООО «Ромашка-Плюс» / Anne-Marie O'Neil" }) }))).toBe(true);
   });
 });
 
@@ -76,7 +76,9 @@ describe('validateTerminationInput: required and structural problems', () => {
   });
 
   it.each(['bik', 'accountNumber', 'recipientName'])('requires bankDetails.%s', (key) => {
-    expect(problems(validBody({ bankDetails: withoutKey(bankDetails(), key) }))).toEqual([{ field: `bankDetails.${key}`, reason: r.required }]);
+    expect(problems(validBody({ bankDetails: withoutKey(bankDetails(), key) }))).toEqual([
+      { field: `bankDetails.${key}`, reason: r.required },
+    ]);
   });
 
   it('lists every missing field of an empty body once', () => {
@@ -133,7 +135,10 @@ describe('validateTerminationInput: required and structural problems', () => {
   });
 
   it('never lists a field twice even when several rules fail on it', () => {
-    const body = validBody({ desiredTerminationDate: '2026-2-3', bankDetails: bankDetails({ recipientName: `${'\u0007'}${'a'.repeat(300)}` }) });
+    const body = validBody({
+      desiredTerminationDate: '2026-2-3',
+      bankDetails: bankDetails({ recipientName: `${'\u0007'}${'a'.repeat(300)}` }),
+    });
     expect(problems(body)).toEqual([
       { field: 'desiredTerminationDate', reason: r.date },
       { field: 'bankDetails.recipientName', reason: r.recipientName },
@@ -147,7 +152,9 @@ describe('validateTerminationInput: customerId', () => {
   });
 
   it('refuses customerId inside bankDetails with the same reason', () => {
-    expect(problems(validBody({ bankDetails: bankDetails({ customerId: 'c-1' }) }))).toEqual([{ field: 'bankDetails.customerId', reason: r.customerIdForbidden }]);
+    expect(problems(validBody({ bankDetails: bankDetails({ customerId: 'c-1' }) }))).toEqual([
+      { field: 'bankDetails.customerId', reason: r.customerIdForbidden },
+    ]);
   });
 
   it('refuses customerId even when its value is empty or null', () => {
@@ -173,12 +180,25 @@ describe('validateTerminationInput: customerId', () => {
 });
 
 describe('validateTerminationInput: desiredTerminationDate', () => {
-  it.each(['2026-02-30', '2027-02-29', '2026-13-01', '2026-00-10', '2026-04-31', '2026-2-3', '2026-02-3', '26-02-03', '2026/02/03', '2026-02-03T00:00:00Z', ' 2026-02-03', '2026-02-03 ', '', '２０２６-02-03', '2026-02-03\n'])(
-    'refuses %j',
-    (date) => {
-      expect(problems(validBody({ desiredTerminationDate: date }))).toEqual([{ field: 'desiredTerminationDate', reason: r.date }]);
-    },
-  );
+  it.each([
+    '2026-02-30',
+    '2027-02-29',
+    '2026-13-01',
+    '2026-00-10',
+    '2026-04-31',
+    '2026-2-3',
+    '2026-02-3',
+    '26-02-03',
+    '2026/02/03',
+    '2026-02-03T00:00:00Z',
+    ' 2026-02-03',
+    '2026-02-03 ',
+    '',
+    '２０２６-02-03',
+    '2026-02-03\n',
+  ])('refuses %j', (date) => {
+    expect(problems(validBody({ desiredTerminationDate: date }))).toEqual([{ field: 'desiredTerminationDate', reason: r.date }]);
+  });
 
   it.each(['2026-02-28', '2028-02-29', '2026-12-31', '2026-01-01'])('accepts %s (the past is checked elsewhere)', (date) => {
     expect(accepted(validBody({ desiredTerminationDate: date }))).toBe(true);
@@ -190,9 +210,14 @@ describe('validateTerminationInput: bankDetails digits', () => {
     expect(problems(validBody({ bankDetails: bankDetails({ bik }) }))).toEqual([{ field: 'bankDetails.bik', reason: r.digits(9) }]);
   });
 
-  it.each(['4081781070000000000', '408178107000000000012', '4081781070000000000-', '40817810700000000001\n'])('refuses accountNumber %j', (accountNumber) => {
-    expect(problems(validBody({ bankDetails: bankDetails({ accountNumber }) }))).toEqual([{ field: 'bankDetails.accountNumber', reason: r.digits(20) }]);
-  });
+  it.each(['4081781070000000000', '408178107000000000012', '4081781070000000000-', '40817810700000000001\n'])(
+    'refuses accountNumber %j',
+    (accountNumber) => {
+      expect(problems(validBody({ bankDetails: bankDetails({ accountNumber }) }))).toEqual([
+        { field: 'bankDetails.accountNumber', reason: r.digits(20) },
+      ]);
+    },
+  );
 
   it('does not check the control key (that is a 422 business rule)', () => {
     expect(accepted(validBody({ bankDetails: bankDetails({ accountNumber: '40817810700000000002' }) }))).toBe(true);
@@ -280,7 +305,9 @@ describe('validateTerminationInput: documentIds', () => {
   });
 
   it('names the bad item by index', () => {
-    expect(problems(validBody({ documentIds: [uuid(1), uuid(2), uuid(3), 'nope'] }))).toEqual([{ field: 'documentIds[3]', reason: r.mustBeUuid }]);
+    expect(problems(validBody({ documentIds: [uuid(1), uuid(2), uuid(3), 'nope'] }))).toEqual([
+      { field: 'documentIds[3]', reason: r.mustBeUuid },
+    ]);
   });
 
   it.each([
@@ -298,7 +325,9 @@ describe('validateTerminationInput: documentIds', () => {
 describe('validateTerminationInput: unknown fields and types', () => {
   it('refuses unknown top-level and nested fields', () => {
     expect(problems(validBody({ status: 'SUBMITTED' }))).toEqual([{ field: 'status', reason: r.unknownField }]);
-    expect(problems(validBody({ bankDetails: bankDetails({ swift: 'SABRRUMM' }) }))).toEqual([{ field: 'bankDetails.swift', reason: r.unknownField }]);
+    expect(problems(validBody({ bankDetails: bankDetails({ swift: 'SABRRUMM' }) }))).toEqual([
+      { field: 'bankDetails.swift', reason: r.unknownField },
+    ]);
   });
 
   it('refuses a __proto__ key from JSON.parse without crashing or polluting prototypes', () => {
@@ -332,7 +361,9 @@ describe('validateTerminationInput: unknown fields and types', () => {
   });
 
   it('says "must be a string" for numbers in string fields', () => {
-    expect(problems(validBody({ bankDetails: bankDetails({ bik: 44525225 }) }))).toEqual([{ field: 'bankDetails.bik', reason: r.mustBeString }]);
+    expect(problems(validBody({ bankDetails: bankDetails({ bik: 44525225 }) }))).toEqual([
+      { field: 'bankDetails.bik', reason: r.mustBeString },
+    ]);
     expect(problems(validBody({ comment: 12 }))).toEqual([{ field: 'comment', reason: r.mustBeString }]);
   });
 
@@ -352,17 +383,37 @@ describe('validateTerminationInput: unknown fields and types', () => {
 });
 
 describe('isUuid', () => {
-  it.each([uuid(1), uuid(1).toUpperCase(), '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-1fff-8fff-ffffffffffff'])('accepts %s', (value) => {
-    expect(isUuid(value)).toBe(true);
-  });
+  it.each([uuid(1), uuid(1).toUpperCase(), '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-1fff-8fff-ffffffffffff'])(
+    'accepts %s',
+    (value) => {
+      expect(isUuid(value)).toBe(true);
+    },
+  );
 
-  it.each(['', 'x', uuid(1).slice(1), `${uuid(1)}0`, `{${uuid(1)}}`, uuid(1).replace(/-/g, ''), 'g0000000-0000-0000-0000-000000000000', undefined, null, 5])('refuses %j', (value) => {
+  it.each([
+    '',
+    'x',
+    uuid(1).slice(1),
+    `${uuid(1)}0`,
+    `{${uuid(1)}}`,
+    uuid(1).replace(/-/g, ''),
+    'g0000000-0000-0000-0000-000000000000',
+    undefined,
+    null,
+    5,
+  ])('refuses %j', (value) => {
     expect(isUuid(value)).toBe(false);
   });
 });
 
 describe('isTerminationRequest', () => {
-  const request = { requestId: uuid(9), requestNumber: 'TR-ABCD-EFGH', status: 'SUBMITTED', createdAt: '2026-11-21T21:30:00.000Z', message: 'ok' };
+  const request = {
+    requestId: uuid(9),
+    requestNumber: 'TR-ABCD-EFGH',
+    status: 'SUBMITTED',
+    createdAt: '2026-11-21T21:30:00.000Z',
+    message: 'ok',
+  };
 
   it('accepts a well-formed request', () => {
     expect(isTerminationRequest(request)).toBe(true);
