@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { assertLambdaNode } from './scripts/lambda-node';
+import { assertLambdaNode } from './scripts/lambda-node.ts';
 
 assertLambdaNode();
 

@@ -125,13 +125,25 @@ export function createPeerHandler(
   async function create(command: CreateCommand): Promise<Created> {
     const { customerId, contractId, input } = command;
     const { Item: contract } = await doc.send(new GetCommand({ TableName: tables.contracts, Key: { contractId }, ConsistentRead: true }));
-    if (!contract) throw new PeerError(404, 'CONTRACT_NOT_FOUND', texts.reason.contractNotFound, 'contractId');
+    if (!contract)
+      throw new PeerError(404, 'CONTRACT_NOT_FOUND', texts.problem({ field: 'contractId', code: 'contractNotFound' }), 'contractId');
     if (contract['customerId'] !== customerId)
-      throw new PeerError(403, 'CONTRACT_ACCESS_DENIED', texts.reason.contractAccessDenied, 'contractId');
-    if (contract['status'] !== 'ACTIVE') throw new PeerError(422, 'CONTRACT_NOT_ACTIVE', texts.reason.contractNotActive, 'contractId');
+      throw new PeerError(
+        403,
+        'CONTRACT_ACCESS_DENIED',
+        texts.problem({ field: 'contractId', code: 'contractAccessDenied' }),
+        'contractId',
+      );
+    if (contract['status'] !== 'ACTIVE')
+      throw new PeerError(422, 'CONTRACT_NOT_ACTIVE', texts.problem({ field: 'contractId', code: 'contractNotActive' }), 'contractId');
     const endDate = contract['endDate'];
     if (typeof endDate === 'string' && endDate < input.desiredTerminationDate) {
-      throw new PeerError(422, 'TERMINATION_DATE_AFTER_CONTRACT_END', texts.reason.dateAfterContractEnd(endDate), 'desiredTerminationDate');
+      throw new PeerError(
+        422,
+        'TERMINATION_DATE_AFTER_CONTRACT_END',
+        texts.problem({ field: 'desiredTerminationDate', code: 'dateAfterContractEnd', endDate: endDate }),
+        'desiredTerminationDate',
+      );
     }
 
     const requestId = randomUUID();
@@ -174,7 +186,12 @@ export function createPeerHandler(
       if (slot?.Code === 'ConditionalCheckFailed') {
         const holder = slot.Item ? unmarshall(slot.Item)['requestNumber'] : undefined;
         const number = typeof holder === 'string' ? holder : '?';
-        throw new PeerError(409, 'ACTIVE_REQUEST_ALREADY_EXISTS', texts.reason.activeRequestExists(number), 'contractId');
+        throw new PeerError(
+          409,
+          'ACTIVE_REQUEST_ALREADY_EXISTS',
+          texts.problem({ field: 'contractId', code: 'activeRequestExists', requestNumber: number }),
+          'contractId',
+        );
       }
       throw error;
     }
@@ -197,25 +214,41 @@ export function createPeerHandler(
       const customerId = event.requestContext.authorizer?.['customerId'];
       if (typeof customerId !== 'string' || customerId === '') throw new PeerError(401, 'UNAUTHORIZED', 'Authorization is required.');
       const idempotencyKey = headerOf(event, 'Idempotency-Key');
-      if (!idempotencyKey) throw new PeerError(400, 'IDEMPOTENCY_KEY_MISSING', texts.reason.required, 'Idempotency-Key');
+      if (!idempotencyKey)
+        throw new PeerError(
+          400,
+          'IDEMPOTENCY_KEY_MISSING',
+          texts.problem({ field: 'Idempotency-Key', code: 'required' }),
+          'Idempotency-Key',
+        );
       const contractId = event.pathParameters?.['contractId'];
       let body: unknown;
       try {
         body = JSON.parse(event.body ?? '');
       } catch {
-        throw new PeerError(400, 'MALFORMED_REQUEST', texts.reason.notJson, 'body');
+        throw new PeerError(400, 'MALFORMED_REQUEST', texts.problem({ field: 'body', code: 'notJson' }), 'body');
       }
-      const validation = validateTerminationInput(body, texts);
+      const validation = validateTerminationInput(body);
       if (!validation.ok || !isUuid(contractId) || !isUuid(idempotencyKey))
         throw new PeerError(400, 'VALIDATION_ERROR', 'The request has invalid fields.');
       const { input } = validation;
       if (input.desiredTerminationDate < businessDate.format(new Date()))
-        throw new PeerError(400, 'VALIDATION_ERROR', texts.reason.dateInPast(businessDate.format(new Date())), 'desiredTerminationDate');
+        throw new PeerError(
+          400,
+          'VALIDATION_ERROR',
+          texts.problem({ field: 'desiredTerminationDate', code: 'dateInPast', today: businessDate.format(new Date()) }),
+          'desiredTerminationDate',
+        );
       if (!isAccountKeyValid(input.bankDetails.bik, input.bankDetails.accountNumber)) {
-        throw new PeerError(422, 'BANK_ACCOUNT_KEY_MISMATCH', texts.reason.accountKeyMismatch, 'bankDetails.accountNumber');
+        throw new PeerError(
+          422,
+          'BANK_ACCOUNT_KEY_MISMATCH',
+          texts.problem({ field: 'bankDetails.accountNumber', code: 'accountKeyMismatch' }),
+          'bankDetails.accountNumber',
+        );
       }
       if (input.reasonCode === 'OTHER' && (input.comment ?? '').trim() === '')
-        throw new PeerError(422, 'COMMENT_REQUIRED', texts.reason.commentRequired, 'comment');
+        throw new PeerError(422, 'COMMENT_REQUIRED', texts.problem({ field: 'comment', code: 'commentRequired' }), 'comment');
 
       const result = await createOnce({
         customerId,
@@ -231,7 +264,10 @@ export function createPeerHandler(
     } catch (error) {
       if (error instanceof PeerError) return refuse(error, correlationId);
       if (error instanceof IdempotencyValidationError)
-        return refuse(new PeerError(422, 'IDEMPOTENCY_KEY_REUSED', texts.reason.keyReused, 'Idempotency-Key'), correlationId);
+        return refuse(
+          new PeerError(422, 'IDEMPOTENCY_KEY_REUSED', texts.problem({ field: 'Idempotency-Key', code: 'keyReused' }), 'Idempotency-Key'),
+          correlationId,
+        );
       if (error instanceof IdempotencyAlreadyInProgressError)
         return refuse(new PeerError(409, 'REQUEST_IN_PROGRESS', 'The same request is being processed.'), correlationId);
       logger.error('request failed', { correlationId, error });

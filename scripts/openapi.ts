@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../lib/http/errors';
 import { textsFor } from '../lib/http/texts';
-import { REASON_CODES } from '../lib/termination/reasons';
-import { errorBodySchema, terminationRequestInputSchema, terminationRequestSchema } from '../lib/validation/schemas';
+import type { Problem } from '../lib/validation/problems';
+import { REASON_CODES, errorBodySchema, terminationRequestInputSchema, terminationRequestSchema } from '../lib/validation/schemas';
 
 /*
  * The OpenAPI 3.1 description of the API, built from the very JSON Schemas the validator
@@ -30,22 +30,22 @@ const correlationHeader = header(
 );
 
 /** An example error body for each errorCode, grouped by status. */
-const ERROR_EXAMPLES: Record<ErrorCode, { field: string; reason: string }[]> = {
-  MALFORMED_REQUEST: [{ field: 'body', reason: en.reason.notJson }],
+const ERROR_EXAMPLES: Record<ErrorCode, Problem[]> = {
+  MALFORMED_REQUEST: [{ field: 'body', code: 'notJson' }],
   VALIDATION_ERROR: [
-    { field: 'bankDetails.bik', reason: en.reason.digits(9) },
-    { field: 'desiredTerminationDate', reason: en.reason.date },
+    { field: 'bankDetails.bik', code: 'digits', limit: 9 },
+    { field: 'desiredTerminationDate', code: 'date' },
   ],
-  IDEMPOTENCY_KEY_MISSING: [{ field: 'Idempotency-Key', reason: en.reason.required }],
-  UNAUTHORIZED: [{ field: 'Authorization', reason: 'a valid bearer token is required' }],
-  CONTRACT_ACCESS_DENIED: [{ field: 'contractId', reason: en.reason.contractAccessDenied }],
-  CONTRACT_NOT_FOUND: [{ field: 'contractId', reason: en.reason.contractNotFound }],
-  ACTIVE_REQUEST_ALREADY_EXISTS: [{ field: 'contractId', reason: en.reason.activeRequestExists('TR-7KQM-X2PF') }],
-  CONTRACT_NOT_ACTIVE: [{ field: 'contractId', reason: en.reason.contractNotActive }],
-  TERMINATION_DATE_AFTER_CONTRACT_END: [{ field: 'desiredTerminationDate', reason: en.reason.dateAfterContractEnd('2045-12-31') }],
-  BANK_ACCOUNT_KEY_MISMATCH: [{ field: 'bankDetails.accountNumber', reason: en.reason.accountKeyMismatch }],
-  COMMENT_REQUIRED: [{ field: 'comment', reason: en.reason.commentRequired }],
-  IDEMPOTENCY_KEY_REUSED: [{ field: 'Idempotency-Key', reason: en.reason.keyReused }],
+  IDEMPOTENCY_KEY_MISSING: [{ field: 'Idempotency-Key', code: 'required' }],
+  UNAUTHORIZED: [{ field: 'Authorization', code: 'bearerTokenRequired' }],
+  CONTRACT_ACCESS_DENIED: [{ field: 'contractId', code: 'contractAccessDenied' }],
+  CONTRACT_NOT_FOUND: [{ field: 'contractId', code: 'contractNotFound' }],
+  ACTIVE_REQUEST_ALREADY_EXISTS: [{ field: 'contractId', code: 'activeRequestExists', requestNumber: 'TR-7KQM-X2PF' }],
+  CONTRACT_NOT_ACTIVE: [{ field: 'contractId', code: 'contractNotActive' }],
+  TERMINATION_DATE_AFTER_CONTRACT_END: [{ field: 'desiredTerminationDate', code: 'dateAfterContractEnd', endDate: '2045-12-31' }],
+  BANK_ACCOUNT_KEY_MISMATCH: [{ field: 'bankDetails.accountNumber', code: 'accountKeyMismatch' }],
+  COMMENT_REQUIRED: [{ field: 'comment', code: 'commentRequired' }],
+  IDEMPOTENCY_KEY_REUSED: [{ field: 'Idempotency-Key', code: 'keyReused' }],
   INTERNAL_ERROR: [],
   SERVICE_UNAVAILABLE: [],
 };
@@ -83,7 +83,7 @@ function errorResponses(): Record<string, unknown> {
               errorCode,
               message: en.error(errorCode, { requestNumber: 'TR-7KQM-X2PF' }),
               correlationId,
-              details: ERROR_EXAMPLES[errorCode],
+              details: ERROR_EXAMPLES[errorCode].map((problem) => ({ field: problem.field, reason: en.problem(problem) })),
             },
           },
         ]),

@@ -1,22 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { isUuid } from '../validation/validator';
-import type { ErrorDetail } from '../validation/schemas';
+import type { Problem } from '../validation/problems';
 import { header } from './request';
-import type { Texts } from './texts';
 
 /**
- * The id every answer carries (D8): the client's X-Correlation-Id when it is a UUID, else a new
+ * The id every answer carries: the client's X-Correlation-Id when it is a UUID, else a new
  * one; a sent value that is not a UUID is also a field problem to report.
  */
-export function correlationOf(
-  event: Pick<APIGatewayProxyEvent, 'headers'>,
-  texts: Texts,
-): { correlationId: string; problems: ErrorDetail[] } {
+export function correlationOf(event: Pick<APIGatewayProxyEvent, 'headers'>): { correlationId: string; problems: Problem[] } {
   const sent = header(event, 'X-Correlation-Id');
   if (sent !== undefined && isUuid(sent)) return { correlationId: sent, problems: [] };
   return {
     correlationId: randomUUID(),
-    problems: sent === undefined ? [] : [{ field: 'X-Correlation-Id', reason: texts.reason.mustBeUuid }],
+    problems: sent === undefined ? [] : [{ field: 'X-Correlation-Id', code: 'mustBeUuid' }],
   };
 }

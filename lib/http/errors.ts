@@ -1,6 +1,13 @@
-import type { ErrorDetail } from '../validation/schemas';
+import type { Refusal, RefusalCode } from '../termination/refusals';
+import type { Problem } from '../validation/problems';
 
-/** Every errorCode the API can answer with (spec 7.3 and decisions D2-D9). */
+/** Refusals made at the edge, before the use case runs. */
+export type EdgeRefusalCode = 'MALFORMED_REQUEST' | 'UNAUTHORIZED';
+
+/**
+ * Every errorCode the API answers with and its status (docs/decisions/0011-error-body.md). The
+ * `satisfies` makes a new refusal of the domain or the edge fail to compile until it has one.
+ */
 export const ERROR_STATUS = {
   MALFORMED_REQUEST: 400,
   VALIDATION_ERROR: 400,
@@ -16,7 +23,7 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_KEY_REUSED: 422,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
-} as const;
+} as const satisfies Record<RefusalCode | EdgeRefusalCode | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE', number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
@@ -24,84 +31,13 @@ export function isErrorCode(value: string): value is ErrorCode {
   return Object.hasOwn(ERROR_STATUS, value);
 }
 
-/**
- * An answer the API gives on purpose. `messageArgs` feed the localized message (e.g. the
- * existing request's number for a 409); `details` are already localized by whoever found them.
- */
-export class ApiError extends Error {
-  readonly status: number;
+/** A refusal of the call found while reading the event (no customer, a body that is not JSON). */
+export class EdgeRefusal extends Error {
+  readonly refusal: Refusal<EdgeRefusalCode>;
 
-  constructor(
-    readonly errorCode: ErrorCode,
-    readonly details: ErrorDetail[] = [],
-    readonly messageArgs: Record<string, string> = {},
-  ) {
-    super(errorCode);
-    this.name = 'ApiError';
-    this.status = ERROR_STATUS[errorCode];
-  }
-}
-
-export class MalformedRequestError extends ApiError {
-  constructor(details: ErrorDetail[] = []) {
-    super('MALFORMED_REQUEST', details);
-    this.name = 'MalformedRequestError';
-  }
-}
-
-export class ValidationError extends ApiError {
-  constructor(details: ErrorDetail[]) {
-    super('VALIDATION_ERROR', details);
-    this.name = 'ValidationError';
-  }
-}
-
-export class UnauthorizedError extends ApiError {
-  constructor() {
-    super('UNAUTHORIZED');
-    this.name = 'UnauthorizedError';
-  }
-}
-
-export type BusinessRuleCode =
-  | 'CONTRACT_NOT_ACTIVE'
-  | 'TERMINATION_DATE_AFTER_CONTRACT_END'
-  | 'BANK_ACCOUNT_KEY_MISMATCH'
-  | 'COMMENT_REQUIRED'
-  | 'IDEMPOTENCY_KEY_REUSED';
-
-export class BusinessRuleError extends ApiError {
-  constructor(code: BusinessRuleCode, detail: ErrorDetail) {
-    super(code, [detail]);
-    this.name = 'BusinessRuleError';
-  }
-}
-
-export class ContractNotFoundError extends ApiError {
-  constructor(detail: ErrorDetail) {
-    super('CONTRACT_NOT_FOUND', [detail]);
-    this.name = 'ContractNotFoundError';
-  }
-}
-
-export class ContractAccessDeniedError extends ApiError {
-  constructor(detail: ErrorDetail) {
-    super('CONTRACT_ACCESS_DENIED', [detail]);
-    this.name = 'ContractAccessDeniedError';
-  }
-}
-
-export class ActiveRequestExistsError extends ApiError {
-  constructor(existingRequestNumber: string, detail: ErrorDetail) {
-    super('ACTIVE_REQUEST_ALREADY_EXISTS', [detail], { requestNumber: existingRequestNumber });
-    this.name = 'ActiveRequestExistsError';
-  }
-}
-
-/** A dependency (DynamoDB) is throttled, unreachable or too slow; the client should retry. */
-export class ServiceUnavailableError extends ApiError {
-  constructor(override readonly cause: unknown) {
-    super('SERVICE_UNAVAILABLE');
-    this.name = 'ServiceUnavailableError';
+  constructor(code: EdgeRefusalCode, problems: Problem[] = []) {
+    super(code);
+    this.name = 'EdgeRefusal';
+    this.refusal = { code, problems };
   }
 }

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { MalformedRequestError } from './errors';
-import type { Texts } from './texts';
+import type { Problem } from '../validation/problems';
+import { EdgeRefusal } from './errors';
 
 export const MAX_BODY_BYTES = 16 * 1024;
 
@@ -23,27 +23,26 @@ function isJsonContentType(value: string | undefined): boolean {
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-/** The body as a parsed JSON object, or MALFORMED_REQUEST (D7). */
-export function readJsonObjectBody(
-  event: Pick<APIGatewayProxyEvent, 'headers' | 'body' | 'isBase64Encoded'>,
-  texts: Texts,
-): Record<string, unknown> {
+const malformed = (problem: Problem) => new EdgeRefusal('MALFORMED_REQUEST', [problem]);
+
+/** The body as a parsed JSON object, or MALFORMED_REQUEST. */
+export function readJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'headers' | 'body' | 'isBase64Encoded'>): Record<string, unknown> {
   if (!isJsonContentType(header(event, 'Content-Type'))) {
-    throw new MalformedRequestError([{ field: 'Content-Type', reason: texts.reason.contentType }]);
+    throw malformed({ field: 'Content-Type', code: 'contentType' });
   }
   // Typed string | null, but serverless offline hands some empty bodies over as `false`.
   const text: string = typeof event.body === 'string' ? event.body : '';
   const bytes = event.isBase64Encoded ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
   if (bytes.length > MAX_BODY_BYTES) {
-    throw new MalformedRequestError([{ field: 'body', reason: texts.reason.tooLarge(MAX_BODY_BYTES) }]);
+    throw malformed({ field: 'body', code: 'tooLarge', limit: MAX_BODY_BYTES });
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(event.isBase64Encoded ? strictUtf8.decode(bytes) : text);
   } catch {
-    throw new MalformedRequestError([{ field: 'body', reason: texts.reason.notJson }]);
+    throw malformed({ field: 'body', code: 'notJson' });
   }
-  if (!isPlainObject(parsed)) throw new MalformedRequestError([{ field: 'body', reason: texts.reason.notObject }]);
+  if (!isPlainObject(parsed)) throw malformed({ field: 'body', code: 'notObject' });
   return parsed;
 }
 

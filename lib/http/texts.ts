@@ -1,42 +1,54 @@
+import type { Problem, ProblemCode, ProblemOf } from '../validation/problems';
 import type { ErrorCode } from './errors';
 
 export type Language = 'en' | 'ru';
 
-/** Every text a client can read, in English and Russian (D8). */
+/** Every text a client can read, in English and Russian (docs/decisions/0010-responses-and-texts.md). */
 export interface Texts {
-  error: (code: ErrorCode, args: Record<string, string>) => string;
+  error: (code: ErrorCode, args: { requestNumber?: string | undefined }) => string;
   created: (requestNumber: string) => string;
-  reason: {
-    required: string;
-    unknownField: string;
-    customerIdForbidden: string;
-    mustBeUuid: string;
-    mustBeString: string;
-    mustBeObject: string;
-    mustBeArray: string;
-    notInDictionary: (allowed: readonly string[]) => string;
-    date: string;
-    dateInPast: (today: string) => string;
-    digits: (count: number) => string;
-    recipientName: string;
-    maxLength: (limit: number) => string;
-    maxItems: (limit: number) => string;
-    duplicate: string;
-    invalid: string;
-    contractNotFound: string;
-    contractAccessDenied: string;
-    contractNotActive: string;
-    dateAfterContractEnd: (endDate: string) => string;
-    accountKeyMismatch: string;
-    commentRequired: string;
-    keyReused: string;
-    activeRequestExists: (requestNumber: string) => string;
-    notJson: string;
-    notObject: string;
-    contentType: string;
-    tooLarge: (limitBytes: number) => string;
-  };
+  problem: (problem: Problem) => string;
 }
+
+/** One text per problem code: a new code does not compile until both languages have its words. */
+type ProblemTexts = { [C in ProblemCode]: (problem: ProblemOf<C>) => string };
+
+function describe<C extends ProblemCode>(table: ProblemTexts, problem: ProblemOf<C>): string {
+  const text: (problem: ProblemOf<C>) => string = table[problem.code];
+  return text(problem);
+}
+
+const enProblems: ProblemTexts = {
+  required: () => 'is required',
+  unknownField: () => 'is not an allowed field',
+  customerIdForbidden: () => 'must not be sent: the customer is taken from the authorization',
+  mustBeUuid: () => 'must be a UUID',
+  mustBeString: () => 'must be a string',
+  mustBeObject: () => 'must be an object',
+  mustBeArray: () => 'must be an array',
+  notInDictionary: ({ allowed }) => `must be one of ${allowed.join(', ')}`,
+  date: () => 'must be a real date in the format YYYY-MM-DD',
+  dateInPast: ({ today }) => `must not be earlier than today (${today})`,
+  digits: ({ limit }) => `must be exactly ${limit} digits`,
+  recipientName: () => 'must be 1 to 255 characters, not blank, without control characters',
+  maxLength: ({ limit }) => `must be at most ${limit} characters`,
+  maxItems: ({ limit }) => `must have at most ${limit} items`,
+  duplicate: () => 'must not repeat another item',
+  invalid: () => 'is not valid',
+  contractNotFound: () => 'no such contract',
+  contractAccessDenied: () => 'the contract does not belong to you',
+  contractNotActive: () => 'the contract is not active',
+  dateAfterContractEnd: ({ endDate }) => `must not be after the end of the contract (${endDate})`,
+  accountKeyMismatch: () => 'the control key of the account does not match the BIK',
+  commentRequired: () => 'is required when reasonCode is OTHER',
+  keyReused: () => 'was already used with a different request body or contract',
+  activeRequestExists: ({ requestNumber }) => `request ${requestNumber} is already active on this contract`,
+  notJson: () => 'the body is not valid JSON',
+  notObject: () => 'the body must be a JSON object',
+  contentType: () => 'must be application/json',
+  tooLarge: ({ limit }) => `the body must be at most ${limit} bytes`,
+  bearerTokenRequired: () => 'a valid bearer token is required',
+};
 
 const en: Texts = {
   error: (code, args) =>
@@ -47,7 +59,7 @@ const en: Texts = {
       UNAUTHORIZED: 'Authorization is required.',
       CONTRACT_ACCESS_DENIED: 'You do not have access to this contract.',
       CONTRACT_NOT_FOUND: 'The contract was not found.',
-      ACTIVE_REQUEST_ALREADY_EXISTS: `An active termination request ${args['requestNumber'] ?? ''} already exists for this contract.`,
+      ACTIVE_REQUEST_ALREADY_EXISTS: `An active termination request ${args.requestNumber ?? ''} already exists for this contract.`,
       CONTRACT_NOT_ACTIVE: 'The contract is not active and cannot be terminated.',
       TERMINATION_DATE_AFTER_CONTRACT_END: 'The desired termination date is after the end of the contract.',
       BANK_ACCOUNT_KEY_MISMATCH: 'The account number does not match the BIK.',
@@ -57,36 +69,39 @@ const en: Texts = {
       SERVICE_UNAVAILABLE: 'The service is temporarily unavailable. Please retry later.',
     })[code],
   created: (n) => `Your early termination request No. ${n} has been submitted.`,
-  reason: {
-    required: 'is required',
-    unknownField: 'is not an allowed field',
-    customerIdForbidden: 'must not be sent: the customer is taken from the authorization',
-    mustBeUuid: 'must be a UUID',
-    mustBeString: 'must be a string',
-    mustBeObject: 'must be an object',
-    mustBeArray: 'must be an array',
-    notInDictionary: (allowed) => `must be one of ${allowed.join(', ')}`,
-    date: 'must be a real date in the format YYYY-MM-DD',
-    dateInPast: (today) => `must not be earlier than today (${today})`,
-    digits: (count) => `must be exactly ${count} digits`,
-    recipientName: 'must be 1 to 255 characters, not blank, without control characters',
-    maxLength: (limit) => `must be at most ${limit} characters`,
-    maxItems: (limit) => `must have at most ${limit} items`,
-    duplicate: 'must not repeat another item',
-    invalid: 'is not valid',
-    contractNotFound: 'no such contract',
-    contractAccessDenied: 'the contract does not belong to you',
-    contractNotActive: 'the contract is not active',
-    dateAfterContractEnd: (end) => `must not be after the end of the contract (${end})`,
-    accountKeyMismatch: 'the control key of the account does not match the BIK',
-    commentRequired: 'is required when reasonCode is OTHER',
-    keyReused: 'was already used with a different request body or contract',
-    activeRequestExists: (n) => `request ${n} is already active on this contract`,
-    notJson: 'the body is not valid JSON',
-    notObject: 'the body must be a JSON object',
-    contentType: 'must be application/json',
-    tooLarge: (limit) => `the body must be at most ${limit} bytes`,
-  },
+  problem: (problem) => describe(enProblems, problem),
+};
+
+const ruProblems: ProblemTexts = {
+  required: () => 'обязательное поле',
+  unknownField: () => 'недопустимое поле',
+  customerIdForbidden: () => 'нельзя передавать: клиент определяется по авторизации',
+  mustBeUuid: () => 'должно быть UUID',
+  mustBeString: () => 'должно быть строкой',
+  mustBeObject: () => 'должно быть объектом',
+  mustBeArray: () => 'должно быть массивом',
+  notInDictionary: ({ allowed }) => `допустимые значения: ${allowed.join(', ')}`,
+  date: () => 'должна быть существующей датой в формате ГГГГ-ММ-ДД',
+  dateInPast: ({ today }) => `не может быть раньше сегодняшней даты (${today})`,
+  digits: ({ limit }) => `должно состоять ровно из ${limit} цифр`,
+  recipientName: () => 'от 1 до 255 символов, не пустое, без управляющих символов',
+  maxLength: ({ limit }) => `не более ${limit} символов`,
+  maxItems: ({ limit }) => `не более ${limit} элементов`,
+  duplicate: () => 'не должно повторять другой элемент',
+  invalid: () => 'неверное значение',
+  contractNotFound: () => 'договор не найден',
+  contractAccessDenied: () => 'договор вам не принадлежит',
+  contractNotActive: () => 'договор не действует',
+  dateAfterContractEnd: ({ endDate }) => `не может быть позже окончания договора (${endDate})`,
+  accountKeyMismatch: () => 'контрольный ключ счёта не соответствует БИК',
+  commentRequired: () => 'обязателен при reasonCode OTHER',
+  keyReused: () => 'уже использован с другим телом запроса или договором',
+  activeRequestExists: ({ requestNumber }) => `по договору уже действует заявка ${requestNumber}`,
+  notJson: () => 'тело запроса не является корректным JSON',
+  notObject: () => 'тело запроса должно быть JSON-объектом',
+  contentType: () => 'должен быть application/json',
+  tooLarge: ({ limit }) => `тело запроса не должно превышать ${limit} байт`,
+  bearerTokenRequired: () => 'требуется действующий токен доступа (Bearer)',
 };
 
 const ru: Texts = {
@@ -98,7 +113,7 @@ const ru: Texts = {
       UNAUTHORIZED: 'Требуется авторизация.',
       CONTRACT_ACCESS_DENIED: 'У вас нет доступа к этому договору.',
       CONTRACT_NOT_FOUND: 'Договор не найден.',
-      ACTIVE_REQUEST_ALREADY_EXISTS: `По этому договору уже есть активная заявка на расторжение ${args['requestNumber'] ?? ''}.`,
+      ACTIVE_REQUEST_ALREADY_EXISTS: `По этому договору уже есть активная заявка на расторжение ${args.requestNumber ?? ''}.`,
       CONTRACT_NOT_ACTIVE: 'Договор не действует, его нельзя расторгнуть.',
       TERMINATION_DATE_AFTER_CONTRACT_END: 'Желаемая дата расторжения позже даты окончания договора.',
       BANK_ACCOUNT_KEY_MISMATCH: 'Номер счёта не соответствует БИК.',
@@ -108,36 +123,7 @@ const ru: Texts = {
       SERVICE_UNAVAILABLE: 'Сервис временно недоступен. Повторите попытку позже.',
     })[code],
   created: (n) => `Ваша заявка на досрочное расторжение договора № ${n} принята.`,
-  reason: {
-    required: 'обязательное поле',
-    unknownField: 'недопустимое поле',
-    customerIdForbidden: 'нельзя передавать: клиент определяется по авторизации',
-    mustBeUuid: 'должно быть UUID',
-    mustBeString: 'должно быть строкой',
-    mustBeObject: 'должно быть объектом',
-    mustBeArray: 'должно быть массивом',
-    notInDictionary: (allowed) => `допустимые значения: ${allowed.join(', ')}`,
-    date: 'должна быть существующей датой в формате ГГГГ-ММ-ДД',
-    dateInPast: (today) => `не может быть раньше сегодняшней даты (${today})`,
-    digits: (count) => `должно состоять ровно из ${count} цифр`,
-    recipientName: 'от 1 до 255 символов, не пустое, без управляющих символов',
-    maxLength: (limit) => `не более ${limit} символов`,
-    maxItems: (limit) => `не более ${limit} элементов`,
-    duplicate: 'не должно повторять другой элемент',
-    invalid: 'неверное значение',
-    contractNotFound: 'договор не найден',
-    contractAccessDenied: 'договор вам не принадлежит',
-    contractNotActive: 'договор не действует',
-    dateAfterContractEnd: (end) => `не может быть позже окончания договора (${end})`,
-    accountKeyMismatch: 'контрольный ключ счёта не соответствует БИК',
-    commentRequired: 'обязателен при reasonCode OTHER',
-    keyReused: 'уже использован с другим телом запроса или договором',
-    activeRequestExists: (n) => `по договору уже действует заявка ${n}`,
-    notJson: 'тело запроса не является корректным JSON',
-    notObject: 'тело запроса должно быть JSON-объектом',
-    contentType: 'должен быть application/json',
-    tooLarge: (limit) => `тело запроса не должно превышать ${limit} байт`,
-  },
+  problem: (problem) => describe(ruProblems, problem),
 };
 
 const TEXTS: Record<Language, Texts> = { en, ru };

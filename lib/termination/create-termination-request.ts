@@ -1,52 +1,52 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isAccountKeyValid } from '../banking/control-key';
-import {
-  ActiveRequestExistsError,
-  ApiError,
-  BusinessRuleError,
-  ContractAccessDeniedError,
-  ContractNotFoundError,
-  ServiceUnavailableError,
-  ValidationError,
-} from '../http/errors';
-import type { Texts } from '../http/texts';
+import type { ContractVerdict } from '../contracts/contracts-table';
 import { isDynamoDbUnavailable } from '../storage/dynamodb-client';
+import type { Problem } from '../validation/problems';
+import type { ReasonCode, TerminationRequest, TerminationRequestInput } from '../validation/schemas';
 import { isUuid, validateTerminationInput } from '../validation/validator';
-import type { ErrorDetail, TerminationRequest, TerminationRequestInput } from '../validation/schemas';
 import { businessToday, isBeforeBusinessToday } from './business-date';
+import { STATUS_SUBMITTED, type IdempotencyRecord, type WriteOutcome } from './create-transaction';
 import { requestFingerprint } from './fingerprint';
-import { REASON_NEEDING_COMMENT } from './reasons';
+import { refuse, RefusedError, type Refusal } from './refusals';
 import { newRequestNumber } from './request-number';
-import { STATUS_SUBMITTED, type IdempotencyRecord, type TerminationStore, type WriteOutcome } from './termination-store';
+import type { TerminationStore } from './termination-store';
+
+/*
+ * Creating a termination request. The rules and their order: docs/decisions/0013-order-of-checks.md;
+ * the write: docs/decisions/0005-one-atomic-write.md. This module speaks no HTTP and no language.
+ */
+
+/** A reason that needs the customer's own words in `comment` (COMMENT_REQUIRED). */
+export const REASON_NEEDING_COMMENT: ReasonCode = 'OTHER';
 
 export interface CreateDeps {
   store: TerminationStore;
   businessTimeZone: string;
   idempotencyTtlSeconds: number;
-  /** All DynamoDB work of one invocation, retries included, ends by then with a 503 (D9). */
+  /** All DynamoDB work of one invocation, retries included, ends by then as unavailable. */
   budgetMs: number;
   now?: () => Date;
 }
 
-/** What the handler read from the event; nothing here is trusted yet except customerId. */
+/** What the edge read from the call; nothing here is trusted yet except customerId. */
 export interface CreateCall {
   customerId: string;
   contractId: string | undefined;
   idempotencyKey: string | undefined;
   body: Record<string, unknown>;
-  texts: Texts;
-  /** Problems the handler already found in headers (e.g. X-Correlation-Id). */
-  headerProblems: ErrorDetail[];
+  /** The created request's message; stored with it, so a replay answers with the same bytes. */
+  createdMessage: (requestNumber: string) => string;
+  /** Field problems the edge already found (e.g. in headers), reported with the body's. */
+  edgeProblems: Problem[];
 }
 
-export interface CreateResult {
-  statusCode: 200 | 201;
-  request: TerminationRequest;
-  replayed: boolean;
-  /** The refund account of the call, for the caller to log masked. */
-  accountNumber: string;
-}
+export type CreateOutcome =
+  | { kind: 'created' | 'replayed'; request: TerminationRequest; refundAccount: string }
+  | { kind: 'refused'; refusal: Refusal }
+  /** DynamoDB throttled, unreachable or too slow: nothing was written that the caller cannot retry. */
+  | { kind: 'unavailable'; cause: unknown };
 
 interface ValidCall {
   customerId: string;
@@ -55,29 +55,30 @@ interface ValidCall {
   idempotencyKey: string;
   input: TerminationRequestInput;
   fingerprint: string;
-  /** Set when the only problem is a date before today: a replay may still answer 200 (D2). */
-  pastDateProblem: ErrorDetail | undefined;
+  createdMessage: (requestNumber: string) => string;
+  /** Set when the only problem is a date before today: a replay may still answer 200. */
+  pastDateProblem: Problem | undefined;
 }
 
-/** D2 and D7: structure first, listing every problem, with the key's presence checked alone. */
+/** Structure first, listing every problem, with the key's presence checked alone. */
 function validateCall(call: CreateCall, timeZone: string, now: Date): ValidCall {
-  const { texts } = call;
-  if (call.idempotencyKey === undefined || call.idempotencyKey.trim() === '')
-    throw new ApiError('IDEMPOTENCY_KEY_MISSING', [{ field: 'Idempotency-Key', reason: texts.reason.required }]);
-  const details: ErrorDetail[] = [...call.headerProblems];
-  if (!isUuid(call.contractId)) details.push({ field: 'contractId', reason: texts.reason.mustBeUuid });
-  if (!isUuid(call.idempotencyKey)) details.push({ field: 'Idempotency-Key', reason: texts.reason.mustBeUuid });
-  const validation = validateTerminationInput(call.body, texts);
-  if (!validation.ok) details.push(...validation.details);
+  if (call.idempotencyKey === undefined || call.idempotencyKey.trim() === '') {
+    throw refuse('IDEMPOTENCY_KEY_MISSING', [{ field: 'Idempotency-Key', code: 'required' }]);
+  }
+  const problems: Problem[] = [...call.edgeProblems];
+  if (!isUuid(call.contractId)) problems.push({ field: 'contractId', code: 'mustBeUuid' });
+  if (!isUuid(call.idempotencyKey)) problems.push({ field: 'Idempotency-Key', code: 'mustBeUuid' });
+  const validation = validateTerminationInput(call.body);
+  if (!validation.ok) problems.push(...validation.problems);
 
   const date = call.body['desiredTerminationDate'];
-  const pastDateProblem =
-    typeof date === 'string' && !details.some((d) => d.field === 'desiredTerminationDate') && isBeforeBusinessToday(date, timeZone, now)
-      ? { field: 'desiredTerminationDate', reason: texts.reason.dateInPast(businessToday(timeZone, now)) }
+  const pastDateProblem: Problem | undefined =
+    typeof date === 'string' && !problems.some((p) => p.field === 'desiredTerminationDate') && isBeforeBusinessToday(date, timeZone, now)
+      ? { field: 'desiredTerminationDate', code: 'dateInPast', today: businessToday(timeZone, now) }
       : undefined;
 
-  if (details.length > 0 || !validation.ok || call.contractId === undefined) {
-    throw new ValidationError(pastDateProblem ? [...details, pastDateProblem] : details);
+  if (problems.length > 0 || !validation.ok || call.contractId === undefined) {
+    throw refuse('VALIDATION_ERROR', pastDateProblem ? [...problems, pastDateProblem] : problems);
   }
   const contractId = call.contractId.toLowerCase();
   return {
@@ -87,62 +88,49 @@ function validateCall(call: CreateCall, timeZone: string, now: Date): ValidCall 
     idempotencyKey: call.idempotencyKey.toLowerCase(),
     input: validation.input,
     fingerprint: requestFingerprint(contractId, call.body),
+    createdMessage: call.createdMessage,
     pastDateProblem,
   };
 }
 
-/** Business rules that need no stored data (D6). */
-function staticRuleBreach(input: TerminationRequestInput, texts: Texts): BusinessRuleError | undefined {
+/** Business rules that need no stored data. */
+function staticRuleBreach(input: TerminationRequestInput): RefusedError | undefined {
   if (!isAccountKeyValid(input.bankDetails.bik, input.bankDetails.accountNumber)) {
-    return new BusinessRuleError('BANK_ACCOUNT_KEY_MISMATCH', {
-      field: 'bankDetails.accountNumber',
-      reason: texts.reason.accountKeyMismatch,
-    });
+    return refuse('BANK_ACCOUNT_KEY_MISMATCH', [{ field: 'bankDetails.accountNumber', code: 'accountKeyMismatch' }]);
   }
   if (input.reasonCode === REASON_NEEDING_COMMENT && (input.comment ?? '').trim() === '') {
-    return new BusinessRuleError('COMMENT_REQUIRED', { field: 'comment', reason: texts.reason.commentRequired });
+    return refuse('COMMENT_REQUIRED', [{ field: 'comment', code: 'commentRequired' }]);
   }
   return undefined;
 }
 
-function answerFromRecord(record: IdempotencyRecord, call: ValidCall, texts: Texts): CreateResult {
-  if (record.fingerprint !== call.fingerprint) {
-    throw new BusinessRuleError('IDEMPOTENCY_KEY_REUSED', { field: 'Idempotency-Key', reason: texts.reason.keyReused });
-  }
-  return { statusCode: 200, request: record.response, replayed: true, accountNumber: call.input.bankDetails.accountNumber };
+function answerFromRecord(record: IdempotencyRecord, call: ValidCall): CreateOutcome {
+  if (record.fingerprint !== call.fingerprint) throw refuse('IDEMPOTENCY_KEY_REUSED', [{ field: 'Idempotency-Key', code: 'keyReused' }]);
+  return { kind: 'replayed', request: record.response, refundAccount: call.input.bankDetails.accountNumber };
 }
 
-function refusal(outcome: Exclude<WriteOutcome, { kind: 'created' | 'key-used' | 'number-taken' | 'retry' }>, texts: Texts): ApiError {
-  const r = texts.reason;
-  if (outcome.kind === 'slot-taken') {
-    return new ActiveRequestExistsError(outcome.requestNumber, {
-      field: 'contractId',
-      reason: r.activeRequestExists(outcome.requestNumber),
-    });
-  }
-  const verdict = outcome.verdict;
+function contractRefusal(verdict: Exclude<ContractVerdict, { kind: 'ok' }>): RefusedError {
   switch (verdict.kind) {
     case 'not-found':
-      return new ContractNotFoundError({ field: 'contractId', reason: r.contractNotFound });
+      return refuse('CONTRACT_NOT_FOUND', [{ field: 'contractId', code: 'contractNotFound' }]);
     case 'access-denied':
-      return new ContractAccessDeniedError({ field: 'contractId', reason: r.contractAccessDenied });
+      return refuse('CONTRACT_ACCESS_DENIED', [{ field: 'contractId', code: 'contractAccessDenied' }]);
     case 'not-active':
-      return new BusinessRuleError('CONTRACT_NOT_ACTIVE', { field: 'contractId', reason: r.contractNotActive });
+      return refuse('CONTRACT_NOT_ACTIVE', [{ field: 'contractId', code: 'contractNotActive' }]);
     case 'date-after-end':
-      return new BusinessRuleError('TERMINATION_DATE_AFTER_CONTRACT_END', {
-        field: 'desiredTerminationDate',
-        reason: r.dateAfterContractEnd(verdict.endDate),
-      });
+      return refuse('TERMINATION_DATE_AFTER_CONTRACT_END', [
+        { field: 'desiredTerminationDate', code: 'dateAfterContractEnd', endDate: verdict.endDate },
+      ]);
   }
 }
 
-async function createOrExplain(
-  deps: CreateDeps,
-  call: ValidCall,
-  texts: Texts,
-  now: Date,
-  abortSignal: AbortSignal,
-): Promise<CreateResult> {
+function refusalOf(outcome: Extract<WriteOutcome, { kind: 'contract' | 'slot-taken' }>): RefusedError {
+  if (outcome.kind === 'contract') return contractRefusal(outcome.verdict);
+  const { requestNumber } = outcome;
+  return refuse('ACTIVE_REQUEST_ALREADY_EXISTS', [{ field: 'contractId', code: 'activeRequestExists', requestNumber }], requestNumber);
+}
+
+async function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abortSignal: AbortSignal): Promise<CreateOutcome> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   for (let attempt = 0; ; attempt++) {
     const requestId = randomUUID();
@@ -152,7 +140,7 @@ async function createOrExplain(
       requestNumber,
       status: STATUS_SUBMITTED,
       createdAt: new Date().toISOString(),
-      message: texts.created(requestNumber),
+      message: call.createdMessage(requestNumber),
     };
     const outcome = await deps.store.create(
       { ...call, requestId, requestNumber, response, expiresAt: nowSeconds + deps.idempotencyTtlSeconds },
@@ -161,40 +149,42 @@ async function createOrExplain(
     );
     switch (outcome.kind) {
       case 'created':
-        return { statusCode: 201, request: response, replayed: false, accountNumber: call.input.bankDetails.accountNumber };
+        return { kind: 'created', request: response, refundAccount: call.input.bankDetails.accountNumber };
       case 'key-used':
-        return answerFromRecord(outcome.record, call, texts);
+        return answerFromRecord(outcome.record, call);
       case 'number-taken':
       case 'retry': {
-        // Exponential backoff with full jitter; the budget's signal ends it with a 503 (D3, D9).
+        // Exponential backoff with full jitter; the budget's signal ends it as unavailable.
         const pause = outcome.kind === 'retry' ? Math.random() * Math.min(200, 10 * 2 ** attempt) : 0;
         await sleep(pause, undefined, { signal: abortSignal });
         continue;
       }
       default:
-        throw refusal(outcome, texts);
+        throw refusalOf(outcome);
     }
   }
 }
 
-/** The whole use case: validate, apply the rules in the order D2-D7 give, write once. */
-export async function createTerminationRequest(deps: CreateDeps, call: CreateCall): Promise<CreateResult> {
-  const now = deps.now?.() ?? new Date();
+async function decide(deps: CreateDeps, call: CreateCall, now: Date, abortSignal: AbortSignal): Promise<CreateOutcome> {
   const valid = validateCall(call, deps.businessTimeZone, now);
-  const refusal = valid.pastDateProblem ? new ValidationError([valid.pastDateProblem]) : staticRuleBreach(valid.input, call.texts);
+  const refusal = valid.pastDateProblem ? refuse('VALIDATION_ERROR', [valid.pastDateProblem]) : staticRuleBreach(valid.input);
+  if (!refusal) return createOrExplain(deps, valid, now, abortSignal);
+  // The key decides first: an accepted call replays even if its date has passed since, and a key
+  // reused with another body is IDEMPOTENCY_KEY_REUSED whatever else is wrong.
   const nowSeconds = Math.floor(now.getTime() / 1000);
+  const record = await deps.store.findIdempotencyRecord(valid.customerId, valid.idempotencyKey, nowSeconds, abortSignal);
+  if (record) return answerFromRecord(record, valid);
+  throw refusal;
+}
+
+/** The whole use case: validate, apply the rules in order, write once. Anything else it throws is a bug. */
+export async function createTerminationRequest(deps: CreateDeps, call: CreateCall): Promise<CreateOutcome> {
   const abortSignal = AbortSignal.timeout(deps.budgetMs);
   try {
-    if (refusal) {
-      // The key decides first (D2): an accepted call replays with 200 even if its date has passed
-      // since, and a key reused with another body is IDEMPOTENCY_KEY_REUSED whatever else is wrong.
-      const record = await deps.store.findIdempotencyRecord(valid.customerId, valid.idempotencyKey, nowSeconds, abortSignal);
-      if (record) return answerFromRecord(record, valid, call.texts);
-      throw refusal;
-    }
-    return await createOrExplain(deps, valid, call.texts, now, abortSignal);
+    return await decide(deps, call, deps.now?.() ?? new Date(), abortSignal);
   } catch (error) {
-    if (isDynamoDbUnavailable(error) || abortSignal.aborted) throw new ServiceUnavailableError(error);
+    if (error instanceof RefusedError) return { kind: 'refused', refusal: error.refusal };
+    if (isDynamoDbUnavailable(error) || abortSignal.aborted) return { kind: 'unavailable', cause: error };
     throw error;
   }
 }

@@ -1,10 +1,21 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { REASON_CODES } from '../termination/reasons';
 
 /*
  * The JSON Schemas of the API: the validator compiles these and the API description publishes
  * them. TypeScript types below are derived from them, never written by hand.
  */
+
+/** The reasons dictionary: the only place the allowed reasonCode values are listed. */
+export const REASON_CODES = [
+  'RELOCATION',
+  'FINANCIAL_HARDSHIP',
+  'SERVICE_DISSATISFACTION',
+  'BETTER_OFFER_ELSEWHERE',
+  'NO_LONGER_NEEDED',
+  'OTHER',
+] as const;
+
+export type ReasonCode = (typeof REASON_CODES)[number];
 
 const uuid = { type: 'string', format: 'uuid' } as const;
 

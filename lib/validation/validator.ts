@@ -1,8 +1,7 @@
 import type { ErrorObject } from 'ajv';
-import { REASON_CODES } from '../termination/reasons';
-import type { Texts } from '../http/texts';
 import { validateInput, validateTerminationRequest, validateUuid } from './compiled-validators';
-import type { ErrorDetail, TerminationRequest, TerminationRequestInput } from './schemas';
+import type { Problem } from './problems';
+import { REASON_CODES, type TerminationRequest, type TerminationRequestInput } from './schemas';
 
 export function isUuid(value: unknown): value is string {
   return validateUuid(value);
@@ -46,40 +45,50 @@ function duplicateDocumentIds(body: unknown): number[] {
   return repeats;
 }
 
-const FIELD_REASONS: Record<string, (texts: Texts) => string> = {
-  desiredTerminationDate: (t) => t.reason.date,
-  'bankDetails.bik': (t) => t.reason.digits(9),
-  'bankDetails.accountNumber': (t) => t.reason.digits(20),
-  'bankDetails.recipientName': (t) => t.reason.recipientName,
+/** Fields whose every format or length problem is told by one rule of the field. */
+const FIELD_RULES: Record<string, (field: string) => Problem> = {
+  desiredTerminationDate: (field) => ({ field, code: 'date' }),
+  'bankDetails.bik': (field) => ({ field, code: 'digits', limit: 9 }),
+  'bankDetails.accountNumber': (field) => ({ field, code: 'digits', limit: 20 }),
+  'bankDetails.recipientName': (field) => ({ field, code: 'recipientName' }),
 };
 
-function detailOf(error: ErrorObject, texts: Texts): ErrorDetail {
-  const r = texts.reason;
+function problemOf(error: ErrorObject): Problem {
   const params: Record<string, unknown> = error.params;
   const field = fieldPath(error.instancePath);
+  const fieldRule = FIELD_RULES[field]?.(field);
   switch (error.keyword) {
     case 'required':
-      return { field: fieldPath(error.instancePath, String(params['missingProperty'])), reason: r.required };
+      return { field: fieldPath(error.instancePath, String(params['missingProperty'])), code: 'required' };
     case 'additionalProperties': {
       const name = String(params['additionalProperty']);
-      return { field: fieldPath(error.instancePath, name), reason: name === 'customerId' ? r.customerIdForbidden : r.unknownField };
+      return { field: fieldPath(error.instancePath, name), code: name === 'customerId' ? 'customerIdForbidden' : 'unknownField' };
     }
     case 'type': {
+      if (field.startsWith('documentIds[')) return { field, code: 'mustBeUuid' };
       const expected = params['type'];
-      const reason =
-        expected === 'object' ? r.mustBeObject : expected === 'array' ? r.mustBeArray : expected === 'string' ? r.mustBeString : r.invalid;
-      return { field, reason: field.startsWith('documentIds[') ? r.mustBeUuid : reason };
+      return {
+        field,
+        code:
+          expected === 'object'
+            ? 'mustBeObject'
+            : expected === 'array'
+              ? 'mustBeArray'
+              : expected === 'string'
+                ? 'mustBeString'
+                : 'invalid',
+      };
     }
     case 'enum':
-      return { field, reason: r.notInDictionary(REASON_CODES) };
+      return { field, code: 'notInDictionary', allowed: REASON_CODES };
     case 'format':
-      return { field, reason: params['format'] === 'uuid' ? r.mustBeUuid : (FIELD_REASONS[field]?.(texts) ?? r.invalid) };
+      return params['format'] === 'uuid' ? { field, code: 'mustBeUuid' } : (fieldRule ?? { field, code: 'invalid' });
     case 'maxItems':
-      return { field, reason: r.maxItems(Number(params['limit'])) };
+      return { field, code: 'maxItems', limit: Number(params['limit']) };
     case 'maxLength':
-      return { field, reason: FIELD_REASONS[field]?.(texts) ?? r.maxLength(Number(params['limit'])) };
+      return fieldRule ?? { field, code: 'maxLength', limit: Number(params['limit']) };
     default:
-      return { field, reason: FIELD_REASONS[field]?.(texts) ?? r.invalid };
+      return fieldRule ?? { field, code: 'invalid' };
   }
 }
 
@@ -109,20 +118,20 @@ function customerIdPaths(body: unknown): string[] {
   return found.sort();
 }
 
-export type InputValidation = { ok: true; input: TerminationRequestInput } | { ok: false; details: ErrorDetail[] };
+export type InputValidation = { ok: true; input: TerminationRequestInput } | { ok: false; problems: Problem[] };
 
-/** Strict structural validation of the body (D7), listing every problem, one per field. */
-export function validateTerminationInput(body: unknown, texts: Texts): InputValidation {
+/** Strict structural validation of the body, listing every problem, one per field. */
+export function validateTerminationInput(body: unknown): InputValidation {
   const duplicates = duplicateDocumentIds(body);
   if (validateInput(body) && duplicates.length === 0) return { ok: true, input: body };
-  const byField = new Map<string, ErrorDetail>();
-  for (const path of customerIdPaths(body)) byField.set(path, { field: path, reason: texts.reason.customerIdForbidden });
+  const byField = new Map<string, Problem>();
+  for (const path of customerIdPaths(body)) byField.set(path, { field: path, code: 'customerIdForbidden' });
   // Ajv's uniqueItems names one pair only (and not case-insensitively): every repeat is listed here instead.
-  for (const i of duplicates) byField.set(`documentIds[${i}]`, { field: `documentIds[${i}]`, reason: texts.reason.duplicate });
+  for (const i of duplicates) byField.set(`documentIds[${i}]`, { field: `documentIds[${i}]`, code: 'duplicate' });
   for (const error of validateInput.errors ?? []) {
     if (error.keyword === 'uniqueItems') continue;
-    const detail = detailOf(error, texts);
-    if (!byField.has(detail.field)) byField.set(detail.field, detail);
+    const problem = problemOf(error);
+    if (!byField.has(problem.field)) byField.set(problem.field, problem);
   }
-  return { ok: false, details: [...byField.values()] };
+  return { ok: false, problems: [...byField.values()] };
 }

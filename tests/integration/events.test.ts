@@ -236,7 +236,7 @@ const steps: Step[] = [
     title: 'answers 401 without an authorizer context',
     status: 401,
     errorCode: 'UNAUTHORIZED',
-    fields: [],
+    fields: ['Authorization'],
   },
   {
     file: 'russian-not-found.json',

@@ -11,7 +11,7 @@ import { putContracts } from '../../scripts/local/demo-data';
 import { localClient, startDynamoDbLocal, type RunningDynamoDb } from '../../scripts/local/dynamodb-local';
 import { signToken } from '../../scripts/local/signing-key';
 import { createTables } from '../../scripts/local/tables';
-import { asApiError, errorResponse } from '../../lib/http/responses';
+import { answerFor } from '../../lib/http/answers';
 import { textsFor } from '../../lib/http/texts';
 import { createDocumentClient } from '../../lib/storage/dynamodb-client';
 import { createTerminationRequest } from '../../lib/termination/create-termination-request';
@@ -239,12 +239,10 @@ function rememberBodies(answers: RaceAnswer[], requestBody: Record<string, unkno
 /** Replays of earlier calls, new requests, and one customer's keys sent by another, all at once. */
 async function mixedBurst(send: Send): Promise<string[]> {
   const earlier = history.slice(-scale.burstSize);
-  const replays = earlier
-    .slice(0, Math.ceil(scale.burstSize / 4))
-    .map((h) => ({
-      call: { customerId: h.customerId, contractId: h.contractId, idempotencyKey: h.idempotencyKey, body: h.requestBody },
-      raw: h.raw,
-    }));
+  const replays = earlier.slice(0, Math.ceil(scale.burstSize / 4)).map((h) => ({
+    call: { customerId: h.customerId, contractId: h.contractId, idempotencyKey: h.idempotencyKey, body: h.requestBody },
+    raw: h.raw,
+  }));
   const fresh = await Promise.all(
     Array.from({ length: Math.ceil(scale.burstSize / 8) }, async () => {
       const customerId = pick(customers);
@@ -346,14 +344,9 @@ describe('races', () => {
     };
     const texts = textsFor('en');
     const viaLib: Send = async (call) => {
-      const result = await createTerminationRequest(deps, { ...call, texts, headerProblems: [] }).then(
-        (r) => ({ status: r.statusCode, raw: JSON.stringify(r.request) }),
-        (error: unknown) => {
-          const response = errorResponse(asApiError(error), randomUUID(), texts, 1);
-          return { status: response.statusCode, raw: response.body };
-        },
-      );
-      return record(answerTo(call, result.status, result.raw, jsonObject(JSON.parse(result.raw))));
+      const outcome = await createTerminationRequest(deps, { ...call, createdMessage: texts.created, edgeProblems: [] });
+      const { response } = answerFor(outcome, { correlationId: randomUUID(), texts, retryAfterSeconds: 1, location: (id) => id });
+      return record(answerTo(call, response.statusCode, response.body, jsonObject(JSON.parse(response.body))));
     };
     const violations: string[] = [];
     for (let i = 0; i < scale.conflictBursts; i++) violations.push(...(await (bursts[i % 3] ?? sameKeyBurst)(viaLib)));

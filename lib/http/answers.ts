@@ -1,0 +1,67 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { CreateOutcome } from '../termination/create-termination-request';
+import type { Refusal } from '../termination/refusals';
+import type { ErrorBody } from '../validation/schemas';
+import { ERROR_STATUS, type ErrorCode } from './errors';
+import type { Texts } from './texts';
+
+/*
+ * The one place where outcomes become HTTP: status, headers and the words of the body
+ * (docs/decisions/0010-responses-and-texts.md, 0011-error-body.md).
+ */
+
+/** What the edge saw, on top of the use case's outcomes: its own refusals and plain failures. */
+export type Outcome = CreateOutcome | { kind: 'refused'; refusal: Refusal<ErrorCode> } | { kind: 'failed'; error: unknown };
+
+export interface AnswerContext {
+  correlationId: string;
+  texts: Texts;
+  retryAfterSeconds: number;
+  /** Where the created request can be read back. */
+  location: (requestId: string) => string;
+}
+
+export interface Answer {
+  response: APIGatewayProxyResult;
+  statusCode: number;
+  errorCode: ErrorCode | undefined;
+}
+
+const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
+
+function json(statusCode: number, body: unknown, correlationId: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return { statusCode, headers: { ...JSON_HEADERS, 'X-Correlation-Id': correlationId, ...headers }, body: JSON.stringify(body) };
+}
+
+export function errorAnswer(refusal: Refusal<ErrorCode>, context: AnswerContext): Answer {
+  const { code, problems, requestNumber } = refusal;
+  const statusCode = ERROR_STATUS[code];
+  const body: ErrorBody = {
+    errorCode: code,
+    message: context.texts.error(code, { requestNumber }),
+    correlationId: context.correlationId,
+    details: problems.map((problem) => ({ field: problem.field, reason: context.texts.problem(problem) })),
+  };
+  const headers: Record<string, string> = code === 'SERVICE_UNAVAILABLE' ? { 'Retry-After': String(context.retryAfterSeconds) } : {};
+  return { response: json(statusCode, body, context.correlationId, headers), statusCode, errorCode: code };
+}
+
+/** 201 or 200 with the request; a refusal as an error body; 503 with Retry-After; anything else a bare 500. */
+export function answerFor(outcome: Outcome, context: AnswerContext): Answer {
+  switch (outcome.kind) {
+    case 'created':
+    case 'replayed': {
+      const statusCode = outcome.kind === 'created' ? 201 : 200;
+      const headers: Record<string, string> = { Location: context.location(outcome.request.requestId) };
+      if (outcome.kind === 'replayed') headers['Idempotent-Replayed'] = 'true';
+      return { response: json(statusCode, outcome.request, context.correlationId, headers), statusCode, errorCode: undefined };
+    }
+    case 'refused':
+      return errorAnswer(outcome.refusal, context);
+    case 'unavailable':
+      return errorAnswer({ code: 'SERVICE_UNAVAILABLE', problems: [] }, context);
+    case 'failed':
+      // Internals stay in the log; the body says only that it was our fault.
+      return errorAnswer({ code: 'INTERNAL_ERROR', problems: [] }, context);
+  }
+}

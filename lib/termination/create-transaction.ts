@@ -1,0 +1,221 @@
+import type { CancellationReason } from '@aws-sdk/client-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { contractConditionCheck, judgeContract, type ContractVerdict } from '../contracts/contracts-table';
+import { isTerminationRequest } from '../validation/validator';
+import type { TerminationRequest, TerminationRequestInput } from '../validation/schemas';
+
+/*
+ * The create as data (docs/decisions/0005-one-atomic-write.md): one TransactWriteItems that binds
+ * four items of the service's table and a check of the contract, and the reading of its
+ * cancellation reasons. Both are pure; termination-store.ts only sends and, where a reason came
+ * back without its item, reads that item.
+ *   IDEMPOTENCY#<customerId>#<key>  the key, its fingerprint and the 201 body (TTL: expiresAt)
+ *   ACTIVE#<contractId>             the contract's one active-request slot
+ *   NUMBER#<requestNumber>          makes request numbers unique
+ *   REQUEST#<requestId>             the request itself
+ */
+
+export const STATUS_SUBMITTED = 'SUBMITTED';
+
+export interface Tables {
+  requests: string;
+  contracts: string;
+}
+
+export interface NewRequest {
+  requestId: string;
+  requestNumber: string;
+  customerId: string;
+  /** Lower-cased: the slot and the request are keyed on it, so case cannot make a second slot. */
+  contractId: string;
+  /** The id as the client sent it: the contracts table belongs to another system and is read as is. */
+  contractLookupId: string;
+  idempotencyKey: string;
+  fingerprint: string;
+  input: TerminationRequestInput;
+  response: TerminationRequest;
+  /** Epoch seconds after which the idempotency record no longer counts. */
+  expiresAt: number;
+}
+
+export interface IdempotencyRecord {
+  fingerprint: string;
+  requestId: string;
+  response: TerminationRequest;
+  expiresAt: number;
+}
+
+export type WriteOutcome =
+  | { kind: 'created' }
+  | { kind: 'key-used'; record: IdempotencyRecord }
+  | { kind: 'contract'; verdict: Exclude<ContractVerdict, { kind: 'ok' }> }
+  | { kind: 'slot-taken'; requestNumber: string }
+  | { kind: 'number-taken' }
+  /** A conflicting transaction or a condition whose cause is gone by now: try again. */
+  | { kind: 'retry' };
+
+/** A cancellation that the reasons alone cannot explain: read this item (consistently), then decide. */
+export interface NeedsRead {
+  kind: 'read';
+  table: 'requests' | 'contracts';
+  key: Record<string, string>;
+  decide: (item: Record<string, unknown> | undefined) => WriteOutcome;
+}
+
+export const idempotencyKeyOf = (customerId: string, key: string) => `IDEMPOTENCY#${customerId}#${key}`;
+export const slotKeyOf = (contractId: string) => `ACTIVE#${contractId}`;
+export const numberKeyOf = (requestNumber: string) => `NUMBER#${requestNumber}`;
+export const requestKeyOf = (requestId: string) => `REQUEST#${requestId}`;
+
+// Positions of the items in the transaction; cancellation reasons come back in this order.
+// The idempotency key goes first: it decides before any state-dependent rule.
+const KEY = 0;
+const CONTRACT = 1;
+const SLOT = 2;
+const NUMBER = 3;
+
+export function buildCreateTransaction(tables: Tables, request: NewRequest, nowSeconds: number): TransactWriteCommandInput {
+  const createdAt = request.response.createdAt;
+  return {
+    // Makes the SDK's own retry of an attempt that committed but lost its answer succeed as a
+    // no-op, instead of coming back as a replay of the caller's own first call.
+    ClientRequestToken: request.requestId,
+    TransactItems: [
+      {
+        Put: {
+          TableName: tables.requests,
+          Item: {
+            pk: idempotencyKeyOf(request.customerId, request.idempotencyKey),
+            kind: 'IDEMPOTENCY',
+            fingerprint: request.fingerprint,
+            requestId: request.requestId,
+            contractId: request.contractId,
+            // Kept as text so a replay answers with the very bytes of the 201 body.
+            responseJson: JSON.stringify(request.response),
+            createdAt,
+            expiresAt: request.expiresAt,
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
+          ExpressionAttributeValues: { ':now': nowSeconds },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      {
+        ConditionCheck: contractConditionCheck(
+          tables.contracts,
+          request.contractLookupId,
+          request.customerId,
+          request.input.desiredTerminationDate,
+        ),
+      },
+      {
+        Put: {
+          TableName: tables.requests,
+          Item: {
+            pk: slotKeyOf(request.contractId),
+            kind: 'ACTIVE_SLOT',
+            requestId: request.requestId,
+            requestNumber: request.requestNumber,
+            customerId: request.customerId,
+            createdAt,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      {
+        Put: {
+          TableName: tables.requests,
+          Item: { pk: numberKeyOf(request.requestNumber), kind: 'REQUEST_NUMBER', requestId: request.requestId },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: tables.requests,
+          Item: {
+            pk: requestKeyOf(request.requestId),
+            kind: 'REQUEST',
+            requestId: request.requestId,
+            requestNumber: request.requestNumber,
+            status: STATUS_SUBMITTED,
+            customerId: request.customerId,
+            contractId: request.contractId,
+            idempotencyKey: request.idempotencyKey,
+            createdAt,
+            ...request.input,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ],
+  };
+}
+
+/** The stored record of a key, or nothing when there is none or it has expired (TTL may lag). */
+export function asIdempotencyRecord(item: Record<string, unknown> | undefined, nowSeconds: number): IdempotencyRecord | undefined {
+  if (!item) return undefined;
+  const { fingerprint, requestId, expiresAt, responseJson } = item;
+  if (typeof expiresAt !== 'number' || expiresAt <= nowSeconds) return undefined;
+  if (typeof fingerprint !== 'string' || typeof requestId !== 'string' || typeof responseJson !== 'string') {
+    throw new Error('Malformed idempotency record');
+  }
+  const response: unknown = JSON.parse(responseJson);
+  if (!isTerminationRequest(response)) throw new Error('Malformed idempotency record');
+  return { fingerprint, requestId, expiresAt, response };
+}
+
+function oldItem(reason: CancellationReason | undefined): Record<string, unknown> | undefined {
+  return reason?.Item ? unmarshall(reason.Item) : undefined;
+}
+
+function keyUsed(record: IdempotencyRecord | undefined): WriteOutcome {
+  return record ? { kind: 'key-used', record } : { kind: 'retry' };
+}
+
+function slotTaken(slot: Record<string, unknown> | undefined): WriteOutcome {
+  const requestNumber = slot?.['requestNumber'];
+  return typeof requestNumber === 'string' ? { kind: 'slot-taken', requestNumber } : { kind: 'retry' };
+}
+
+/**
+ * Why the transaction was cancelled, from its reasons (ALL_OLD items where a condition failed).
+ * DynamoDB Local and a conflicting writer can return a reason without its item: then the answer
+ * needs one consistent read of that item.
+ */
+export function explainCancellation(reasons: CancellationReason[], request: NewRequest, nowSeconds: number): WriteOutcome | NeedsRead {
+  const failed = (i: number) => reasons[i]?.Code === 'ConditionalCheckFailed';
+
+  if (failed(KEY)) {
+    const returned = oldItem(reasons[KEY]);
+    const record = asIdempotencyRecord(returned, nowSeconds);
+    if (record) return keyUsed(record);
+    return {
+      kind: 'read',
+      table: 'requests',
+      key: { pk: idempotencyKeyOf(request.customerId, request.idempotencyKey) },
+      decide: (item) => keyUsed(asIdempotencyRecord(item, nowSeconds)),
+    };
+  }
+  if (failed(CONTRACT)) {
+    const judge = (contract: Record<string, unknown> | undefined, fromReason: boolean): WriteOutcome => {
+      const verdict = judgeContract(contract, request.customerId, request.input.desiredTerminationDate);
+      if (verdict.kind !== 'ok') return { kind: 'contract', verdict };
+      // The item the condition refused looks fine to us: not a race but a rule we do not know.
+      if (fromReason) throw new Error('Contract condition failed on a contract judged acceptable');
+      return { kind: 'retry' };
+    };
+    const returned = oldItem(reasons[CONTRACT]);
+    if (returned) return judge(returned, true);
+    return { kind: 'read', table: 'contracts', key: { contractId: request.contractLookupId }, decide: (item) => judge(item, false) };
+  }
+  if (failed(SLOT)) {
+    const returned = oldItem(reasons[SLOT]);
+    if (returned) return slotTaken(returned);
+    return { kind: 'read', table: 'requests', key: { pk: slotKeyOf(request.contractId) }, decide: slotTaken };
+  }
+  if (failed(NUMBER)) return { kind: 'number-taken' };
+  // TransactionConflict, or a request id that already exists (a UUID clash): a fresh attempt.
+  return { kind: 'retry' };
+}

@@ -1,0 +1,33 @@
+import type { Problem } from '../validation/problems';
+
+/** Every way the create use case can say no. The edge gives each its HTTP status and its words. */
+export type RefusalCode =
+  | 'IDEMPOTENCY_KEY_MISSING'
+  | 'VALIDATION_ERROR'
+  | 'CONTRACT_NOT_FOUND'
+  | 'CONTRACT_ACCESS_DENIED'
+  | 'ACTIVE_REQUEST_ALREADY_EXISTS'
+  | 'CONTRACT_NOT_ACTIVE'
+  | 'TERMINATION_DATE_AFTER_CONTRACT_END'
+  | 'BANK_ACCOUNT_KEY_MISMATCH'
+  | 'COMMENT_REQUIRED'
+  | 'IDEMPOTENCY_KEY_REUSED';
+
+export interface Refusal<Code extends string = RefusalCode> {
+  code: Code;
+  /** The fields concerned and what is wrong with each. */
+  problems: Problem[];
+  /** The request already holding the contract's slot (ACTIVE_REQUEST_ALREADY_EXISTS). */
+  requestNumber?: string;
+}
+
+/** Thrown inside the use case to end it with a refusal; the use case returns it as an outcome. */
+export class RefusedError extends Error {
+  constructor(readonly refusal: Refusal) {
+    super(refusal.code);
+    this.name = 'RefusedError';
+  }
+}
+
+export const refuse = (code: RefusalCode, problems: Problem[], requestNumber?: string) =>
+  new RefusedError({ code, problems, ...(requestNumber === undefined ? {} : { requestNumber }) });

@@ -1,0 +1,45 @@
+type NoParams = Record<never, never>;
+
+/** The values each problem's text needs, by problem code. */
+interface ProblemParams {
+  required: NoParams;
+  unknownField: NoParams;
+  customerIdForbidden: NoParams;
+  mustBeUuid: NoParams;
+  mustBeString: NoParams;
+  mustBeObject: NoParams;
+  mustBeArray: NoParams;
+  notInDictionary: { allowed: readonly string[] };
+  date: NoParams;
+  dateInPast: { today: string };
+  digits: { limit: number };
+  recipientName: NoParams;
+  maxLength: { limit: number };
+  maxItems: { limit: number };
+  duplicate: NoParams;
+  invalid: NoParams;
+  contractNotFound: NoParams;
+  contractAccessDenied: NoParams;
+  contractNotActive: NoParams;
+  dateAfterContractEnd: { endDate: string };
+  accountKeyMismatch: NoParams;
+  commentRequired: NoParams;
+  keyReused: NoParams;
+  activeRequestExists: { requestNumber: string };
+  notJson: NoParams;
+  notObject: NoParams;
+  contentType: NoParams;
+  tooLarge: { limit: number };
+  bearerTokenRequired: NoParams;
+}
+
+export type ProblemCode = keyof ProblemParams;
+
+export type ProblemOf<C extends ProblemCode> = { field: string; code: C } & ProblemParams[C];
+
+/**
+ * What is wrong with one field, said without words: a code and the values a text needs. The
+ * edge (lib/http/texts.ts) turns each into English or Russian; nothing below it knows a language.
+ * `field` is the path as the client wrote it: `bankDetails.bik`, `documentIds[3]`, `Idempotency-Key`.
+ */
+export type Problem = { [C in ProblemCode]: ProblemOf<C> }[ProblemCode];
