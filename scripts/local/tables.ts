@@ -5,11 +5,11 @@ import {
   UpdateTimeToLiveCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import definitions from '../../lib/storage/tables.json' with { type: 'json' };
+import definitions from '../../resources/tables.json' with { type: 'json' };
 
 /*
  * The local stack's tables come from the same definitions serverless.yml deploys
- * (lib/storage/tables.json); only the names are filled in here, and the properties DynamoDB
+ * (resources/tables.json); only the names are filled in here, and the properties DynamoDB
  * Local has no use for (backups, encryption, deletion protection) are left out.
  */
 

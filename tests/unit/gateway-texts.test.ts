@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import gatewayResponses from '../../resources/gateway-responses.json' with { type: 'json' };
+import { loadServiceConfig } from '../../lib/config/config';
+import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../../lib/http/errors';
+import { textsFor } from '../../lib/http/texts';
+import type { Problem } from '../../lib/validation/problems';
+
+/*
+ * API Gateway answers some errors itself (resources/gateway-responses.json), in English, with
+ * templates CloudFormation cannot compute. This ties their words to the handler's: the same
+ * errorCode gets the same message, details and status whoever answers.
+ */
+
+const en = textsFor('en');
+/** The details the handler gives for the codes the gateway also answers. */
+const HANDLER_DETAILS: Partial<Record<ErrorCode, Problem[]>> = {
+  UNAUTHORIZED: [{ field: 'Authorization', code: 'bearerTokenRequired' }],
+  INTERNAL_ERROR: [],
+  SERVICE_UNAVAILABLE: [],
+};
+
+const templated = Object.entries(gatewayResponses.Resources).map(([name, resource]) => {
+  const template = resource.Properties.ResponseTemplates['application/json'];
+  // The body with API Gateway's variables filled in as it would: request id and message string.
+  const body: unknown = JSON.parse(
+    template.replaceAll('$context.requestId', 'req-1').replace('$context.error.messageString', '"Too Many Requests"'),
+  );
+  return { name, properties: resource.Properties, body };
+});
+
+describe('gateway responses', () => {
+  const withOurCodes = templated.flatMap(({ name, properties, body }) => {
+    const code = body !== null && typeof body === 'object' && 'errorCode' in body ? String(body.errorCode) : '';
+    return isErrorCode(code) ? [{ name, properties, body, code }] : [];
+  });
+
+  it('include the ones the handler also answers: 401, 500, 503', () => {
+    expect(withOurCodes.map((r) => r.code).sort()).toEqual(['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE', 'UNAUTHORIZED']);
+  });
+
+  it.each(withOurCodes)('$name says what the handler says for $code', ({ properties, body, code }) => {
+    expect(body).toEqual({
+      errorCode: code,
+      message: en.error(code, {}),
+      correlationId: 'req-1',
+      details: (HANDLER_DETAILS[code] ?? []).map((problem) => ({ field: problem.field, reason: en.problem(problem) })),
+    });
+    if ('StatusCode' in properties) expect(Number(properties.StatusCode)).toBe(ERROR_STATUS[code]);
+  });
+
+  it('gives Retry-After on 503 as the handler does by default', () => {
+    const failure = withOurCodes.find((r) => r.code === 'SERVICE_UNAVAILABLE');
+    const defaults = loadServiceConfig({ REQUESTS_TABLE_NAME: 'r', CONTRACTS_TABLE_NAME: 'c' });
+    expect(failure?.properties.ResponseParameters).toMatchObject({
+      'gatewayresponse.header.Retry-After': `'${defaults.retryAfterSeconds}'`,
+    });
+  });
+
+  it('every template is the error body with the correlation id', () => {
+    for (const { body } of templated) expect(body).toMatchObject({ correlationId: 'req-1', details: expect.any(Array) });
+  });
+});
