@@ -3,14 +3,30 @@ import { assertLambdaNode } from './scripts/lambda-node.ts';
 
 assertLambdaNode();
 
+const shared = { env: { POWERTOOLS_METRICS_DISABLED: 'true' } };
+
+/*
+ * Two projects: `unit` is pure (no DynamoDB, no bundles; npm run test:unit), `integration` is
+ * everything else, with one DynamoDB Local and the bundles made by its global setup. npm test
+ * runs both.
+ */
 export default defineConfig({
   test: {
-    include: ['tests/**/*.test.ts'],
-    globalSetup: ['tests/global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 90_000,
-    pool: 'forks',
     reporters: ['default', ['json', { outputFile: '.local/test-results.json' }]],
-    env: { POWERTOOLS_METRICS_DISABLED: 'true' },
+    projects: [
+      { test: { ...shared, name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
+      {
+        test: {
+          ...shared,
+          name: 'integration',
+          include: ['tests/**/*.test.ts'],
+          exclude: ['tests/unit/**'],
+          globalSetup: ['tests/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 90_000,
+          pool: 'forks',
+        },
+      },
+    ],
   },
 });

@@ -1,0 +1,51 @@
+/*
+ * The dependency rules of lib/ (npm run deps; part of npm test). Folders of lib/ are subjects
+ * (termination, contracts, http, ...); they must form no cycle, and the domain must not reach
+ * the edge: HTTP, texts and the authorizer live in lib/http and lib/auth, called from functions/.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-folder-cycles',
+      severity: 'error',
+      comment: 'Two folders of lib/ import each other, directly or through others.',
+      scope: 'folder',
+      from: { path: '^lib/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-module-cycles',
+      severity: 'error',
+      from: { path: '^(lib|functions)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'domain-knows-no-edge',
+      severity: 'error',
+      comment: 'The domain speaks domain: statuses, headers and languages are chosen in lib/http.',
+      from: { path: '^lib/(termination|contracts|validation|banking|storage|config)/' },
+      to: { path: '^lib/(http|auth|logging|monitoring)/' },
+    },
+    {
+      name: 'product-stands-alone',
+      severity: 'error',
+      comment: 'What is deployed must not depend on tools, tests or the bench.',
+      from: { path: '^(lib|functions)/' },
+      to: { path: '^(scripts|tests|bench|client|web)/' },
+    },
+    {
+      name: 'functions-are-entry-points',
+      severity: 'error',
+      comment: 'Nothing imports a Lambda entry point but tests and tools.',
+      from: { path: '^lib/' },
+      to: { path: '^functions/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+  },
+};
