@@ -127,7 +127,8 @@ export function buildOpenApi(): Record<string, unknown> {
     info: {
       title: 'Contract early-termination requests',
       version: '1.0.0',
-      description: 'Customers ask to terminate a contract ahead of its term. Spec: service-spec.md; gaps filled by decisions.md (D1-D9).',
+      description:
+        'Customers ask to terminate a contract ahead of its term. The rules behind each answer are the decision records in docs/decisions/ of the service repository.',
     },
     servers: [
       { url: 'http://localhost:3000', description: 'npm start' },

@@ -29,7 +29,7 @@ export function bearerToken(authorization: string | undefined): string {
   return match[1];
 }
 
-/** The audience is accepted from `aud` or, for access tokens such as Cognito's, `client_id` (D1). */
+/** The audience is accepted from `aud` or, for access tokens such as Cognito's, `client_id` (docs/decisions/0003-authentication.md). */
 function hasAudience(payload: JwtPayload, audience: string): boolean {
   const aud = payload.aud;
   if (aud === audience || (Array.isArray(aud) && aud.includes(audience))) return true;

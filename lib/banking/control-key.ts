@@ -1,7 +1,7 @@
 const WEIGHTS = [7, 1, 3] as const;
 
 /**
- * Bank of Russia control-key check of an account number against the bank's BIK (D6).
+ * Bank of Russia control-key check of an account number against the bank's BIK (docs/decisions/0008-business-rules.md).
  * Inputs must already be 9 and 20 ASCII digits.
  */
 export function isAccountKeyValid(bik: string, accountNumber: string): boolean {

@@ -3,7 +3,7 @@ import { GetCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput
 type ConditionCheck = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']>[number]['ConditionCheck']>;
 
 /*
- * The contracts table belongs to another system (D5); this service only reads it, and only
+ * The contracts table belongs to another system (docs/decisions/0007-contracts.md); this service only reads it, and only
  * inside its own transaction, so ownership and state are checked at the instant of the write.
  */
 

@@ -133,7 +133,7 @@ export function textsFor(language: Language): Texts {
 }
 
 /**
- * The language the client prefers among those we have (D8): Russian when `ru` (or `ru-*`) ranks
+ * The language the client prefers among those we have: Russian when `ru` (or `ru-*`) ranks
  * above English in Accept-Language, English otherwise.
  */
 export function preferredLanguage(acceptLanguage: string | undefined): Language {

@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 
 /**
  * The one logger: structured JSON (Powertools). Never pass it a token, a header map or a request
- * body: account numbers and JWTs must not reach the logs (D9).
+ * body: account numbers and JWTs must not reach the logs (docs/decisions/0012-failures-and-logging.md).
  */
 export const logger = new Logger({ serviceName: 'contract-termination' });
 

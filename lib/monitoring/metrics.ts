@@ -17,7 +17,7 @@ export type OutcomeMetric =
   | 'DependencyFailures'
   | 'InternalErrors';
 
-/** The metric an answer counts in, by its status (spec 7.2). */
+/** The metric an answer counts in, by its status (docs/decisions/0011-error-body.md). */
 export function outcomeMetric(statusCode: number): OutcomeMetric {
   switch (statusCode) {
     case 201:

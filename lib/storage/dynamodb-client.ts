@@ -48,7 +48,7 @@ const NETWORK_CODES = new Set([
   'ECONNABORTED',
 ]);
 
-/** True when DynamoDB was throttled, unreachable or too slow: the client may retry later (D9). */
+/** True when DynamoDB was throttled, unreachable or too slow: the client may retry later (docs/decisions/0012-failures-and-logging.md). */
 export function isDynamoDbUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (UNAVAILABLE_NAMES.has(error.name)) return true;

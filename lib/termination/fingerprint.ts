@@ -10,7 +10,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** What makes two calls "the same call" for idempotency (D2): the contract and the parsed body. */
+/** What makes two calls "the same call" for idempotency (docs/decisions/0004-idempotency.md): the contract and the parsed body. */
 export function requestFingerprint(contractId: string, body: unknown): string {
   return createHash('sha256')
     .update(canonicalJson({ contractId: contractId.toLowerCase(), body }))

@@ -85,5 +85,5 @@ export const errorBodySchema = {
 export type ErrorBody = FromSchema<typeof errorBodySchema>;
 export type ErrorDetail = ErrorBody['details'][number];
 
-/** Header and path values that must be UUIDs (D2, D5, D7). */
+/** Header and path values that must be UUIDs (any case; docs/decisions/0007-contracts.md). */
 export const uuidSchema = { $id: 'Uuid', ...uuid } as const;

@@ -96,7 +96,7 @@ function problemOf(error: ErrorObject): Problem {
 const MAX_SCAN_DEPTH = 8;
 
 /**
- * Every path at which a `customerId` key appears (D7: it must never be sent). Iterative and
+ * Every path at which a `customerId` key appears (it must never be sent). Iterative and
  * depth-capped: a 16 KiB body can nest thousands of levels, and recursion would overflow.
  */
 function customerIdPaths(body: unknown): string[] {

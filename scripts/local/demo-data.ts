@@ -40,7 +40,7 @@ export const DEMO_CONTRACTS: Contract[] = [
   },
 ];
 
-/** A valid pair from D6: the bank's BIK and an account whose control key matches it. */
+/** A valid pair (docs/decisions/0008-business-rules.md): the bank's BIK and an account whose control key matches it. */
 export const DEMO_BANK_DETAILS = { bik: '044525225', accountNumber: '40817810700000000001', recipientName: 'Anna Ivanova' } as const;
 
 export async function putContracts(client: DynamoDBDocumentClient, tableName: string, contracts: Contract[]): Promise<void> {

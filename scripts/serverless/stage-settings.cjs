@@ -7,7 +7,7 @@
  * plugin, before the template is saved:
  *   - takes StageName off the Deployment and declares the stage itself (ApiGatewayStage) with
  *     the throttling, metrics and X-Ray settings, pointing at that Deployment;
- *   - makes the Deployment depend on every gateway response, so the error bodies of section 7
+ *   - makes the Deployment depend on every gateway response, so the error bodies (docs/decisions/0011-error-body.md)
  *     are part of each deployment, not only of the next one.
  * Settings: custom.stageSettings.{throttlingRateLimit,throttlingBurstLimit,tracingEnabled}.
  */
