@@ -5,14 +5,15 @@ import { assertJava, JavaMissingError, startDynamoDbLocal } from './local/dynamo
 import { docsRoutes } from './local/docs-routes';
 import { startJwksServer } from './local/jwks-server';
 import { startOffline } from './local/offline';
-import { localDefaults } from './local/service-env';
-import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey, signToken } from './local/signing-key';
+import { assertUsablePorts, PortsError } from './local/ports';
+import { localDefaults, localServiceEnv } from './local/service-env';
+import { loadOrCreateSigningKey, signToken } from './local/signing-key';
 import { createTables } from './local/tables';
 import { randomUUID } from 'node:crypto';
 import { assertLambdaNode } from './lambda-node';
 
 /*
- * npm start: the whole service on this machine. DynamoDB Local (in memory; --persist keeps it
+ * npm start: the whole service on a laptop. DynamoDB Local (in memory; --persist keeps it
  * under .local/dynamodb), the tables from the deployed definitions, demo contracts, a local
  * signing key and its JWKS, serverless offline, and a curl line per demo customer.
  */
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
   const { apiPort, dynamoDbPort, jwksPort, lambdaPort, keyDir, dataDir, tables } = localDefaults;
   assertLambdaNode();
   assertJava();
+  await assertUsablePorts({ API_PORT: apiPort, DYNAMODB_PORT: dynamoDbPort, JWKS_PORT: jwksPort, LAMBDA_PORT: lambdaPort });
   console.log('Building functions...');
   await buildFunctions();
 
@@ -65,14 +67,7 @@ async function main(): Promise<void> {
     apiPort,
     lambdaPort,
     output: 'inherit',
-    env: {
-      DYNAMODB_ENDPOINT: db.endpoint,
-      JWKS_URI: jwks.uri,
-      JWT_ISSUER: LOCAL_ISSUER,
-      JWT_AUDIENCE: LOCAL_AUDIENCE,
-      REQUESTS_TABLE_NAME: tables.requests,
-      CONTRACTS_TABLE_NAME: tables.contracts,
-    },
+    env: localServiceEnv({ dynamoDbEndpoint: db.endpoint, jwksUri: jwks.uri }),
   });
   stops.push(offline.stop);
   offline.child.once('exit', (code) => {
@@ -96,7 +91,7 @@ async function main(): Promise<void> {
 }
 
 main().catch(async (error: unknown) => {
-  if (error instanceof JavaMissingError) console.error(error.message);
+  if (error instanceof JavaMissingError || error instanceof PortsError) console.error(error.message);
   else console.error(error);
   await shutdown(1);
 });

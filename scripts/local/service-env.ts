@@ -1,3 +1,5 @@
+import { LOCAL_AUDIENCE, LOCAL_ISSUER } from './signing-key';
+
 /** Ports and addresses of the local stack: stable defaults that scripts and READMEs rely on. */
 export const localDefaults = {
   apiPort: Number(process.env['API_PORT'] ?? 3000),
@@ -11,3 +13,15 @@ export const localDefaults = {
     contracts: process.env['CONTRACTS_TABLE_NAME'] ?? 'contracts',
   },
 };
+
+/** What the functions read from the environment when they run against the local stack. */
+export function localServiceEnv(running: { dynamoDbEndpoint: string; jwksUri: string }): Record<string, string> {
+  return {
+    DYNAMODB_ENDPOINT: running.dynamoDbEndpoint,
+    JWKS_URI: running.jwksUri,
+    JWT_ISSUER: LOCAL_ISSUER,
+    JWT_AUDIENCE: LOCAL_AUDIENCE,
+    REQUESTS_TABLE_NAME: localDefaults.tables.requests,
+    CONTRACTS_TABLE_NAME: localDefaults.tables.contracts,
+  };
+}

@@ -1,0 +1,38 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { localDefaults, localServiceEnv } from './local/service-env';
+
+/*
+ * npm run invoke -- <function> <event file>: runs one Lambda entry point of functions/ with an
+ * event (e.g. from events/) against the local stack that npm start runs (its DynamoDB Local and
+ * JWKS), and prints what the handler returned. `serverless invoke local` cannot load the ESM
+ * bundles, so this runs the source, with the same settings serverless offline gives it.
+ */
+
+const names = readdirSync('functions').map((file) => basename(file, '.ts'));
+const { positionals } = parseArgs({ allowPositionals: true });
+const [name, eventFile] = positionals;
+if (name === undefined || eventFile === undefined || !names.includes(name)) {
+  console.error(
+    `usage: npm run invoke -- <function> <event file>\n  functions: ${names.join(', ')}\n  e.g. npm run invoke -- create-termination-request events/create-request.json`,
+  );
+  process.exit(2);
+}
+
+Object.assign(process.env, {
+  ...localServiceEnv({
+    dynamoDbEndpoint: `http://127.0.0.1:${localDefaults.dynamoDbPort}`,
+    jwksUri: `http://127.0.0.1:${localDefaults.jwksPort}/.well-known/jwks.json`,
+  }),
+  POWERTOOLS_METRICS_DISABLED: 'true',
+  ...process.env,
+});
+const event: unknown = JSON.parse(readFileSync(eventFile, 'utf8'));
+const loaded: unknown = await import(pathToFileURL(resolve('functions', `${name}.ts`)).href);
+if (loaded === null || typeof loaded !== 'object' || !('handler' in loaded) || typeof loaded.handler !== 'function') {
+  throw new Error(`functions/${name}.ts exports no handler`);
+}
+const result: unknown = await loaded.handler(event, {});
+console.log(JSON.stringify(result, null, 2));
