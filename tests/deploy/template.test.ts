@@ -77,7 +77,7 @@ describe('the API', () => {
     ['DEFAULT_4XX', undefined],
     ['DEFAULT_5XX', undefined],
     ['AUTHORIZER_FAILURE', '503'],
-  ])('answers %s (status %s) in the error body's shape with the correlation id', (type, status) => {
+  ])('answers %s (status %s) as an error body with the correlation id', (type, status) => {
     const response = ofType(prod, 'AWS::ApiGateway::GatewayResponse').find(([, r]) => at(r, 'Properties', 'ResponseType') === type)?.[1];
     expect(at(response, 'Properties', 'StatusCode')).toBe(status);
     const template = String(at(response, 'Properties', 'ResponseTemplates', 'application/json'));
