@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import accountKeyMismatch from '../../events/account-key-mismatch.json' with { type: 'json' };
 import closedContract from '../../events/closed-contract.json' with { type: 'json' };
@@ -21,23 +21,15 @@ import type { ErrorCode } from '../../lib/http/errors';
 import { REQUEST_NUMBER_PATTERN } from '../../lib/termination/request-number';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { detailFields } from '../support/error-body';
-import { useFreshTables, type TestTables } from '../support/local-tables';
+import { sendEvent, type HandlerAnswer } from '../support/handler';
+import { ofKind, useFreshTables, type TestTables } from '../support/local-tables';
+import { ISO_UTC, SERVICE_UUID, UUID } from '../support/patterns';
 
 /*
  * Replays every sample event of events/ through the real handler against DynamoDB Local, in the
  * order of the table below: later steps depend on earlier ones (the replay and the 409 need the
  * request created first).
  */
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | number | boolean>;
-  body: Record<string, unknown>;
-  raw: string;
-}
 
 interface Step {
   /** File name in events/. */
@@ -52,38 +44,31 @@ interface Step {
   /** The exact set of `details[].field` of an error answer. */
   fields?: string[];
   /** The key facts of this step beyond status, errorCode and correlation. */
-  check?: (answer: Answer) => void;
+  check?: (answer: HandlerAnswer) => void;
 }
 
 let tables: TestTables;
-let handler: (typeof import('../../functions/create-termination-request'))['handler'];
 
 /** The 201 of create-request.json, kept for the replay and the 409 after it. */
-let created: Answer | undefined;
+let created: HandlerAnswer | undefined;
 
 beforeAll(async () => {
   tables = await useFreshTables();
-  ({ handler } = await import('../../functions/create-termination-request'));
 });
-
-async function replay(event: APIGatewayProxyEvent): Promise<Answer> {
-  const result: APIGatewayProxyResult = await handler(event);
-  return { status: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body), raw: result.body };
-}
 
 function sentHeader(event: APIGatewayProxyEvent, name: string): string | undefined {
   const wanted = name.toLowerCase();
   return Object.entries(event.headers).find(([key]) => key.toLowerCase() === wanted)?.[1];
 }
 
-function createdAnswer(): Answer {
+function createdAnswer(): HandlerAnswer {
   if (!created) throw new Error('create-request.json did not answer 201 earlier in this file');
   return created;
 }
 
-function expectCreatedBody(answer: Answer, contractId: string): void {
+function expectCreatedBody(answer: HandlerAnswer, contractId: string): void {
   expect(answer.body).toEqual({
-    requestId: expect.stringMatching(UUID),
+    requestId: expect.stringMatching(SERVICE_UUID),
     requestNumber: expect.stringMatching(REQUEST_NUMBER_PATTERN),
     status: 'SUBMITTED',
     createdAt: expect.stringMatching(ISO_UTC),
@@ -282,7 +267,7 @@ describe('events/', () => {
 describe('replaying events/ through the handler against DynamoDB Local, in order', () => {
   for (const [index, step] of steps.entries()) {
     it(`${String(index + 1).padStart(2, '0')} ${step.file}: ${step.title} -> ${step.status}`, async () => {
-      const answer = await replay(step.event);
+      const answer = await sendEvent(step.event);
       const sentCorrelationId = sentHeader(step.event, 'X-Correlation-Id');
 
       expect({ status: answer.status, errorCode: answer.body['errorCode'] }).toEqual({ status: step.status, errorCode: step.errorCode });
@@ -297,7 +282,7 @@ describe('replaying events/ through the handler against DynamoDB Local, in order
   }
 
   it('leaves exactly the two created requests in the table: refusals wrote nothing', async () => {
-    const requests = (await tables.requestItems()).filter((item) => item['kind'] === 'REQUEST');
+    const requests = ofKind(await tables.requestItems(), 'REQUEST');
     expect(requests.map((r) => [r['customerId'], r['contractId']]).sort()).toEqual(
       [
         [anna.customerId, anna.contracts.active],

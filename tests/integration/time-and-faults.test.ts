@@ -1,55 +1,29 @@
-import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { textsFor } from '../../lib/http/texts';
-import { createDocumentClient } from '../../lib/storage/dynamodb-client';
 import { createTerminationRequest, type CreateDeps, type CreateOutcome } from '../../lib/termination/create-termination-request';
-import { TerminationStore } from '../../lib/termination/termination-store';
-import { apiEvent } from '../../scripts/local/api-event';
-import { validBody } from '../support/bodies';
-import { useFreshTables, type TestTables } from '../support/local-tables';
 import { freePort } from '../../scripts/local/free-port';
+import { headersWithKey, validBody } from '../support/bodies';
+import { newContract } from '../support/contracts';
+import { callHandler } from '../support/handler';
+import { useFreshTables, type TestTables } from '../support/local-tables';
+import { localDocumentClient, useCaseCall, useCaseDeps } from '../support/use-case';
 
-const texts = textsFor('en');
+/*
+ * What DynamoDB Local cannot show on its own: a clock that moves, and DynamoDB failing. The use
+ * case is called directly where the test needs its clock or its client.
+ */
+
 let tables: TestTables;
 
 beforeAll(async () => {
   tables = await useFreshTables();
 });
 
-function docClient(): DynamoDBDocumentClient {
-  return createDocumentClient({
-    region: 'eu-central-1',
-    endpoint: tables.endpoint,
-    requestTimeoutMs: 2000,
-    connectTimeoutMs: 500,
-    maxAttempts: 2,
-  });
+/** The use case's dependencies on this file's tables, through a client of their own unless one is given. */
+function deps(overrides: Partial<CreateDeps> = {}, client: DynamoDBDocumentClient = localDocumentClient(tables.endpoint)): CreateDeps {
+  return useCaseDeps(client, tables.names, overrides);
 }
-
-function deps(overrides: Partial<CreateDeps> & { client?: DynamoDBDocumentClient } = {}): CreateDeps {
-  const store = new TerminationStore(overrides.client ?? docClient(), {
-    requests: tables.names.requests,
-    contracts: tables.names.contracts,
-  });
-  return { store, businessTimeZone: 'Europe/Moscow', idempotencyTtlSeconds: 24 * 3600, budgetMs: 2000, ...overrides };
-}
-
-async function newContract(): Promise<string> {
-  const contractId = randomUUID();
-  await tables.addContracts([{ contractId, customerId: 'customer-anna', status: 'ACTIVE' }]);
-  return contractId;
-}
-
-const call = (contractId: string, idempotencyKey: string, body: Record<string, unknown>) => ({
-  customerId: 'customer-anna',
-  contractId,
-  idempotencyKey,
-  body,
-  createdMessage: texts.created,
-  edgeProblems: [],
-});
 
 /** The request of a created outcome; fails the test on any other. */
 function createdRequest(outcome: CreateOutcome): unknown {
@@ -79,19 +53,17 @@ function failTransactions(client: DynamoDBDocumentClient, count: number, reasons
 
 describe('time-dependent rules come after the key', () => {
   it('replays with 200 after the desired date has passed', async () => {
-    const contractId = await newContract();
-    const key = randomUUID();
-    const body = validBody({ desiredTerminationDate: '2030-01-10' });
+    const call = useCaseCall({ contractId: await newContract(tables), body: validBody({ desiredTerminationDate: '2030-01-10' }) });
     // 23:00 and then 00:30 in Moscow: the date has passed, the key (24 h) has not expired.
-    const first = await createTerminationRequest(deps({ now: () => new Date('2030-01-10T20:00:00Z') }), call(contractId, key, body));
-    const later = await createTerminationRequest(deps({ now: () => new Date('2030-01-10T21:30:00Z') }), call(contractId, key, body));
+    const first = await createTerminationRequest(deps({ now: () => new Date('2030-01-10T20:00:00Z') }), call);
+    const later = await createTerminationRequest(deps({ now: () => new Date('2030-01-10T21:30:00Z') }), call);
     expect(later).toMatchObject({ kind: 'replayed', request: createdRequest(first) });
   });
 
   it('refuses a past date with 400 when the key is new', async () => {
     const promise = createTerminationRequest(
       deps({ now: () => new Date('2030-01-11T10:00:00Z') }),
-      call(await newContract(), randomUUID(), validBody({ desiredTerminationDate: '2030-01-10' })),
+      useCaseCall({ contractId: await newContract(tables), body: validBody({ desiredTerminationDate: '2030-01-10' }) }),
     );
     await expect(promise).resolves.toMatchObject({
       kind: 'refused',
@@ -100,19 +72,17 @@ describe('time-dependent rules come after the key', () => {
   });
 
   it('treats an expired key as absent: the contract slot then answers 409', async () => {
-    const contractId = await newContract();
-    const key = randomUUID();
-    const body = validBody();
+    const call = useCaseCall({ contractId: await newContract(tables) });
     const t0 = new Date('2030-01-01T00:00:00Z');
-    await createTerminationRequest(deps({ now: () => t0 }), call(contractId, key, body));
-    const afterTtl = createTerminationRequest(deps({ now: () => new Date(t0.getTime() + 25 * 3600_000) }), call(contractId, key, body));
+    await createTerminationRequest(deps({ now: () => t0 }), call);
+    const afterTtl = createTerminationRequest(deps({ now: () => new Date(t0.getTime() + 25 * 3600_000) }), call);
     await expect(afterTtl).resolves.toMatchObject({ kind: 'refused', refusal: { code: 'ACTIVE_REQUEST_ALREADY_EXISTS' } });
   });
 });
 
 describe('faults DynamoDB Local cannot show (injected at the SDK)', () => {
   it('retries TransactionConflict and then creates', async () => {
-    const client = docClient();
+    const client = localDocumentClient(tables.endpoint);
     const injected = failTransactions(client, 3, [
       { Code: 'None' },
       { Code: 'TransactionConflict' },
@@ -120,32 +90,30 @@ describe('faults DynamoDB Local cannot show (injected at the SDK)', () => {
       { Code: 'None' },
       { Code: 'None' },
     ]);
-    const result = await createTerminationRequest(deps({ client }), call(await newContract(), randomUUID(), validBody()));
+    const result = await createTerminationRequest(deps({}, client), useCaseCall({ contractId: await newContract(tables) }));
     expect(result.kind).toBe('created');
     expect(injected.seen()).toBe(4);
   });
 
   it('answers 503, never 500, when conflicts outlast the retry budget', async () => {
-    const client = docClient();
+    const client = localDocumentClient(tables.endpoint);
     failTransactions(client, 1000, [{ Code: 'TransactionConflict' }]);
-    const promise = createTerminationRequest(deps({ client, budgetMs: 300 }), call(await newContract(), randomUUID(), validBody()));
+    const promise = createTerminationRequest(deps({ budgetMs: 300 }, client), useCaseCall({ contractId: await newContract(tables) }));
     await expect(promise).resolves.toMatchObject({ kind: 'unavailable' });
   });
 
   it('reads the key consistently when its cancellation reason lacks the old item', async () => {
-    const contractId = await newContract();
-    const key = randomUUID();
-    const body = validBody();
-    const first = await createTerminationRequest(deps(), call(contractId, key, body));
-    const client = docClient();
+    const call = useCaseCall({ contractId: await newContract(tables) });
+    const first = await createTerminationRequest(deps(), call);
+    const client = localDocumentClient(tables.endpoint);
     failTransactions(client, 1, [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }, { Code: 'ConditionalCheckFailed' }]);
-    const replay = await createTerminationRequest(deps({ client }), call(contractId, key, body));
+    const replay = await createTerminationRequest(deps({}, client), call);
     expect(replay).toMatchObject({ kind: 'replayed', request: createdRequest(first) });
   });
 
   // The SDK fills in ClientRequestToken on its own; the store sets it explicitly. Either way this must hold.
   it('answers 201 when the SDK retries an attempt that committed but lost its answer', async () => {
-    const client = docClient();
+    const client = localDocumentClient(tables.endpoint);
     let lost = 0;
     client.middlewareStack.add(
       (next) => async (args) => {
@@ -158,13 +126,13 @@ describe('faults DynamoDB Local cannot show (injected at the SDK)', () => {
       },
       { step: 'finalizeRequest', name: 'loseAnswer', priority: 'low' },
     );
-    const result = await createTerminationRequest(deps({ client }), call(await newContract(), randomUUID(), validBody()));
+    const result = await createTerminationRequest(deps({}, client), useCaseCall({ contractId: await newContract(tables) }));
     expect(lost).toBe(1);
     expect(result.kind).toBe('created');
   });
 
   it('takes a new number when the drawn one is taken', async () => {
-    const client = docClient();
+    const client = localDocumentClient(tables.endpoint);
     const injected = failTransactions(client, 2, [
       { Code: 'None' },
       { Code: 'None' },
@@ -172,7 +140,7 @@ describe('faults DynamoDB Local cannot show (injected at the SDK)', () => {
       { Code: 'ConditionalCheckFailed' },
       { Code: 'None' },
     ]);
-    const result = await createTerminationRequest(deps({ client }), call(await newContract(), randomUUID(), validBody()));
+    const result = await createTerminationRequest(deps({}, client), useCaseCall({ contractId: await newContract(tables) }));
     expect(result.kind).toBe('created');
     expect(injected.seen()).toBe(3);
   });
@@ -187,21 +155,19 @@ describe('DynamoDB unreachable', () => {
       DYNAMODB_CONNECT_TIMEOUT_MS: '200',
       DYNAMODB_REQUEST_TIMEOUT_MS: '500',
     });
-    const { handler } = await import('../../functions/create-termination-request');
+    // The handler reads these when it is imported, at this file's first call: the one below.
     const started = Date.now();
-    const result = await handler(
-      apiEvent({ contractId: await newContract(), body: validBody(), headers: { 'Idempotency-Key': randomUUID() } }),
-    );
-    expect(result.statusCode).toBe(503);
-    expect(result.headers?.['Retry-After']).toBe('1');
-    expect(JSON.parse(result.body)).toMatchObject({ errorCode: 'SERVICE_UNAVAILABLE', details: [] });
+    const answer = await callHandler({ contractId: await newContract(tables), body: validBody(), headers: headersWithKey() });
+    expect(answer.status).toBe(503);
+    expect(answer.headers['Retry-After']).toBe('1');
+    expect(answer.body).toMatchObject({ errorCode: 'SERVICE_UNAVAILABLE', details: [] });
     expect(Date.now() - started).toBeLessThan(8000);
     expect((await tables.requestItems()).length).toBe(before);
   });
 
   it('throws on a missing table instead of calling it a refusal or an outage', async () => {
-    const store = new TerminationStore(docClient(), { requests: 'no-such-table', contracts: tables.names.contracts });
-    const promise = createTerminationRequest({ ...deps(), store }, call(await newContract(), randomUUID(), validBody()));
+    const missing = useCaseDeps(localDocumentClient(tables.endpoint), { requests: 'no-such-table', contracts: tables.names.contracts });
+    const promise = createTerminationRequest(missing, useCaseCall({ contractId: await newContract(tables) }));
     // Not a refusal and not "unavailable": a bug, which the edge answers with a bare 500.
     await expect(promise).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
   });

@@ -1,3 +1,5 @@
+import { ofKind } from '../support/local-tables';
+
 /** One answer the service gave during a race, with what was asked. */
 export interface RaceAnswer {
   status: number;
@@ -22,11 +24,10 @@ const text = (item: Record<string, unknown>, name: string): string => {
  */
 export function invariantViolations(items: Record<string, unknown>[], answers: RaceAnswer[]): string[] {
   const violations: string[] = [];
-  const byKind = (kind: string) => items.filter((i) => i['kind'] === kind);
-  const requests = new Map(byKind('REQUEST').map((r) => [text(r, 'requestId'), r]));
-  const records = new Map(byKind('IDEMPOTENCY').map((r) => [text(r, 'pk'), r]));
-  const slots = new Map(byKind('ACTIVE_SLOT').map((s) => [text(s, 'pk'), s]));
-  const numbers = new Map(byKind('REQUEST_NUMBER').map((n) => [text(n, 'pk'), n]));
+  const requests = new Map(ofKind(items, 'REQUEST').map((r) => [text(r, 'requestId'), r]));
+  const records = new Map(ofKind(items, 'IDEMPOTENCY').map((r) => [text(r, 'pk'), r]));
+  const slots = new Map(ofKind(items, 'ACTIVE_SLOT').map((s) => [text(s, 'pk'), s]));
+  const numbers = new Map(ofKind(items, 'REQUEST_NUMBER').map((n) => [text(n, 'pk'), n]));
 
   const perContract = new Map<string, number>();
   for (const request of requests.values())

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyResult } from 'aws-lambda';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putContracts } from '../../scripts/local/demo-data';
@@ -13,13 +12,14 @@ import { signToken } from '../../scripts/local/signing-key';
 import { createTables } from '../../scripts/local/tables';
 import { answerFor } from '../../lib/http/answers';
 import { textsFor } from '../../lib/http/texts';
-import { createDocumentClient } from '../../lib/storage/dynamodb-client';
 import { createTerminationRequest } from '../../lib/termination/create-termination-request';
-import { TerminationStore } from '../../lib/termination/termination-store';
-import { apiEvent } from '../../scripts/local/api-event';
 import { validBody } from '../support/bodies';
-import { jsonObject } from '../support/error-body';
-import { scanAll } from '../support/local-tables';
+import { newContract, type ContractsTarget } from '../support/contracts';
+import { callHandler } from '../support/handler';
+import { jsonObject, parsedObject } from '../support/json';
+import { itemsOfContract, ofKind, scanAll } from '../support/local-tables';
+import { UUID } from '../support/patterns';
+import { localDocumentClient, useCaseCall, useCaseDeps } from '../support/use-case';
 import { SLOW_MS, startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { freePort } from '../../scripts/local/free-port';
 import { startHttpStack, type HttpStack } from '../support/http-stack';
@@ -48,7 +48,6 @@ let db: RunningDynamoDb;
 let proxy: FaultProxy;
 let doc: DynamoDBDocumentClient;
 let stack: HttpStack;
-let handler: (typeof import('../../functions/create-termination-request'))['handler'];
 let logs: ReturnType<typeof captureLogs>;
 const fiveHundreds: string[] = [];
 const history: (RaceAnswer & { requestBody: Record<string, unknown> })[] = [];
@@ -69,7 +68,6 @@ beforeAll(async () => {
     POWERTOOLS_LOG_LEVEL: 'INFO',
     ...ENV,
   });
-  ({ handler } = await import('../../functions/create-termination-request'));
   stack = await startHttpStack({ dynamoDbEndpoint: proxy.endpoint, tables, env: { LOG_LEVEL: 'INFO', ...ENV } });
   // serverless offline starts one worker per concurrent call, each a cold start on this 2-core
   // machine; a first burst of them can outlive the functions' timeouts (504). Lambda would give
@@ -91,14 +89,7 @@ afterAll(async () => {
 
 // ---- helpers -------------------------------------------------------------------------------
 
-async function newContract(customerId: string, fields: { status?: string; endDate?: string } = {}): Promise<string> {
-  const contractId = randomUUID();
-  await putContracts(doc, tables.contracts, [
-    { contractId, customerId, status: fields.status ?? 'ACTIVE', ...(fields.endDate ? { endDate: fields.endDate } : {}) },
-  ]);
-  return contractId;
-}
-
+const contractsTable: ContractsTarget = { addContracts: (contracts) => putContracts(doc, tables.contracts, contracts) };
 const tableItems = () => scanAll(doc, tables.requests);
 
 interface Call {
@@ -127,15 +118,13 @@ function record(answer: RaceAnswer): RaceAnswer {
 }
 
 const viaHandler: Send = async (call) => {
-  const result: APIGatewayProxyResult = await handler(
-    apiEvent({
-      contractId: call.contractId,
-      customerId: call.customerId,
-      body: call.body,
-      headers: { 'Idempotency-Key': call.idempotencyKey, ...call.headers },
-    }),
-  );
-  return record(answerTo(call, result.statusCode, result.body, jsonObject(JSON.parse(result.body))));
+  const answer = await callHandler({
+    contractId: call.contractId,
+    customerId: call.customerId,
+    body: call.body,
+    headers: { 'Idempotency-Key': call.idempotencyKey, ...call.headers },
+  });
+  return record(answerTo(call, answer.status, answer.raw, answer.body));
 };
 
 const tokens = new Map<string, string>();
@@ -178,7 +167,12 @@ async function judge(answers: RaceAnswer[], expectations: string[]): Promise<str
 
 async function sameKeyBurst(send: Send): Promise<string[]> {
   const customerId = pick(customers);
-  const call: Call = { customerId, contractId: await newContract(customerId), idempotencyKey: randomUUID(), body: validBody() };
+  const call: Call = {
+    customerId,
+    contractId: await newContract(contractsTable, { customerId }),
+    idempotencyKey: randomUUID(),
+    body: validBody(),
+  };
   const answers = await Promise.all(Array.from({ length: scale.burstSize }, () => send(call)));
   const problems: string[] = [];
   if (count(answers, 201) !== 1 || count(answers, 200) !== scale.burstSize - 1)
@@ -190,7 +184,7 @@ async function sameKeyBurst(send: Send): Promise<string[]> {
 
 async function differentKeysBurst(send: Send): Promise<string[]> {
   const customerId = pick(customers);
-  const contractId = await newContract(customerId);
+  const contractId = await newContract(contractsTable, { customerId });
   const calls = Array.from({ length: scale.burstSize }, () => ({
     customerId,
     contractId,
@@ -209,7 +203,7 @@ async function differentKeysBurst(send: Send): Promise<string[]> {
 
 async function sameKeyDifferentBodiesBurst(send: Send): Promise<string[]> {
   const customerId = pick(customers);
-  const contractId = await newContract(customerId);
+  const contractId = await newContract(contractsTable, { customerId });
   const idempotencyKey = randomUUID();
   const bodies = [validBody({ comment: 'one' }), validBody({ comment: 'two' }), validBody({ comment: 'three' })];
   const calls = Array.from({ length: scale.burstSize }, (_, i) => ({
@@ -246,7 +240,7 @@ async function mixedBurst(send: Send): Promise<string[]> {
   const fresh = await Promise.all(
     Array.from({ length: Math.ceil(scale.burstSize / 8) }, async () => {
       const customerId = pick(customers);
-      return { customerId, contractId: await newContract(customerId) };
+      return { customerId, contractId: await newContract(contractsTable, { customerId }) };
     }),
   );
   const newCalls = fresh.flatMap(({ customerId, contractId }) =>
@@ -259,7 +253,12 @@ async function mixedBurst(send: Send): Promise<string[]> {
       // Someone who never used this key: for them it is a new key (D2), whoever used it before.
       const usedBy = new Set(history.filter((h) => h.idempotencyKey === call.idempotencyKey).map((h) => h.customerId));
       const thief = customers.find((c) => !usedBy.has(c)) ?? `reliability-thief-${randomUUID()}`;
-      return { customerId: thief, contractId: await newContract(thief), idempotencyKey: call.idempotencyKey, body: call.body };
+      return {
+        customerId: thief,
+        contractId: await newContract(contractsTable, { customerId: thief }),
+        idempotencyKey: call.idempotencyKey,
+        body: call.body,
+      };
     }),
   );
   const all = [...replays.map((r) => r.call), ...newCalls, ...stolen];
@@ -304,13 +303,7 @@ describe('races', () => {
   }, 600_000);
 
   it('injected TransactionConflicts and item-less cancellation reasons never reach a client', async () => {
-    const client = createDocumentClient({
-      region: 'eu-central-1',
-      endpoint: `http://127.0.0.1:${dbPort}`,
-      requestTimeoutMs: 2000,
-      connectTimeoutMs: 500,
-      maxAttempts: 2,
-    });
+    const client = localDocumentClient(`http://127.0.0.1:${dbPort}`);
     let injected = 0;
     client.middlewareStack.add(
       (next, context) => async (args) => {
@@ -336,17 +329,12 @@ describe('races', () => {
       },
       { step: 'initialize', name: 'injectFaults' },
     );
-    const deps = {
-      store: new TerminationStore(client, tables),
-      businessTimeZone: 'Europe/Moscow',
-      idempotencyTtlSeconds: 86_400,
-      budgetMs: 20_000,
-    };
+    const deps = useCaseDeps(client, tables, { budgetMs: 20_000 });
     const texts = textsFor('en');
     const viaLib: Send = async (call) => {
-      const outcome = await createTerminationRequest(deps, { ...call, createdMessage: texts.created, edgeProblems: [] });
+      const outcome = await createTerminationRequest(deps, useCaseCall(call));
       const { response } = answerFor(outcome, { correlationId: randomUUID(), texts, retryAfterSeconds: 1, location: (id) => id });
-      return record(answerTo(call, response.statusCode, response.body, jsonObject(JSON.parse(response.body))));
+      return record(answerTo(call, response.statusCode, response.body, parsedObject(response.body)));
     };
     const violations: string[] = [];
     for (let i = 0; i < scale.conflictBursts; i++) violations.push(...(await (bursts[i % 3] ?? sameKeyBurst)(viaLib)));
@@ -374,7 +362,7 @@ async function burstThrough(fault: () => Promise<void>, recover: () => Promise<v
   const calls = await Promise.all(
     Array.from({ length: scale.burstSize }, async () => {
       const customerId = pick(customers);
-      return { customerId, contractId: await newContract(customerId), idempotencyKey: randomUUID(), body: validBody() };
+      return { customerId, contractId: await newContract(contractsTable, { customerId }), idempotencyKey: randomUUID(), body: validBody() };
     }),
   );
   const timed = async (call: Call) => {
@@ -431,7 +419,7 @@ describe('faults', () => {
     const calls = await Promise.all(
       Array.from({ length: 5 }, async () => ({
         customerId,
-        contractId: await newContract(customerId),
+        contractId: await newContract(contractsTable, { customerId }),
         idempotencyKey: randomUUID(),
         body: validBody(),
       })),
@@ -481,10 +469,9 @@ function shapeProblems(
   if (keys !== 'correlationId,details,errorCode,message') problems.push(`body keys ${keys}`);
   if (!Array.isArray(body['details'])) problems.push('details is not an array');
   if (body['correlationId'] !== header) problems.push('correlationId differs from the header');
-  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-  if (sentCorrelationId !== undefined && uuid.test(sentCorrelationId) && body['correlationId'] !== sentCorrelationId)
+  if (sentCorrelationId !== undefined && UUID.test(sentCorrelationId) && body['correlationId'] !== sentCorrelationId)
     problems.push('the client correlation id was not echoed');
-  if (!uuid.test(String(body['correlationId']))) problems.push('correlationId is not a UUID');
+  if (!UUID.test(String(body['correlationId']))) problems.push('correlationId is not a UUID');
   return problems;
 }
 
@@ -493,31 +480,22 @@ describe('garbage', () => {
     await fc.assert(
       fc.asyncProperty(garbageCalls(false), async (call: GarbageCall) => {
         figures.fuzzCases++;
-        const result = await handler(
-          apiEvent({
-            contractId: call.contractId,
-            customerId: pick(customers),
-            rawBody: call.rawBody,
-            isBase64Encoded: call.isBase64Encoded,
-            headers: call.headers,
-          }),
-        );
-        const answer = record({
-          status: result.statusCode,
-          raw: result.body,
-          body: {},
-          customerId: '',
+        const answer = await callHandler({
           contractId: call.contractId,
-          idempotencyKey: '',
+          customerId: pick(customers),
+          rawBody: call.rawBody,
+          isBase64Encoded: call.isBase64Encoded,
+          headers: call.headers,
         });
-        expect(shapeProblems(answer.status, result.headers, result.body, call.headers['X-Correlation-Id'])).toEqual([]);
+        record({ status: answer.status, raw: answer.raw, body: {}, customerId: '', contractId: call.contractId, idempotencyKey: '' });
+        expect(shapeProblems(answer.status, answer.headers, answer.raw, call.headers['X-Correlation-Id'])).toEqual([]);
       }),
       { numRuns: scale.fuzzRuns },
     );
   }, 600_000);
 
   it(`every garbage call over HTTP gets a 4xx in the section 7 shape (${scale.httpFuzzRuns} cases)`, async () => {
-    const requestsBefore = (await tableItems()).filter((i) => i['kind'] === 'REQUEST').length;
+    const requestsBefore = ofKind(await tableItems(), 'REQUEST').length;
     await fc.assert(
       fc.asyncProperty(garbageCalls(true), async (call: GarbageCall) => {
         figures.fuzzCases++;
@@ -540,7 +518,7 @@ describe('garbage', () => {
       }),
       { numRuns: scale.httpFuzzRuns },
     );
-    expect((await tableItems()).filter((i) => i['kind'] === 'REQUEST')).toHaveLength(requestsBefore);
+    expect(ofKind(await tableItems(), 'REQUEST')).toHaveLength(requestsBefore);
   }, 600_000);
 });
 
@@ -549,7 +527,7 @@ describe('garbage', () => {
 describe('attacks', () => {
   it('the JWT matrix: every forged, expired or misaddressed token gets 401 and no data', async () => {
     const [victim = 'a', attacker = 'b'] = customers;
-    const contractId = await newContract(victim);
+    const contractId = await newContract(contractsTable, { customerId: victim });
     for (const [name, authorization] of refusedAuthorizations(stack.key, victim)) {
       figures.attacksTried++;
       const answer = await stack.post(contractId, { authorization: authorization || undefined, body: validBody() });
@@ -562,18 +540,18 @@ describe('attacks', () => {
     if (foreign.status === 403 && foreign.body['errorCode'] === 'CONTRACT_ACCESS_DENIED' && !foreign.raw.includes(victim))
       figures.attacksRefused++;
     expect(foreign.status).toBe(403);
-    expect((await tableItems()).filter((i) => i['contractId'] === contractId)).toEqual([]);
+    expect(itemsOfContract(await tableItems(), contractId)).toEqual([]);
   }, 120_000);
 
   it("another customer's Idempotency-Key gets nothing of the first customer's", async () => {
     const [a = 'a', b = 'b'] = customers;
-    const aContract = await newContract(a);
+    const aContract = await newContract(contractsTable, { customerId: a });
     const body = validBody();
     const key = randomUUID();
     const original = await viaHttp({ customerId: a, contractId: aContract, idempotencyKey: key, body });
     const attempts = [
       await viaHttp({ customerId: b, contractId: aContract, idempotencyKey: key, body }),
-      await viaHttp({ customerId: b, contractId: await newContract(b), idempotencyKey: key, body }),
+      await viaHttp({ customerId: b, contractId: await newContract(contractsTable, { customerId: b }), idempotencyKey: key, body }),
     ];
     figures.attacksTried += attempts.length;
     for (const attempt of attempts) {
@@ -590,20 +568,20 @@ describe('attacks', () => {
     const smuggled: Call[] = [
       {
         customerId: owner,
-        contractId: await newContract(owner),
+        contractId: await newContract(contractsTable, { customerId: owner }),
         idempotencyKey: randomUUID(),
         body: { ...validBody(), customerId: other },
       },
       {
         customerId: owner,
-        contractId: await newContract(owner),
+        contractId: await newContract(contractsTable, { customerId: owner }),
         idempotencyKey: randomUUID(),
         body: validBody(),
         query: `?customerId=${other}`,
       },
       {
         customerId: owner,
-        contractId: await newContract(owner),
+        contractId: await newContract(contractsTable, { customerId: owner }),
         idempotencyKey: randomUUID(),
         body: validBody(),
         headers: { 'X-Customer-Id': other, customerId: other },

@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { DEMO_BANK_DETAILS } from '../../scripts/local/demo-data';
 
+/** Bank details that pass every rule: a BIK and an account whose control key matches it. */
+export function bankDetails(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ...DEMO_BANK_DETAILS, ...overrides };
+}
+
 /** A body that passes every rule, for a contract without an end date. */
 export function validBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     reasonCode: 'RELOCATION',
     desiredTerminationDate: '2045-06-30',
-    bankDetails: { ...DEMO_BANK_DETAILS },
+    bankDetails: bankDetails(),
     comment: 'Moving abroad',
     documentIds: [randomUUID()],
     ...overrides,

@@ -3,7 +3,7 @@ import { startJwksServer } from '../../scripts/local/jwks-server';
 import { startOffline, type RunningOffline } from '../../scripts/local/offline';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, type SigningKey } from '../../scripts/local/signing-key';
 import type { TableNames } from '../../scripts/local/tables';
-import { jsonObject } from './error-body';
+import { parsedObject } from './json';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
 import { useFreshTables } from './local-tables';
 import { freePort } from '../../scripts/local/free-port';
@@ -30,14 +30,6 @@ export interface HttpAnswer {
   headers: Headers;
   raw: string;
   body: Record<string, unknown>;
-}
-
-function parseOrNothing(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -83,7 +75,7 @@ export async function startHttpStack(options: {
       },
     );
     const raw = await response.text();
-    return { status: response.status, headers: response.headers, raw, body: jsonObject(parseOrNothing(raw)) };
+    return { status: response.status, headers: response.headers, raw, body: parsedObject(raw) };
   };
   return {
     offline,

@@ -12,6 +12,8 @@ export interface TestTables {
   endpoint: string;
   /** Every item of the service's table. */
   requestItems: () => Promise<Record<string, unknown>[]>;
+  /** The items of the service's table that belong to one contract. */
+  contractItems: (contractId: string) => Promise<Record<string, unknown>[]>;
   addContracts: (contracts: Contract[]) => Promise<void>;
 }
 
@@ -25,6 +27,16 @@ export async function scanAll(doc: DynamoDBDocumentClient, tableName: string): P
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items;
+}
+
+/** The items of the requests table that belong to one contract, its active-request slot included. */
+export function itemsOfContract(items: Record<string, unknown>[], contractId: string): Record<string, unknown>[] {
+  return items.filter((item) => item['contractId'] === contractId || item['pk'] === `ACTIVE#${contractId}`);
+}
+
+/** The items of one kind: REQUEST, IDEMPOTENCY, ACTIVE_SLOT or REQUEST_NUMBER. */
+export function ofKind(items: Record<string, unknown>[], kind: string): Record<string, unknown>[] {
+  return items.filter((item) => item['kind'] === kind);
 }
 
 /**
@@ -51,6 +63,7 @@ export async function useFreshTables(): Promise<TestTables> {
     doc,
     endpoint,
     requestItems: () => scanAll(doc, names.requests),
+    contractItems: async (contractId) => itemsOfContract(await scanAll(doc, names.requests), contractId),
     addContracts: (contracts) => putContracts(doc, names.contracts, contracts),
   };
 }

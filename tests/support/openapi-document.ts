@@ -3,7 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { OPENAPI_PATH } from '../../scripts/openapi';
-import { jsonObject } from './error-body';
+import { at, jsonObject } from './json';
 
 export interface DocumentedResponse {
   headers: Record<string, { required: boolean; validate: (value: string) => boolean }>;
@@ -15,8 +15,6 @@ export interface DocumentedResponse {
 export function loadDocument(): Record<string, unknown> {
   return jsonObject(parse(readFileSync(OPENAPI_PATH, 'utf8')));
 }
-
-const at = (value: unknown, ...path: string[]): unknown => path.reduce<unknown>((v, key) => jsonObject(v)[key], value);
 
 /** What the document promises for one status of the one operation. */
 export function documentedResponse(document: Record<string, unknown>, status: number): DocumentedResponse | undefined {

@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, requestFingerprint } from '../../lib/termination/fingerprint';
+import { bankDetails, validBody } from '../support/bodies';
 
 const CONTRACT_ID = '3f1c2a9e-7b4d-4c1e-9a2f-5d6e7f8a9b0c';
 
+/** The same valid body on every call: two fixed documents (the changes below refer to them) and a Cyrillic name. */
 function body(): Record<string, unknown> {
-  return {
-    reasonCode: 'RELOCATION',
-    desiredTerminationDate: '2045-06-30',
-    bankDetails: { bik: '044525225', accountNumber: '40817810700000000001', recipientName: 'Иван Петров' },
-    comment: 'Moving abroad',
+  return validBody({
+    bankDetails: bankDetails({ recipientName: 'Иван Петров' }),
     documentIds: ['0b6f1c1e-2f7a-4d35-9a6b-0c1d2e3f4a5b', '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d'],
-  };
+  });
 }
 
 /** The same data written with every object's keys in reverse order. */

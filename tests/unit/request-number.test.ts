@@ -19,7 +19,7 @@ describe('REQUEST_NUMBER_ALPHABET', () => {
 describe('newRequestNumber', () => {
   it('has the format TR-XXXX-XXXX with characters of the alphabet only', () => {
     for (const number of draws) {
-      expect(number).toMatch(/^TR-[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$/);
+      expect(number).toMatch(/^TR-[^-]{4}-[^-]{4}$/);
       expect(number).toMatch(REQUEST_NUMBER_PATTERN);
       for (const char of number.slice(3).replace('-', '')) expect(REQUEST_NUMBER_ALPHABET).toContain(char);
     }

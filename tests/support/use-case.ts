@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { textsFor } from '../../lib/http/texts';
+import { createDocumentClient } from '../../lib/storage/dynamodb-client';
+import type { CreateCall, CreateDeps } from '../../lib/termination/create-termination-request';
+import { TerminationStore } from '../../lib/termination/termination-store';
+import type { TableNames } from '../../scripts/local/tables';
+import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
+import { validBody } from './bodies';
+
+/*
+ * For tests that call the use case itself (no handler, no HTTP), to control its clock, its
+ * DynamoDB client or its tables.
+ */
+
+/** A document client of its own for DynamoDB Local, quick to give up; middleware added to it touches no other test. */
+export function localDocumentClient(endpoint: string): DynamoDBDocumentClient {
+  return createDocumentClient({ region: 'eu-central-1', endpoint, requestTimeoutMs: 2000, connectTimeoutMs: 500, maxAttempts: 2 });
+}
+
+/** What the use case needs, on the given tables: the service's time zone and key lifetime, a 2 s budget. */
+export function useCaseDeps(client: DynamoDBDocumentClient, tables: TableNames, overrides: Partial<CreateDeps> = {}): CreateDeps {
+  return {
+    store: new TerminationStore(client, { requests: tables.requests, contracts: tables.contracts }),
+    businessTimeZone: 'Europe/Moscow',
+    idempotencyTtlSeconds: 24 * 3600,
+    budgetMs: 2000,
+    ...overrides,
+  };
+}
+
+/**
+ * One call of the use case as the edge makes it, in English and with no edge problems: Anna's,
+ * with a new key and a valid body unless told otherwise.
+ */
+export function useCaseCall(call: {
+  contractId: string;
+  customerId?: string;
+  idempotencyKey?: string;
+  body?: Record<string, unknown>;
+}): CreateCall {
+  return {
+    customerId: call.customerId ?? DEMO_CUSTOMERS.anna.customerId,
+    contractId: call.contractId,
+    idempotencyKey: call.idempotencyKey ?? randomUUID(),
+    body: call.body ?? validBody(),
+    createdMessage: textsFor('en').created,
+    edgeProblems: [],
+  };
+}
