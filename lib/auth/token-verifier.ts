@@ -1,16 +1,16 @@
 import { JwtVerifier } from 'aws-jwt-verify';
-import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import type { Fetcher } from 'aws-jwt-verify/https';
 import {
   FetchError,
   JwksNotAvailableInCacheError,
   JwksValidationError,
   JwtBaseError,
-  JwtInvalidAudienceError,
   ParameterValidationError,
 } from 'aws-jwt-verify/error';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { AuthConfig } from '../config/config';
+import { RefreshingJwksCache } from './jwks-cache';
+import { tokenRuleBreach } from './token-rules';
 
 /** A refusal of the caller's credentials: API Gateway turns it into 401. */
 export class InvalidTokenError extends Error {
@@ -29,16 +29,9 @@ export function bearerToken(authorization: string | undefined): string {
   return match[1];
 }
 
-/** The audience is accepted from `aud` or, for access tokens such as Cognito's, `client_id` (docs/decisions/0003-authentication.md). */
-function hasAudience(payload: JwtPayload, audience: string): boolean {
-  const aud = payload.aud;
-  if (aud === audience || (Array.isArray(aud) && aud.includes(audience))) return true;
-  return payload['client_id'] === audience;
-}
-
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-/** True for a JWKS served over plain HTTP on this machine: the local stack's signing key. */
+/** True for a JWKS served over plain HTTP on loopback: the local stack's signing key. */
 export function isLoopbackHttp(uri: string): boolean {
   const url = new URL(uri);
   return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
@@ -71,30 +64,37 @@ function isTokenFault(error: unknown): error is JwtBaseError {
 export type CustomerIdOf = (token: string) => Promise<string>;
 
 /**
- * Verifies signature (against the issuer's JWKS, asymmetric algorithms only), iss, aud/client_id,
- * exp and nbf, and returns the customer id from the configured claim. The JWKS is fetched on
- * first use and cached for the life of the Lambda environment.
+ * Verifies signature (against the issuer's JWKS, asymmetric algorithms only), iss, exp, nbf and
+ * the rules of token-rules.ts, and returns the customer id from the configured claim.
  */
-export function createTokenVerifier(config: AuthConfig): CustomerIdOf {
+export function createTokenVerifier(config: AuthConfig, now: () => number = Date.now): CustomerIdOf {
+  const jwksCache = new RefreshingJwksCache({
+    ...(isLoopbackHttp(config.jwksUri) ? { fetcher: loopbackFetcher } : {}),
+    ttlMs: config.jwksTtlSeconds * 1000,
+    minRefetchGapMs: 1000,
+    now,
+  });
+  const rules = { audience: config.audience, maxLifetimeSeconds: config.maxTokenLifetimeSeconds };
   const verifier = JwtVerifier.create(
     {
       issuer: config.issuer,
       jwksUri: config.jwksUri,
       audience: null,
-      customJwtCheck: ({ payload }) => {
-        if (!hasAudience(payload, config.audience))
-          throw new JwtInvalidAudienceError('Audience not allowed', payload.aud ?? null, config.audience);
+      customJwtCheck: ({ header, payload }) => {
+        const breach = tokenRuleBreach(header, payload, rules, Math.floor(now() / 1000));
+        if (breach !== undefined) throw new InvalidTokenError(breach);
       },
     },
-    isLoopbackHttp(config.jwksUri) ? { jwksCache: new SimpleJwksCache({ fetcher: loopbackFetcher }) } : undefined,
+    { jwksCache },
   );
   return async (token) => {
     let payload: JwtPayload;
     try {
       payload = await verifier.verify(token);
     } catch (error) {
+      if (error instanceof InvalidTokenError) throw error;
       // Only the token's own faults are a 401; a JWKS that cannot be had is an outage (503).
-      // The library's message says what failed (expired, audience, kid...) without the token itself.
+      // The library's message says what failed (expired, signature, kid...) without the token itself.
       if (isTokenFault(error)) throw new InvalidTokenError(error.message);
       throw error;
     }

@@ -103,6 +103,10 @@ export interface AuthConfig {
   audience: string;
   jwksUri: string;
   customerIdClaim: string;
+  /** Longest accepted token lifetime (exp - iat). */
+  maxTokenLifetimeSeconds: number;
+  /** How long a fetched JWKS is trusted before it is fetched again. */
+  jwksTtlSeconds: number;
 }
 
 function readDynamoDb(read: Reader): DynamoDbConfig {
@@ -137,5 +141,7 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
     audience: read.string('JWT_AUDIENCE'),
     jwksUri: read.jwksUri('JWKS_URI'),
     customerIdClaim: read.string('CUSTOMER_ID_CLAIM', 'sub'),
+    maxTokenLifetimeSeconds: read.integer('JWT_MAX_LIFETIME_SECONDS', 86_400, 60, 7 * 86_400),
+    jwksTtlSeconds: read.integer('JWKS_TTL_SECONDS', 300, 10, 900),
   });
 }

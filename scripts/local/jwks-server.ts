@@ -7,14 +7,14 @@ export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse) => boolean
 
 /** Serves the local JWKS over HTTP on loopback, as an identity provider would over HTTPS. */
 export async function startJwksServer(
+  /** The keys, or a function giving the keys of the moment (a test rotating them). */
   jwks: unknown,
   port: number,
   extra?: ExtraRoutes,
 ): Promise<{ uri: string; origin: string; stop: () => Promise<void> }> {
-  const body = JSON.stringify(jwks);
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === JWKS_PATH) {
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(typeof jwks === 'function' ? jwks() : jwks));
     } else if (!extra?.(req, res)) {
       res.writeHead(404).end();
     }

@@ -52,13 +52,13 @@ describe('authorizer', () => {
     expect(JSON.parse(line)).toMatchObject({
       correlationId,
       apiRequestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
-      reason: expect.stringContaining('Audience'),
+      reason: expect.stringContaining('audience'),
     });
     expect(line).not.toContain(token.split('.')[1] ?? 'x');
   });
 
-  it('accepts the audience in client_id, as in access tokens', async () => {
-    const token = signToken(key, { customerId: 'customer-anna', audience: 'other', extraClaims: { client_id: LOCAL_AUDIENCE } });
+  it('accepts the audience in client_id when the token has no aud, as Cognito access tokens', async () => {
+    const token = signToken(key, { customerId: 'customer-anna', extraClaims: { aud: undefined, client_id: LOCAL_AUDIENCE } });
     expect((await authorize(`Bearer ${token}`)).context).toEqual({ customerId: 'customer-anna' });
   });
 
@@ -69,6 +69,8 @@ describe('authorizer', () => {
       audience: LOCAL_AUDIENCE,
       jwksUri: `http://127.0.0.1:${await freePort()}/jwks.json`,
       customerIdClaim: 'sub',
+      maxTokenLifetimeSeconds: 86_400,
+      jwksTtlSeconds: 300,
     });
     const error: unknown = await verify(signToken(key, { customerId: 'customer-anna' })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
@@ -77,5 +79,43 @@ describe('authorizer', () => {
 
   it.each(refusedAuthorizations(key, 'customer-anna'))('refuses %s with Unauthorized (401)', async (_name, authorization) => {
     await expect(authorize(authorization)).rejects.toThrow(/^Unauthorized$/);
+  });
+});
+
+describe('key rotation (the JWKS of the moment)', () => {
+  const oldKey = makeSigningKey();
+  const newKey = makeSigningKey();
+  let published = [oldKey];
+  let offsetMs = 0;
+  let verify: (token: string) => Promise<string>;
+  let stop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const server = await startJwksServer(() => ({ keys: published.flatMap((k) => k.jwks.keys) }), 0);
+    stop = server.stop;
+    const { createTokenVerifier } = await import('../../lib/auth/token-verifier');
+    const config = { issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: server.uri, customerIdClaim: 'sub' };
+    verify = createTokenVerifier({ ...config, maxTokenLifetimeSeconds: 86_400, jwksTtlSeconds: 300 }, () => Date.now() + offsetMs);
+  });
+
+  afterAll(() => stop());
+
+  it('accepts a key published after the last fetch, right after a made-up kid was refused', async () => {
+    published = [oldKey];
+    await expect(verify(signToken(oldKey, { customerId: 'customer-anna' }))).resolves.toBe('customer-anna');
+    await expect(verify(signToken(makeSigningKey('made-up'), { customerId: 'customer-anna' }))).rejects.toMatchObject({
+      reason: expect.stringMatching(/not found/),
+    });
+    published = [oldKey, newKey];
+    // The library's own cache refuses every unknown kid for 10 s after a miss: this is the genuine rotation.
+    await expect(verify(signToken(newKey, { customerId: 'customer-boris' }))).resolves.toBe('customer-boris');
+  });
+
+  it('stops trusting a key removed from the JWKS once the cached copy is older than its TTL', async () => {
+    published = [newKey];
+    const token = signToken(oldKey, { customerId: 'customer-anna' });
+    offsetMs = 301_000;
+    await expect(verify(token)).rejects.toMatchObject({ reason: expect.stringMatching(/not found/) });
+    await expect(verify(signToken(newKey, { customerId: 'customer-anna' }))).resolves.toBe('customer-anna');
   });
 });

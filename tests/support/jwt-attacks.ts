@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { makeSigningKey, signToken, type SigningKey } from '../../scripts/local/signing-key';
+import { LOCAL_AUDIENCE, makeSigningKey, signToken, type SigningKey } from '../../scripts/local/signing-key';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -28,5 +28,14 @@ export function refusedAuthorizations(key: SigningKey, customerId: string): [str
     ['a tampered payload', `Bearer ${header}.${tampered}.${signature}`],
     ['a token without the customer claim', `Bearer ${signToken(key, { customerId: '', extraClaims: { sub: undefined } })}`],
     ['a token signed by another key with the same kid', `Bearer ${signToken(makeSigningKey(key.kid), { customerId })}`],
+    ['a token without exp', `Bearer ${signToken(key, { customerId, extraClaims: { exp: undefined } })}`],
+    ['a lifetime over the maximum (25 h)', `Bearer ${signToken(key, { customerId, expiresIn: 25 * 3600 })}`],
+    ['an iat in the future', `Bearer ${signToken(key, { customerId, extraClaims: { iat: Math.floor(Date.now() / 1000) + 600 } })}`],
+    [
+      'another aud, with our client_id',
+      `Bearer ${signToken(key, { customerId, audience: 'other-api', extraClaims: { client_id: LOCAL_AUDIENCE } })}`,
+    ],
+    ['an ID token', `Bearer ${signToken(key, { customerId, extraClaims: { token_use: 'id' } })}`],
+    ['a crit header the verifier does not understand', `Bearer ${signToken(key, { customerId, header: { crit: ['exp'], exp: 1 } })}`],
   ];
 }

@@ -160,12 +160,22 @@ describe('loadServiceConfig', () => {
 });
 
 describe('loadAuthConfig', () => {
-  it('reads the settings and defaults the customer id claim to sub', () => {
+  it('reads the settings; defaults: claim sub, tokens up to 24 h, JWKS refreshed every 5 min', () => {
     expect(loadAuthConfig({ ...AUTH_REQUIRED })).toEqual({
       issuer: 'https://issuer.example.com',
       audience: 'termination-api',
       jwksUri: 'https://issuer.example.com/.well-known/jwks.json',
       customerIdClaim: 'sub',
+      maxTokenLifetimeSeconds: 86_400,
+      jwksTtlSeconds: 300,
+    });
+  });
+
+  it('refuses a JWKS kept longer than 15 minutes', () => {
+    expect(() => loadAuthConfig({ ...AUTH_REQUIRED, JWKS_TTL_SECONDS: '901' })).toThrow(/JWKS_TTL_SECONDS/);
+    expect(loadAuthConfig({ ...AUTH_REQUIRED, JWKS_TTL_SECONDS: '900', JWT_MAX_LIFETIME_SECONDS: '3600' })).toMatchObject({
+      jwksTtlSeconds: 900,
+      maxTokenLifetimeSeconds: 3600,
     });
   });
 
