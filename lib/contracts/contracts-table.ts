@@ -1,4 +1,4 @@
-import { GetCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 
 type ConditionCheck = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']>[number]['ConditionCheck']>;
 
@@ -19,7 +19,15 @@ export const ACTIVE_STATUS = 'ACTIVE';
 export type ContractVerdict =
   { kind: 'ok' } | { kind: 'not-found' } | { kind: 'access-denied' } | { kind: 'not-active' } | { kind: 'date-after-end'; endDate: string };
 
-/** The ConditionCheck that lets the write go through only for an active contract of this customer. */
+/** The latest end date the condition lets through unjudged: later means a malformed value. */
+const LATEST_END_DATE = '2999-12-31';
+
+/**
+ * The ConditionCheck that lets the write go through only for an active contract of this
+ * customer whose end date, if any, is not before the desired date. An end date that is not a
+ * 10-character string between the desired date and 2999-12-31 fails it, so a malformed one
+ * (a number, NULL, "31.12.2045") reaches judgeContract instead of being compared as text.
+ */
 export function contractConditionCheck(
   tableName: string,
   contractId: string,
@@ -30,16 +38,43 @@ export function contractConditionCheck(
     TableName: tableName,
     Key: { contractId },
     ConditionExpression:
-      'attribute_exists(contractId) AND customerId = :customerId AND #status = :active AND (attribute_not_exists(endDate) OR attribute_type(endDate, :null) OR endDate >= :desired)',
+      'attribute_exists(contractId) AND customerId = :customerId AND #status = :active AND ' +
+      '(attribute_not_exists(endDate) OR (attribute_type(endDate, :string) AND size(endDate) = :dateLength AND endDate BETWEEN :desired AND :latest))',
     ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':customerId': customerId, ':active': ACTIVE_STATUS, ':desired': desiredTerminationDate, ':null': 'NULL' },
+    ExpressionAttributeValues: {
+      ':customerId': customerId,
+      ':active': ACTIVE_STATUS,
+      ':desired': desiredTerminationDate,
+      ':latest': LATEST_END_DATE,
+      ':string': 'S',
+      ':dateLength': 10,
+    },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };
+}
+
+/** Contract data this service cannot judge: a bug of the system that owns the table, never compared. */
+export class MalformedContractError extends Error {
+  constructor(
+    readonly contractId: unknown,
+    readonly problem: string,
+  ) {
+    super(`Malformed contract ${String(contractId)}: ${problem}`);
+    this.name = 'MalformedContractError';
+  }
+}
+
+/** A real calendar date written YYYY-MM-DD. */
+function isIsoDate(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const time = Date.parse(`${value}T00:00:00Z`);
+  return !Number.isNaN(time) && new Date(time).toISOString().startsWith(value);
 }
 
 /**
  * Why the contract refuses the request, in the order a client should learn it: existence, then
  * ownership (so nothing about another customer's contract leaks), then state, then end date.
+ * Data of the wrong type or format is never compared: MalformedContractError (a 500).
  */
 export function judgeContract(
   contract: Record<string, unknown> | undefined,
@@ -47,22 +82,12 @@ export function judgeContract(
   desiredTerminationDate: string,
 ): ContractVerdict {
   if (!contract) return { kind: 'not-found' };
+  const { contractId, status, endDate } = contract;
+  if (typeof contract['customerId'] !== 'string') throw new MalformedContractError(contractId, 'customerId is not a string');
   if (contract['customerId'] !== customerId) return { kind: 'access-denied' };
-  if (contract['status'] !== ACTIVE_STATUS) return { kind: 'not-active' };
-  const endDate = contract['endDate'];
-  if (endDate !== undefined && endDate !== null) {
-    if (typeof endDate !== 'string') throw new Error('Contract endDate is not a string');
-    if (endDate < desiredTerminationDate) return { kind: 'date-after-end', endDate };
-  }
+  if (typeof status !== 'string') throw new MalformedContractError(contractId, 'status is not a string');
+  if (endDate !== undefined && !isIsoDate(endDate)) throw new MalformedContractError(contractId, 'endDate is not a YYYY-MM-DD date');
+  if (status !== ACTIVE_STATUS) return { kind: 'not-active' };
+  if (endDate !== undefined && endDate < desiredTerminationDate) return { kind: 'date-after-end', endDate };
   return { kind: 'ok' };
-}
-
-export async function readContractConsistently(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  contractId: string,
-  abortSignal?: AbortSignal,
-): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { contractId }, ConsistentRead: true }), { abortSignal });
-  return Item;
 }

@@ -18,7 +18,7 @@ import type { TerminationStore } from './termination-store';
  * the write: docs/decisions/0005-one-atomic-write.md. This module speaks no HTTP and no language.
  */
 
-/** A reason that needs the customer's own words in `comment` (COMMENT_REQUIRED). */
+/** A reason that needs the customer's own words in `comment`: a letter or digit at least (COMMENT_REQUIRED). */
 export const REASON_NEEDING_COMMENT: ReasonCode = 'OTHER';
 
 export interface CreateDeps {
@@ -51,7 +51,6 @@ export type CreateOutcome =
 interface ValidCall {
   customerId: string;
   contractId: string;
-  contractLookupId: string;
   idempotencyKey: string;
   input: TerminationRequestInput;
   fingerprint: string;
@@ -80,17 +79,25 @@ function validateCall(call: CreateCall, timeZone: string, now: Date): ValidCall 
   if (problems.length > 0 || !validation.ok || call.contractId === undefined) {
     throw refuse('VALIDATION_ERROR', pastDateProblem ? [...problems, pastDateProblem] : problems);
   }
+  // UUIDs are case-insensitive; lower case is their one form (docs/decisions/0007-contracts.md).
   const contractId = call.contractId.toLowerCase();
+  const input = canonicalInput(validation.input);
   return {
     customerId: call.customerId,
     contractId,
-    contractLookupId: call.contractId,
     idempotencyKey: call.idempotencyKey.toLowerCase(),
-    input: validation.input,
-    fingerprint: requestFingerprint(contractId, call.body),
+    input,
+    fingerprint: requestFingerprint(
+      contractId,
+      input.documentIds === undefined ? call.body : { ...call.body, documentIds: input.documentIds },
+    ),
     createdMessage: call.createdMessage,
     pastDateProblem,
   };
+}
+
+function canonicalInput(input: TerminationRequestInput): TerminationRequestInput {
+  return input.documentIds === undefined ? input : { ...input, documentIds: input.documentIds.map((id) => id.toLowerCase()) };
 }
 
 /** Business rules that need no stored data. */
@@ -98,7 +105,7 @@ function staticRuleBreach(input: TerminationRequestInput): RefusedError | undefi
   if (!isAccountKeyValid(input.bankDetails.bik, input.bankDetails.accountNumber)) {
     return refuse('BANK_ACCOUNT_KEY_MISMATCH', [{ field: 'bankDetails.accountNumber', code: 'accountKeyMismatch' }]);
   }
-  if (input.reasonCode === REASON_NEEDING_COMMENT && (input.comment ?? '').trim() === '') {
+  if (input.reasonCode === REASON_NEEDING_COMMENT && !/[\p{L}\p{N}]/u.test(input.comment ?? '')) {
     return refuse('COMMENT_REQUIRED', [{ field: 'comment', code: 'commentRequired' }]);
   }
   return undefined;

@@ -27,10 +27,8 @@ export interface NewRequest {
   requestId: string;
   requestNumber: string;
   customerId: string;
-  /** Lower-cased: the slot and the request are keyed on it, so case cannot make a second slot. */
+  /** Lower-cased, as contracts are stored: the contract, the slot and the request are keyed on it. */
   contractId: string;
-  /** The id as the client sent it: the contracts table belongs to another system and is read as is. */
-  contractLookupId: string;
   idempotencyKey: string;
   fingerprint: string;
   input: TerminationRequestInput;
@@ -104,7 +102,7 @@ export function buildCreateTransaction(tables: Tables, request: NewRequest, nowS
       {
         ConditionCheck: contractConditionCheck(
           tables.contracts,
-          request.contractLookupId,
+          request.contractId,
           request.customerId,
           request.input.desiredTerminationDate,
         ),
@@ -208,7 +206,7 @@ export function explainCancellation(reasons: CancellationReason[], request: NewR
     };
     const returned = oldItem(reasons[CONTRACT]);
     if (returned) return judge(returned, true);
-    return { kind: 'read', table: 'contracts', key: { contractId: request.contractLookupId }, decide: (item) => judge(item, false) };
+    return { kind: 'read', table: 'contracts', key: { contractId: request.contractId }, decide: (item) => judge(item, false) };
   }
   if (failed(SLOT)) {
     const returned = oldItem(reasons[SLOT]);

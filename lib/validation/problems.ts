@@ -14,6 +14,7 @@ interface ProblemParams {
   dateInPast: { today: string };
   digits: { limit: number };
   recipientName: NoParams;
+  commentText: NoParams;
   maxLength: { limit: number };
   maxItems: { limit: number };
   duplicate: NoParams;

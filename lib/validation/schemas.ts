@@ -19,6 +19,18 @@ export type ReasonCode = (typeof REASON_CODES)[number];
 
 const uuid = { type: 'string', format: 'uuid' } as const;
 
+/*
+ * Characters a person's text may not hold (docs/decisions/0009-input-validation.md): control and
+ * format characters (zero-width, bidi overrides), line and paragraph separators, private-use
+ * code points, unpaired surrogates, and whatever Unicode says to render as nothing (e.g. U+3164).
+ * Lengths count code points (Ajv's maxLength does).
+ */
+const NO_HIDDEN = '\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Co}\\p{Cs}\\p{Default_Ignorable_Code_Point}';
+/** At least one letter, nothing hidden. */
+export const RECIPIENT_NAME_PATTERN = `^(?=.*\\p{L})[^${NO_HIDDEN}]*$`;
+/** Nothing hidden, but line breaks are allowed. */
+export const COMMENT_PATTERN = `^(?:[\\n\\r\\u2028\\u2029]|[^${NO_HIDDEN}])*$`;
+
 export const terminationRequestInputSchema = {
   $id: 'TerminationRequestInput',
   type: 'object',
@@ -34,11 +46,10 @@ export const terminationRequestInputSchema = {
       properties: {
         bik: { type: 'string', pattern: '^[0-9]{9}$' },
         accountNumber: { type: 'string', pattern: '^[0-9]{20}$' },
-        // Not blank, no control characters; length counts Unicode code points.
-        recipientName: { type: 'string', minLength: 1, maxLength: 255, pattern: '^(?=.*\\S)[^\\p{Cc}]*$' },
+        recipientName: { type: 'string', minLength: 1, maxLength: 255, pattern: RECIPIENT_NAME_PATTERN },
       },
     },
-    comment: { type: 'string', maxLength: 1000 },
+    comment: { type: 'string', maxLength: 1000, pattern: COMMENT_PATTERN },
     documentIds: { type: 'array', maxItems: 10, uniqueItems: true, items: uuid },
   },
 } as const;

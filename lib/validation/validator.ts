@@ -87,6 +87,8 @@ function problemOf(error: ErrorObject): Problem {
       return { field, code: 'maxItems', limit: Number(params['limit']) };
     case 'maxLength':
       return fieldRule ?? { field, code: 'maxLength', limit: Number(params['limit']) };
+    case 'pattern':
+      return fieldRule ?? (field === 'comment' ? { field, code: 'commentText' } : { field, code: 'invalid' });
     default:
       return fieldRule ?? { field, code: 'invalid' };
   }

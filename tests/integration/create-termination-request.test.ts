@@ -1,138 +1,119 @@
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyResult } from 'aws-lambda';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { logger } from '../../lib/logging/logger';
 import { DEMO_CUSTOMERS, DEMO_END_DATE } from '../../scripts/local/demo-data';
-import { apiEvent, type EventOptions } from '../../scripts/local/api-event';
-import { detailFields } from '../support/error-body';
-import { headersWithKey, validBody } from '../support/bodies';
-import { useFreshTables, type TestTables } from '../support/local-tables';
+import type { EventOptions } from '../../scripts/local/api-event';
 import { REQUEST_NUMBER_PATTERN } from '../../lib/termination/request-number';
+import { headersWithKey, validBody } from '../support/bodies';
+import { newContract } from '../support/contracts';
+import { detailFields } from '../support/error-body';
+import { callHandler } from '../support/handler';
+import { ofKind, useFreshTables, type TestTables } from '../support/local-tables';
+import { ISO_UTC, SERVICE_UUID } from '../support/patterns';
+
+/*
+ * The create handler called in-process, against this file's own tables in DynamoDB Local. Each
+ * test makes its own contract, so no two share an active-request slot.
+ */
 
 const anna = DEMO_CUSTOMERS.anna;
 const boris = DEMO_CUSTOMERS.boris;
 
 let tables: TestTables;
-let handler: (typeof import('../../functions/create-termination-request'))['handler'];
 
 beforeAll(async () => {
   tables = await useFreshTables();
-  ({ handler } = await import('../../functions/create-termination-request'));
 });
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | number | boolean>;
-  body: Record<string, unknown>;
-  raw: string;
-}
-
-async function call(options: EventOptions): Promise<Answer> {
-  const result: APIGatewayProxyResult = await handler(apiEvent(options));
-  return { status: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body), raw: result.body };
-}
-
-/** A contract of its own for one test, so tests never share an active-request slot. */
-async function newContract(fields: { customerId?: string; status?: string; endDate?: string } = {}): Promise<string> {
-  const contractId = randomUUID();
-  await tables.addContracts([
-    {
-      contractId,
-      customerId: fields.customerId ?? anna.customerId,
-      status: fields.status ?? 'ACTIVE',
-      ...(fields.endDate ? { endDate: fields.endDate } : {}),
-    },
-  ]);
-  return contractId;
-}
-
-async function itemsFor(contractId: string): Promise<Record<string, unknown>[]> {
-  return (await tables.requestItems()).filter((item) => item['contractId'] === contractId || item['pk'] === `ACTIVE#${contractId}`);
-}
 
 describe('201 and idempotent replay', () => {
   it('creates a request, then replays it with 200 and the same body', async () => {
-    const contractId = await newContract();
+    const contractId = await newContract(tables);
     const key = randomUUID();
     const correlationId = randomUUID();
     const body = validBody();
-    const first = await call({ contractId, body, headers: headersWithKey(key, { 'X-Correlation-Id': correlationId }) });
+    const first = await callHandler({ contractId, body, headers: headersWithKey(key, { 'X-Correlation-Id': correlationId }) });
 
     expect(first.status).toBe(201);
     expect(first.body).toEqual({
-      requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      requestId: expect.stringMatching(SERVICE_UUID),
       requestNumber: expect.stringMatching(REQUEST_NUMBER_PATTERN),
       status: 'SUBMITTED',
-      createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      createdAt: expect.stringMatching(ISO_UTC),
       message: expect.stringContaining(String(first.body['requestNumber'])),
     });
     expect(first.headers['X-Correlation-Id']).toBe(correlationId);
     expect(first.headers['Location']).toBe(`/api/v1/contracts/${contractId}/termination-requests/${String(first.body['requestId'])}`);
     expect(first.headers['Idempotent-Replayed']).toBeUndefined();
 
-    const again = await call({ contractId, body, headers: headersWithKey(key.toUpperCase()) });
+    const again = await callHandler({ contractId, body, headers: headersWithKey(key.toUpperCase()) });
     expect(again.status).toBe(200);
     expect(again.raw).toBe(first.raw);
     expect(again.headers['Idempotent-Replayed']).toBe('true');
 
-    const items = await itemsFor(contractId);
+    const items = await tables.contractItems(contractId);
     expect(items.map((i) => i['kind']).sort()).toEqual(['ACTIVE_SLOT', 'IDEMPOTENCY', 'REQUEST']);
-    const request = items.find((i) => i['kind'] === 'REQUEST');
+    const [request] = ofKind(items, 'REQUEST');
     expect(request).toMatchObject({ customerId: anna.customerId, status: 'SUBMITTED', requestNumber: first.body['requestNumber'] });
   });
 
   it('replays with the key even when keys in the body come in another order', async () => {
-    const contractId = await newContract();
+    const contractId = await newContract(tables);
     const key = randomUUID();
     const body = validBody();
-    const first = await call({ contractId, body, headers: headersWithKey(key) });
+    const first = await callHandler({ contractId, body, headers: headersWithKey(key) });
     const reordered = Object.fromEntries(Object.entries(body).reverse());
-    const again = await call({ contractId, rawBody: JSON.stringify(reordered), headers: headersWithKey(key) });
+    const again = await callHandler({ contractId, rawBody: JSON.stringify(reordered), headers: headersWithKey(key) });
     expect(first.status).toBe(201);
     expect(again.status).toBe(200);
     expect(again.body['requestId']).toBe(first.body['requestId']);
   });
 
   it('keeps a key per customer: the same key from another customer is unrelated', async () => {
-    const annaContract = await newContract();
-    const borisContract = await newContract({ customerId: boris.customerId });
+    const annaContract = await newContract(tables);
+    const borisContract = await newContract(tables, { customerId: boris.customerId });
     const key = randomUUID();
-    const a = await call({ contractId: annaContract, body: validBody(), headers: headersWithKey(key) });
-    const b = await call({ contractId: borisContract, customerId: boris.customerId, body: validBody(), headers: headersWithKey(key) });
+    const a = await callHandler({ contractId: annaContract, body: validBody(), headers: headersWithKey(key) });
+    const b = await callHandler({
+      contractId: borisContract,
+      customerId: boris.customerId,
+      body: validBody(),
+      headers: headersWithKey(key),
+    });
     expect(a.status).toBe(201);
     expect(b.status).toBe(201);
     expect(b.body['requestId']).not.toBe(a.body['requestId']);
   });
 
   it('answers 422 IDEMPOTENCY_KEY_REUSED for the same key with another body, creating nothing', async () => {
-    const contractId = await newContract();
+    const contractId = await newContract(tables);
     const key = randomUUID();
-    await call({ contractId, body: validBody(), headers: headersWithKey(key) });
+    await callHandler({ contractId, body: validBody(), headers: headersWithKey(key) });
     const before = await tables.requestItems();
-    const reused = await call({ contractId, body: validBody({ comment: 'changed my mind' }), headers: headersWithKey(key) });
+    const reused = await callHandler({ contractId, body: validBody({ comment: 'changed my mind' }), headers: headersWithKey(key) });
     expect(reused.status).toBe(422);
     expect(reused.body).toMatchObject({ errorCode: 'IDEMPOTENCY_KEY_REUSED', details: [{ field: 'Idempotency-Key' }] });
     expect((await tables.requestItems()).length).toBe(before.length);
   });
 
   it('answers 422 IDEMPOTENCY_KEY_REUSED for the same key on another contract', async () => {
-    const first = await newContract();
-    const second = await newContract();
+    const first = await newContract(tables);
+    const second = await newContract(tables);
     const key = randomUUID();
     const body = validBody();
-    expect((await call({ contractId: first, body, headers: headersWithKey(key) })).status).toBe(201);
-    const reused = await call({ contractId: second, body, headers: headersWithKey(key) });
+    expect((await callHandler({ contractId: first, body, headers: headersWithKey(key) })).status).toBe(201);
+    const reused = await callHandler({ contractId: second, body, headers: headersWithKey(key) });
     expect(reused.body['errorCode']).toBe('IDEMPOTENCY_KEY_REUSED');
-    expect(await itemsFor(second)).toEqual([]);
+    expect(await tables.contractItems(second)).toEqual([]);
   });
 
   it('replays with 200 after the contract was closed', async () => {
-    const contractId = await newContract();
+    const contractId = await newContract(tables);
     const key = randomUUID();
     const body = validBody();
-    const first = await call({ contractId, body, headers: headersWithKey(key) });
+    const first = await callHandler({ contractId, body, headers: headersWithKey(key) });
     await tables.addContracts([{ contractId, customerId: anna.customerId, status: 'CLOSED' }]);
-    const again = await call({ contractId, body, headers: headersWithKey(key) });
+    const again = await callHandler({ contractId, body, headers: headersWithKey(key) });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
   });
@@ -140,78 +121,122 @@ describe('201 and idempotent replay', () => {
 
 describe('409: one active request per contract', () => {
   it('refuses a second request with another key and names the existing number', async () => {
-    const contractId = await newContract();
-    const first = await call({ contractId, body: validBody(), headers: headersWithKey() });
-    const second = await call({ contractId, body: validBody(), headers: headersWithKey() });
+    const contractId = await newContract(tables);
+    const first = await callHandler({ contractId, body: validBody(), headers: headersWithKey() });
+    const second = await callHandler({ contractId, body: validBody(), headers: headersWithKey() });
     expect(second.status).toBe(409);
     expect(second.body).toMatchObject({ errorCode: 'ACTIVE_REQUEST_ALREADY_EXISTS', details: [{ field: 'contractId' }] });
     expect(second.body['message']).toContain(String(first.body['requestNumber']));
-    expect((await itemsFor(contractId)).filter((i) => i['kind'] === 'REQUEST')).toHaveLength(1);
+    expect(ofKind(await tables.contractItems(contractId), 'REQUEST')).toHaveLength(1);
   });
 });
 
 describe('contract rules', () => {
   it('404 CONTRACT_NOT_FOUND for an unknown contract', async () => {
-    const answer = await call({ contractId: randomUUID(), body: validBody(), headers: headersWithKey() });
+    const answer = await callHandler({ contractId: randomUUID(), body: validBody(), headers: headersWithKey() });
     expect(answer.status).toBe(404);
     expect(answer.body).toMatchObject({ errorCode: 'CONTRACT_NOT_FOUND', details: [{ field: 'contractId' }] });
   });
 
   it("403 CONTRACT_ACCESS_DENIED for another customer's contract, with no contract data", async () => {
-    const answer = await call({ contractId: boris.contracts.withEndDate, body: validBody(), headers: headersWithKey() });
+    const answer = await callHandler({ contractId: boris.contracts.withEndDate, body: validBody(), headers: headersWithKey() });
     expect(answer.status).toBe(403);
     expect(answer.body['errorCode']).toBe('CONTRACT_ACCESS_DENIED');
     expect(JSON.stringify(answer.body)).not.toMatch(new RegExp(`${boris.customerId}|${DEMO_END_DATE}|ACTIVE`));
   });
 
   it('422 CONTRACT_NOT_ACTIVE for a closed contract', async () => {
-    const answer = await call({ contractId: anna.contracts.closed, body: validBody(), headers: headersWithKey() });
+    const answer = await callHandler({ contractId: anna.contracts.closed, body: validBody(), headers: headersWithKey() });
     expect(answer.status).toBe(422);
     expect(answer.body).toMatchObject({ errorCode: 'CONTRACT_NOT_ACTIVE', details: [{ field: 'contractId' }] });
   });
 
   it('422 TERMINATION_DATE_AFTER_CONTRACT_END after the end date, 201 on it', async () => {
-    const contractId = await newContract({ endDate: '2040-03-31' });
-    const late = await call({ contractId, body: validBody({ desiredTerminationDate: '2040-04-01' }), headers: headersWithKey() });
+    const contractId = await newContract(tables, { endDate: '2040-03-31' });
+    const late = await callHandler({ contractId, body: validBody({ desiredTerminationDate: '2040-04-01' }), headers: headersWithKey() });
     expect(late.status).toBe(422);
     expect(late.body).toMatchObject({ errorCode: 'TERMINATION_DATE_AFTER_CONTRACT_END', details: [{ field: 'desiredTerminationDate' }] });
-    const onTheDay = await call({ contractId, body: validBody({ desiredTerminationDate: '2040-03-31' }), headers: headersWithKey() });
+    const onTheDay = await callHandler({
+      contractId,
+      body: validBody({ desiredTerminationDate: '2040-03-31' }),
+      headers: headersWithKey(),
+    });
     expect(onTheDay.status).toBe(201);
   });
 
-  it('treats an endDate stored as NULL as no end date', async () => {
+  it.each([
+    ['NULL', null],
+    ['a number', 20451231],
+    ['"31.12.2045" (compared as text it would pass)', '31.12.2045'],
+    ['"2045-02-30" (no such day)', '2045-02-30'],
+  ])('never compares an endDate stored as %s: 500, the contract named in the log, nothing written', async (_name, endDate) => {
     const contractId = randomUUID();
     await tables.doc.send(
-      new PutCommand({
-        TableName: tables.names.contracts,
-        Item: { contractId, customerId: anna.customerId, status: 'ACTIVE', endDate: null },
-      }),
+      new PutCommand({ TableName: tables.names.contracts, Item: { contractId, customerId: anna.customerId, status: 'ACTIVE', endDate } }),
     );
-    const answer = await call({ contractId, body: validBody(), headers: headersWithKey() });
-    expect(answer.status).toBe(201);
+    const lines: string[] = [];
+    // Powertools writes ERROR lines to stderr.
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    logger.setLogLevel('ERROR');
+    const answer = await callHandler({ contractId, body: validBody(), headers: headersWithKey() }).finally(() => {
+      spy.mockRestore();
+      logger.setLogLevel('SILENT');
+    });
+    expect(answer.status).toBe(500);
+    expect(answer.body).toMatchObject({ errorCode: 'INTERNAL_ERROR', details: [] });
+    expect(answer.raw).not.toContain(String(endDate));
+    expect(lines.join('')).toContain(`Malformed contract ${contractId}`);
+    expect(await tables.contractItems(contractId)).toEqual([]);
   });
 
-  it('looks the contract up by the id as sent, and keeps one slot whatever its case', async () => {
-    const upper = randomUUID().toUpperCase();
-    await tables.addContracts([{ contractId: upper, customerId: anna.customerId, status: 'ACTIVE' }]);
-    expect((await call({ contractId: upper, body: validBody(), headers: headersWithKey() })).status).toBe(201);
-    expect((await call({ contractId: upper.toLowerCase(), body: validBody(), headers: headersWithKey() })).status).toBe(404);
-    expect((await call({ contractId: upper, body: validBody(), headers: headersWithKey() })).status).toBe(409);
+  it('refuses, as malformed, a contract whose status is not a string', async () => {
+    const contractId = randomUUID();
+    await tables.doc.send(
+      new PutCommand({ TableName: tables.names.contracts, Item: { contractId, customerId: anna.customerId, status: ['ACTIVE'] } }),
+    );
+    expect((await callHandler({ contractId, body: validBody(), headers: headersWithKey() })).status).toBe(500);
+  });
+
+  it('takes the contract id in any case as the same contract: one lookup, one slot', async () => {
+    const contractId = await newContract(tables);
+    const first = await callHandler({ contractId: contractId.toUpperCase(), body: validBody(), headers: headersWithKey() });
+    expect(first.status).toBe(201);
+    expect(first.headers['Location']).toContain(first.body['requestId']);
+    const again = await callHandler({ contractId, body: validBody(), headers: headersWithKey() });
+    expect(again.status).toBe(409);
+    expect(again.body['message']).toContain(first.body['requestNumber']);
+  });
+
+  it('gives the same answer to a key whose document ids differ only in case', async () => {
+    const contractId = await newContract(tables);
+    const key = randomUUID();
+    const documentId = randomUUID();
+    const first = await callHandler({ contractId, body: validBody({ documentIds: [documentId] }), headers: headersWithKey(key) });
+    const again = await callHandler({
+      contractId,
+      body: validBody({ documentIds: [documentId.toUpperCase()] }),
+      headers: headersWithKey(key),
+    });
+    expect([first.status, again.status]).toEqual([201, 200]);
+    expect(again.raw).toBe(first.raw);
   });
 
   it('leaves the key free after a refusal', async () => {
-    const contractId = await newContract({ status: 'SUSPENDED' });
+    const contractId = await newContract(tables, { status: 'SUSPENDED' });
     const key = randomUUID();
-    expect((await call({ contractId, body: validBody(), headers: headersWithKey(key) })).status).toBe(422);
+    expect((await callHandler({ contractId, body: validBody(), headers: headersWithKey(key) })).status).toBe(422);
     await tables.addContracts([{ contractId, customerId: anna.customerId, status: 'ACTIVE' }]);
-    expect((await call({ contractId, body: validBody(), headers: headersWithKey(key) })).status).toBe(201);
+    expect((await callHandler({ contractId, body: validBody(), headers: headersWithKey(key) })).status).toBe(201);
   });
 });
 
 describe('business rules without stored data', () => {
   it('422 BANK_ACCOUNT_KEY_MISMATCH when one digit of the account changes', async () => {
-    const answer = await call({
-      contractId: await newContract(),
+    const answer = await callHandler({
+      contractId: await newContract(tables),
       body: validBody({ bankDetails: { bik: '044525225', accountNumber: '40817810700000000002', recipientName: 'A' } }),
       headers: headersWithKey(),
     });
@@ -220,8 +245,8 @@ describe('business rules without stored data', () => {
   });
 
   it('422 COMMENT_REQUIRED for reason OTHER with a blank comment', async () => {
-    const answer = await call({
-      contractId: await newContract(),
+    const answer = await callHandler({
+      contractId: await newContract(tables),
       body: validBody({ reasonCode: 'OTHER', comment: '   ' }),
       headers: headersWithKey(),
     });
@@ -232,8 +257,8 @@ describe('business rules without stored data', () => {
 
 describe('400 and 401', () => {
   it('lists every problem of the body, with paths as the client wrote them', async () => {
-    const answer = await call({
-      contractId: await newContract(),
+    const answer = await callHandler({
+      contractId: await newContract(tables),
       body: {
         reasonCode: 'BORED',
         desiredTerminationDate: '2026-02-30',
@@ -264,8 +289,8 @@ describe('400 and 401', () => {
   });
 
   it('refuses customerId anywhere in the body with its own reason', async () => {
-    const answer = await call({
-      contractId: await newContract(),
+    const answer = await callHandler({
+      contractId: await newContract(tables),
       body: validBody({ bankDetails: { customerId: 'x' } }),
       headers: headersWithKey(),
     });
@@ -275,7 +300,7 @@ describe('400 and 401', () => {
 
   it('answers 400 for a deeply nested body, never 500', async () => {
     const rawBody = `{"x":${'['.repeat(4000)}${']'.repeat(4000)}}`;
-    const answer = await call({ contractId: await newContract(), rawBody, headers: headersWithKey() });
+    const answer = await callHandler({ contractId: await newContract(tables), rawBody, headers: headersWithKey() });
     expect(answer.status).toBe(400);
     expect(answer.body['errorCode']).toBe('VALIDATION_ERROR');
   });
@@ -285,22 +310,22 @@ describe('400 and 401', () => {
       desiredTerminationDate: '2020-01-01',
       bankDetails: { bik: '044525225', accountNumber: '40817810700000000002', recipientName: 'A' },
     });
-    const answer = await call({ contractId: await newContract(), body, headers: headersWithKey() });
+    const answer = await callHandler({ contractId: await newContract(tables), body, headers: headersWithKey() });
     expect(answer.status).toBe(400);
     expect(detailFields(answer.body)).toEqual(['desiredTerminationDate']);
   });
 
   it('answers IDEMPOTENCY_KEY_REUSED for a used key with another body, whatever rule that body breaks', async () => {
-    const contractId = await newContract();
+    const contractId = await newContract(tables);
     const key = randomUUID();
-    expect((await call({ contractId, body: validBody(), headers: headersWithKey(key) })).status).toBe(201);
-    const answer = await call({ contractId, body: validBody({ reasonCode: 'OTHER', comment: '' }), headers: headersWithKey(key) });
+    expect((await callHandler({ contractId, body: validBody(), headers: headersWithKey(key) })).status).toBe(201);
+    const answer = await callHandler({ contractId, body: validBody({ reasonCode: 'OTHER', comment: '' }), headers: headersWithKey(key) });
     expect(answer.body['errorCode']).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 
   it('refuses a date before today in the business time zone', async () => {
-    const answer = await call({
-      contractId: await newContract(),
+    const answer = await callHandler({
+      contractId: await newContract(tables),
       body: validBody({ desiredTerminationDate: '2020-01-01' }),
       headers: headersWithKey(),
     });
@@ -309,23 +334,23 @@ describe('400 and 401', () => {
   });
 
   it('400 IDEMPOTENCY_KEY_MISSING without the header, VALIDATION_ERROR when it is not a UUID', async () => {
-    const contractId = await newContract();
-    const missing = await call({ contractId, body: validBody() });
+    const contractId = await newContract(tables);
+    const missing = await callHandler({ contractId, body: validBody() });
     expect(missing.status).toBe(400);
     expect(missing.body['errorCode']).toBe('IDEMPOTENCY_KEY_MISSING');
-    const notUuid = await call({ contractId, body: validBody(), headers: { 'Idempotency-Key': 'abc' } });
+    const notUuid = await callHandler({ contractId, body: validBody(), headers: { 'Idempotency-Key': 'abc' } });
     expect(notUuid.body).toMatchObject({ errorCode: 'VALIDATION_ERROR', details: [{ field: 'Idempotency-Key' }] });
   });
 
   it('refuses a contractId or X-Correlation-Id that is not a UUID, answering with a fresh correlation id', async () => {
-    const answer = await call({
+    const answer = await callHandler({
       contractId: 'contract-1',
       body: validBody(),
       headers: headersWithKey(undefined, { 'x-correlation-id': 'nope' }),
     });
     expect(answer.status).toBe(400);
     expect(detailFields(answer.body).sort()).toEqual(['X-Correlation-Id', 'contractId']);
-    expect(answer.body['correlationId']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(answer.body['correlationId']).toMatch(SERVICE_UUID);
     expect(answer.headers['X-Correlation-Id']).toBe(answer.body['correlationId']);
   });
 
@@ -338,20 +363,25 @@ describe('400 and 401', () => {
     ['over 16 KiB', { body: validBody({ comment: 'x'.repeat(17 * 1024) }) }],
     ['invalid UTF-8', { rawBody: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]).toString('base64'), isBase64Encoded: true }],
   ] satisfies [string, EventOptions][])('400 MALFORMED_REQUEST for %s', async (_name, options) => {
-    const answer = await call({ contractId: await newContract(), headers: headersWithKey(), ...options });
+    const answer = await callHandler({ contractId: await newContract(tables), headers: headersWithKey(), ...options });
     expect(answer.status).toBe(400);
     expect(answer.body['errorCode']).toBe('MALFORMED_REQUEST');
   });
 
   it('401 UNAUTHORIZED when the authorizer context has no customerId', async () => {
-    const answer = await call({ contractId: await newContract(), customerId: null, body: validBody(), headers: headersWithKey() });
+    const answer = await callHandler({
+      contractId: await newContract(tables),
+      customerId: null,
+      body: validBody(),
+      headers: headersWithKey(),
+    });
     expect(answer.status).toBe(401);
     expect(answer.body['errorCode']).toBe('UNAUTHORIZED');
   });
 
   it('never takes the customer from the body, query or headers', async () => {
-    const contractId = await newContract({ customerId: boris.customerId });
-    const answer = await call({
+    const contractId = await newContract(tables, { customerId: boris.customerId });
+    const answer = await callHandler({
       contractId,
       body: validBody(),
       headers: headersWithKey(undefined, { 'X-Customer-Id': boris.customerId, customerId: boris.customerId }),
@@ -362,14 +392,14 @@ describe('400 and 401', () => {
 
 describe('texts and correlation', () => {
   it('answers in Russian when Accept-Language prefers ru', async () => {
-    const answer = await call({
+    const answer = await callHandler({
       contractId: randomUUID(),
       body: validBody(),
       headers: headersWithKey(undefined, { 'Accept-Language': 'ru-RU,ru;q=0.9,en;q=0.5' }),
     });
     expect(answer.body['message']).toBe('Договор не найден.');
-    const created = await call({
-      contractId: await newContract(),
+    const created = await callHandler({
+      contractId: await newContract(tables),
       body: validBody(),
       headers: headersWithKey(undefined, { 'Accept-Language': 'ru' }),
     });
@@ -377,31 +407,33 @@ describe('texts and correlation', () => {
   });
 
   it('makes a correlation id when none is sent and uses it in body and header', async () => {
-    const answer = await call({ contractId: randomUUID(), body: validBody(), headers: headersWithKey() });
-    expect(answer.body['correlationId']).toMatch(/^[0-9a-f]{8}-/);
+    const answer = await callHandler({ contractId: randomUUID(), body: validBody(), headers: headersWithKey() });
+    expect(answer.body['correlationId']).toMatch(SERVICE_UUID);
     expect(answer.headers['X-Correlation-Id']).toBe(answer.body['correlationId']);
   });
 });
 
 describe('concurrency', () => {
   it('20 parallel calls with one key create exactly one request, all answering with it', async () => {
-    const contractId = await newContract();
+    const contractId = await newContract(tables);
     const key = randomUUID();
     const body = validBody();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => call({ contractId, body, headers: headersWithKey(key) })));
+    const answers = await Promise.all(Array.from({ length: 20 }, () => callHandler({ contractId, body, headers: headersWithKey(key) })));
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 200)).toHaveLength(19);
     expect(new Set(answers.map((a) => a.body['requestId'])).size).toBe(1);
-    expect((await itemsFor(contractId)).filter((i) => i['kind'] === 'REQUEST')).toHaveLength(1);
+    expect(ofKind(await tables.contractItems(contractId), 'REQUEST')).toHaveLength(1);
   });
 
   it('20 parallel calls with different keys on one contract give one 201 and nineteen 409s', async () => {
-    const contractId = await newContract();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => call({ contractId, body: validBody(), headers: headersWithKey() })));
+    const contractId = await newContract(tables);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => callHandler({ contractId, body: validBody(), headers: headersWithKey() })),
+    );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 409)).toHaveLength(19);
-    const items = await itemsFor(contractId);
-    expect(items.filter((i) => i['kind'] === 'REQUEST')).toHaveLength(1);
-    expect(items.filter((i) => i['kind'] === 'IDEMPOTENCY')).toHaveLength(1);
+    const items = await tables.contractItems(contractId);
+    expect(ofKind(items, 'REQUEST')).toHaveLength(1);
+    expect(ofKind(items, 'IDEMPOTENCY')).toHaveLength(1);
   });
 });

@@ -17,7 +17,6 @@ const request: NewRequest = {
   requestNumber: response.requestNumber,
   customerId: 'customer-anna',
   contractId: 'a1a1a1a1-0000-4000-8000-00000000000a',
-  contractLookupId: 'A1A1A1A1-0000-4000-8000-00000000000A',
   idempotencyKey: '5b0e4a3c-1d2f-4e6a-8b7c-9d0e1f2a3b4c',
   fingerprint: 'fp-1',
   input: {
@@ -48,7 +47,7 @@ describe('buildCreateTransaction', () => {
   it('binds key, contract check, slot, number and request in that order, every one conditional', () => {
     expect(items.map((i) => i.Put?.Item?.['pk'] ?? `check:${String(i.ConditionCheck?.Key?.['contractId'])}`)).toEqual([
       `IDEMPOTENCY#customer-anna#${request.idempotencyKey}`,
-      `check:${request.contractLookupId}`,
+      `check:${request.contractId}`,
       `ACTIVE#${request.contractId}`,
       'NUMBER#TR-7KQM-X2PF',
       `REQUEST#${request.requestId}`,
@@ -109,15 +108,15 @@ describe('explainCancellation', () => {
   });
 
   it('the contract: judged from its old item; another customer is access-denied', () => {
-    const contract = { contractId: request.contractLookupId, customerId: 'customer-boris', status: 'ACTIVE' };
+    const contract = { contractId: request.contractId, customerId: 'customer-boris', status: 'ACTIVE' };
     expect(explainCancellation([none, failed(contract)], request, NOW)).toEqual({ kind: 'contract', verdict: { kind: 'access-denied' } });
     const closed = { ...contract, customerId: 'customer-anna', status: 'CLOSED' };
     expect(explainCancellation([none, failed(closed)], request, NOW)).toEqual({ kind: 'contract', verdict: { kind: 'not-active' } });
   });
 
-  it('the contract without its old item: read it as sent by the client; gone means not found', () => {
+  it('the contract without its old item: read it; gone means not found', () => {
     const outcome = explainCancellation([none, failed()], request, NOW);
-    expect(outcome).toMatchObject({ kind: 'read', table: 'contracts', key: { contractId: request.contractLookupId } });
+    expect(outcome).toMatchObject({ kind: 'read', table: 'contracts', key: { contractId: request.contractId } });
     if (outcome.kind === 'read') {
       expect(outcome.decide(undefined)).toEqual({ kind: 'contract', verdict: { kind: 'not-found' } });
       // Fine by now: whatever refused it has changed since; try again.
@@ -126,7 +125,7 @@ describe('explainCancellation', () => {
   });
 
   it('a contract the condition refused but the judge accepts is a bug, not a retry loop', () => {
-    const fine = { contractId: request.contractLookupId, customerId: 'customer-anna', status: 'ACTIVE' };
+    const fine = { contractId: request.contractId, customerId: 'customer-anna', status: 'ACTIVE' };
     expect(() => explainCancellation([none, failed(fine)], request, NOW)).toThrow(/judged acceptable/);
   });
 

@@ -2,23 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { REASON_CODES } from '../../lib/validation/schemas';
 import type { Problem } from '../../lib/validation/problems';
 import { isTerminationRequest, isUuid, validateTerminationInput } from '../../lib/validation/validator';
+import { bankDetails, validBody } from '../support/bodies';
 
+/** The n-th of a row of distinct, valid UUIDs. */
 const uuid = (n: number) => `2f1e0d9c-8b7a-4c6d-9e5f-${String(n).padStart(12, '0')}`;
-
-function bankDetails(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { bik: '044525225', accountNumber: '40817810700000000001', recipientName: 'Иван Петров', ...overrides };
-}
-
-function validBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    reasonCode: 'RELOCATION',
-    desiredTerminationDate: '2045-06-30',
-    bankDetails: bankDetails(),
-    comment: 'Moving abroad',
-    documentIds: [uuid(1), uuid(2)],
-    ...overrides,
-  };
-}
 
 function withoutKey(body: Record<string, unknown>, key: string): Record<string, unknown> {
   return Object.fromEntries(Object.entries(body).filter(([k]) => k !== key));
@@ -235,12 +222,33 @@ describe('validateTerminationInput: recipientName', () => {
     expect(refused(recipientName)).toEqual([{ field: 'bankDetails.recipientName', code: 'recipientName' }]);
   });
 
-  it('accepts 255 emoji (code points) and refuses 256', () => {
-    const emoji255 = '😀'.repeat(255);
-    expect(emoji255.length).toBe(510);
-    expect(accepted(validBody({ bankDetails: bankDetails({ recipientName: emoji255 }) }))).toBe(true);
-    expect(refused(`${emoji255}😀`)).toEqual([{ field: 'bankDetails.recipientName', code: 'recipientName' }]);
+  it('counts code points: a letter and 254 emoji is 255, accepted; one more emoji is refused', () => {
+    const name255 = `A${'😀'.repeat(254)}`;
+    expect(name255.length).toBe(509);
+    expect(accepted(validBody({ bankDetails: bankDetails({ recipientName: name255 }) }))).toBe(true);
+    expect(refused(`${name255}😀`)).toEqual([{ field: 'bankDetails.recipientName', code: 'recipientName' }]);
   });
+
+  it.each([
+    ['a zero-width space alone', '\u200b'],
+    ['a Hangul filler alone (a letter that renders as nothing)', '\u3164'],
+    ['a bidi override', 'Anna\u202eavonavI'],
+    ['a line separator', 'Anna\u2028Ivanova'],
+    ['an unpaired surrogate', 'Anna\ud800'],
+    ['a private-use character', 'Anna\ue000'],
+    ['a zero-width joiner inside', 'An\u200dna'],
+    ['digits and no letter', '12345'],
+    ['punctuation and no letter', '-- .'],
+  ])('refuses a recipientName with %s', (_name, recipientName) => {
+    expect(refused(recipientName)).toEqual([{ field: 'bankDetails.recipientName', code: 'recipientName' }]);
+  });
+
+  it.each(['Anna Ivanova', 'Иванова Анна', "O'Brien-Smith", 'Anna\u00a0Ivanova', 'Ann\u0308a', '李小龙', 'ООО «Ромашка» 2'])(
+    'accepts the recipientName %j',
+    (recipientName) => {
+      expect(accepted(validBody({ bankDetails: bankDetails({ recipientName }) }))).toBe(true);
+    },
+  );
 
   it('accepts 255 ASCII characters and refuses 256', () => {
     expect(accepted(validBody({ bankDetails: bankDetails({ recipientName: 'a'.repeat(255) }) }))).toBe(true);
@@ -410,5 +418,20 @@ describe('isTerminationRequest', () => {
     expect(isTerminationRequest({ ...request, status: 'CLOSED' })).toBe(false);
     expect(isTerminationRequest({ ...request, extra: 1 })).toBe(false);
     expect(isTerminationRequest(withoutKey(request, 'message'))).toBe(false);
+  });
+});
+
+describe('validateTerminationInput: comment characters', () => {
+  it.each(['line one\nline two', 'windows\r\nbreak', 'a\u2028b', 'Переезд 2030'])('accepts the comment %j', (comment) => {
+    expect(accepted(validBody({ comment }))).toBe(true);
+  });
+
+  it.each([
+    ['a zero-width space', '\u200b'],
+    ['a tab', 'a\tb'],
+    ['a bidi override', 'ok\u202eko'],
+    ['an unpaired surrogate', 'x\ud800'],
+  ])('refuses a comment with %s', (_name, comment) => {
+    expect(problems(validBody({ comment }))).toEqual([{ field: 'comment', code: 'commentText' }]);
   });
 });
