@@ -27,7 +27,18 @@ export interface Answer {
   errorCode: ErrorCode | undefined;
 }
 
-const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
+/** At most this many details, and this many characters of a field name the client made up. */
+export const MAX_DETAILS = 20;
+export const MAX_FIELD_CHARACTERS = 100;
+
+/** On every answer; the gateway's own answers carry the same (resources/gateway-responses.json). */
+export const SECURITY_HEADERS = {
+  'Strict-Transport-Security': 'max-age=31536000; includeSubDomains',
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-store',
+};
+
+const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', ...SECURITY_HEADERS };
 
 function json(statusCode: number, body: unknown, correlationId: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
   return { statusCode, headers: { ...JSON_HEADERS, 'X-Correlation-Id': correlationId, ...headers }, body: JSON.stringify(body) };
@@ -40,9 +51,15 @@ export function errorAnswer(refusal: Refusal<ErrorCode>, context: AnswerContext)
     errorCode: code,
     message: context.texts.error(code, { requestNumber }),
     correlationId: context.correlationId,
-    details: problems.map((problem) => ({ field: problem.field, reason: context.texts.problem(problem) })),
+    // An error answer is never much bigger than the call (docs/decisions/0009-input-validation.md).
+    details: problems.slice(0, MAX_DETAILS).map((problem) => ({
+      field: Array.from(problem.field).slice(0, MAX_FIELD_CHARACTERS).join(''),
+      reason: context.texts.problem(problem),
+    })),
   };
-  const headers: Record<string, string> = code === 'SERVICE_UNAVAILABLE' ? { 'Retry-After': String(context.retryAfterSeconds) } : {};
+  const headers: Record<string, string> = {};
+  if (code === 'SERVICE_UNAVAILABLE') headers['Retry-After'] = String(context.retryAfterSeconds);
+  if (code === 'UNAUTHORIZED') headers['WWW-Authenticate'] = 'Bearer';
   return { response: json(statusCode, body, context.correlationId, headers), statusCode, errorCode: code };
 }
 

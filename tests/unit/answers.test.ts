@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerFor, type AnswerContext } from '../../lib/http/answers';
 import { textsFor } from '../../lib/http/texts';
-import { jsonObject } from '../support/error-body';
+import { jsonObject } from '../support/json';
 
 const correlationId = '5b0e4a3c-1d2f-4e6a-8b7c-9d0e1f2a3b4c';
 const request = {
@@ -24,6 +24,10 @@ describe('answerFor: success', () => {
     expect(response.headers).toMatchObject({ Location: `/requests/${request.requestId}`, 'X-Correlation-Id': correlationId });
     expect(response.headers?.['Idempotent-Replayed']).toBeUndefined();
     expect(response.body).not.toContain('40817810700000000001');
+    expect(response.headers).toMatchObject({
+      'Strict-Transport-Security': 'max-age=31536000; includeSubDomains',
+      'X-Content-Type-Options': 'nosniff',
+    });
   });
 
   it('replayed: 200 with the same bytes as the 201 and Idempotent-Replayed', () => {
@@ -69,6 +73,28 @@ describe('answerFor: refusals', () => {
     const { response, statusCode } = answerFor({ kind: 'refused', refusal }, context());
     expect(statusCode).toBe(409);
     expect(jsonObject(JSON.parse(response.body))['message']).toContain('TR-ABCD-EFGH');
+  });
+});
+
+describe('answerFor: headers', () => {
+  it('asks for a bearer token on 401 and only there; every error carries the security headers', () => {
+    const unauthorized = answerFor({ kind: 'refused', refusal: { code: 'UNAUTHORIZED', problems: [] } }, context()).response;
+    const notFound = answerFor({ kind: 'refused', refusal: { code: 'CONTRACT_NOT_FOUND', problems: [] } }, context()).response;
+    expect(unauthorized.headers?.['WWW-Authenticate']).toBe('Bearer');
+    expect(notFound.headers?.['WWW-Authenticate']).toBeUndefined();
+    for (const response of [unauthorized, notFound]) expect(response.headers).toMatchObject({ 'X-Content-Type-Options': 'nosniff' });
+  });
+});
+
+describe('answerFor: size', () => {
+  it('lists at most 20 details and echoes at most 100 characters of a field name', () => {
+    const problems = Array.from({ length: 2214 }, (_, i) => ({ field: `${'k'.repeat(1900)}${i}`, code: 'unknownField' as const }));
+    const { response } = answerFor({ kind: 'refused', refusal: { code: 'VALIDATION_ERROR', problems } }, context());
+    const details = jsonObject(JSON.parse(response.body))['details'];
+    expect(Array.isArray(details) ? details : []).toHaveLength(20);
+    expect(response.body.length).toBeLessThan(4000);
+    expect(response.body).toContain(`"field":"${'k'.repeat(100)}"`);
+    expect(response.body).not.toContain('k'.repeat(101));
   });
 });
 
