@@ -1,26 +1,76 @@
 'use strict';
 
 /*
+ * Production settings osls cannot express, applied before the template is saved.
+ *
+ * Before packaging, a deployed stage (anything but `local`) must name its identity provider:
+ * JWT_ISSUER, JWT_AUDIENCE and JWKS_URI, and on prod the contracts table another system owns.
+ * Packaging without them fails with one message naming each, instead of shipping a stack that
+ * answers every call with 503 (custom.stageSettings.required).
+ *
  * osls makes the REST API's stage implicitly, through a Deployment whose logical id changes on
- * every package, and has no setting for the stage's throttling. A Deployment's StageDescription
- * would only apply the first time (CloudFormation refuses it once the stage exists), so this
- * plugin, before the template is saved:
+ * every package, and has no setting for the stage's throttling or access logs. A Deployment's
+ * StageDescription would only apply the first time (CloudFormation refuses it once the stage
+ * exists), so this plugin:
  *   - takes StageName off the Deployment and declares the stage itself (ApiGatewayStage) with
- *     the throttling, metrics and X-Ray settings, pointing at that Deployment;
- *   - makes the Deployment depend on every gateway response, so the error bodies (docs/decisions/0011-error-body.md)
- *     are part of each deployment, not only of the next one.
- * Settings: custom.stageSettings.{throttlingRateLimit,throttlingBurstLimit,tracingEnabled}.
+ *     the throttling, metrics, X-Ray and JSON access-log settings, pointing at that Deployment;
+ *   - makes the Deployment depend on every gateway response, so the error bodies
+ *     (docs/decisions/0011-error-body.md) are part of each deployment, not only of the next one;
+ *   - sets ReservedConcurrentExecutions on the functions given a positive number (osls would
+ *     take 0 literally: a function that never runs).
+ * Settings: custom.stageSettings.
  */
+
+/** One JSON line per call; REST access logs can read $context only, never request headers. */
+const ACCESS_LOG_FORMAT = JSON.stringify({
+  requestId: '$context.requestId',
+  extendedRequestId: '$context.extendedRequestId',
+  sourceIp: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  requestTime: '$context.requestTimeEpoch',
+  method: '$context.httpMethod',
+  resourcePath: '$context.resourcePath',
+  status: '$context.status',
+  responseType: '$context.error.responseType',
+  customerId: '$context.authorizer.customerId',
+  latencyMs: '$context.responseLatency',
+  integrationLatencyMs: '$context.integrationLatency',
+  wafStatus: '$context.waf.status',
+});
+
 class StageSettings {
-  constructor(serverless) {
+  constructor(serverless, options) {
     this.serverless = serverless;
-    // After `resources:` (tables, gateway responses, alarms) are merged in, before the template is saved.
-    this.hooks = { 'after:aws:package:finalize:mergeCustomProviderResources': () => this.apply() };
+    this.options = options;
+    this.hooks = {
+      'before:package:initialize': () => this.checkRequired(),
+      // After `resources:` (tables, gateway responses, alarms) are merged in, before the template is saved.
+      'after:aws:package:finalize:mergeCustomProviderResources': () => this.apply(),
+    };
+  }
+
+  settings() {
+    return this.serverless.service.custom?.stageSettings ?? {};
+  }
+
+  checkRequired() {
+    const stage = this.serverless.service.provider.stage;
+    if (stage === 'local') return;
+    const required = this.settings().required ?? {};
+    const missing = Object.entries(required)
+      .filter(([, value]) => value === undefined || value === null || String(value).trim() === '')
+      .map(([name]) => name);
+    if (missing.length > 0) {
+      throw new this.serverless.classes.Error(
+        `Cannot package stage "${stage}": ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set. ` +
+          'Set them in the environment, or let npm run deploy read them from SSM Parameter Store (README, Deploy).',
+      );
+    }
   }
 
   apply() {
     const service = this.serverless.service;
-    const settings = service.custom?.stageSettings ?? {};
+    const settings = this.settings();
     const resources = service.provider.compiledCloudFormationTemplate.Resources;
     const deployments = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::ApiGateway::Deployment');
     if (deployments.length !== 1) throw new Error(`stage-settings: expected one API deployment, found ${deployments.length}`);
@@ -38,6 +88,8 @@ class StageSettings {
 
     resources.ApiGatewayStage = {
       Type: 'AWS::ApiGateway::Stage',
+      // Access logs need the account's CloudWatch role in place first.
+      DependsOn: resources.ApiGatewayAccount ? ['ApiGatewayAccount'] : [],
       Properties: {
         RestApiId: { Ref: 'ApiGatewayRestApi' },
         DeploymentId: { Ref: deploymentId },
@@ -46,8 +98,21 @@ class StageSettings {
         MethodSettings: [
           { HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: rate, ThrottlingBurstLimit: burst, MetricsEnabled: true },
         ],
+        ...(resources.ApiAccessLogGroup
+          ? { AccessLogSetting: { DestinationArn: { 'Fn::GetAtt': ['ApiAccessLogGroup', 'Arn'] }, Format: ACCESS_LOG_FORMAT } }
+          : {}),
       },
     };
+
+    for (const [functionName, value] of Object.entries(settings.reservedConcurrency ?? {})) {
+      const concurrency = Number(value);
+      if (!Number.isInteger(concurrency) || concurrency < 0)
+        throw new Error(`stage-settings: reserved concurrency of ${functionName} must be a whole number`);
+      if (concurrency === 0) continue;
+      const logicalId = this.serverless.getProvider('aws').naming.getLambdaLogicalId(functionName);
+      if (!resources[logicalId]) throw new Error(`stage-settings: no function ${functionName}`);
+      resources[logicalId].Properties.ReservedConcurrentExecutions = concurrency;
+    }
   }
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { at, jsonObject } from '../support/json';
 
 /*
  * Reads the CloudFormation that `serverless package` makes for prod and dev (offline, no AWS
@@ -29,17 +30,12 @@ async function packageStage(stage: string, env: Record<string, string> = {}): Pr
       ...env,
     },
   });
-  return obj(JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')));
+  return jsonObject(JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')));
 }
 
-function obj(value: unknown): Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value)) : {};
-}
-const at = (value: unknown, ...path: (string | number)[]): unknown =>
-  path.reduce<unknown>((v, key) => (Array.isArray(v) ? v[Number(key)] : obj(v)[String(key)]), value);
-const resources = (template: Json) => Object.entries(obj(template['Resources']));
+const resources = (template: Json) => Object.entries(jsonObject(template['Resources']));
 const ofType = (template: Json, type: string) => resources(template).filter(([, r]) => at(r, 'Type') === type);
-const resource = (template: Json, name: string) => obj(obj(template['Resources'])[name]);
+const resource = (template: Json, name: string) => jsonObject(jsonObject(template['Resources'])[name]);
 
 let prod: Json;
 let dev: Json;
@@ -47,7 +43,7 @@ let traced: Json;
 
 beforeAll(async () => {
   // One after the other: two packagings at once share the framework's working files.
-  prod = await packageStage('prod');
+  prod = await packageStage('prod', { CONTRACTS_TABLE_NAME: 'contracts-owned-elsewhere' });
   dev = await packageStage('dev', { THROTTLE_RATE_LIMIT: '7', THROTTLE_BURST_LIMIT: '9' });
   traced = await packageStage('dev', { TRACING: 'true' });
 }, 120_000);
@@ -74,16 +70,23 @@ describe('the API', () => {
   it.each([
     ['UNAUTHORIZED', '401'],
     ['ACCESS_DENIED', '403'],
+    ['MISSING_AUTHENTICATION_TOKEN', '404'],
+    ['RESOURCE_NOT_FOUND', '404'],
     ['DEFAULT_4XX', undefined],
     ['DEFAULT_5XX', undefined],
     ['AUTHORIZER_FAILURE', '503'],
+    ['AUTHORIZER_CONFIGURATION_ERROR', '503'],
   ])('answers %s (status %s) as an error body with the correlation id', (type, status) => {
     const response = ofType(prod, 'AWS::ApiGateway::GatewayResponse').find(([, r]) => at(r, 'Properties', 'ResponseType') === type)?.[1];
     expect(at(response, 'Properties', 'StatusCode')).toBe(status);
     const template = String(at(response, 'Properties', 'ResponseTemplates', 'application/json'));
     for (const field of ['"errorCode"', '"message"', '"correlationId":"$context.requestId"', '"details"'])
       expect(template).toContain(field);
-    expect(at(response, 'Properties', 'ResponseParameters', 'gatewayresponse.header.X-Correlation-Id')).toBe('context.requestId');
+    // The client's own id in the header (absent when it sent none); the gateway's in the body.
+    expect(at(response, 'Properties', 'ResponseParameters', 'gatewayresponse.header.X-Correlation-Id')).toBe(
+      'method.request.header.X-Correlation-Id',
+    );
+    expect(at(response, 'Properties', 'ResponseParameters', 'gatewayresponse.header.X-Content-Type-Options')).toBe("'nosniff'");
   });
 
   it('throttles the stage, declared as a resource of its own, with the configured rate and burst', () => {
@@ -103,13 +106,13 @@ describe('the API', () => {
       RestApiId: { Ref: 'ApiGatewayRestApi' },
     });
     // A StageName or StageDescription on the deployment would clash with the stage from the second deploy on.
-    expect(Object.keys(obj(at(deployment, 'Properties')))).toEqual(['RestApiId']);
+    expect(Object.keys(jsonObject(at(deployment, 'Properties')))).toEqual(['RestApiId']);
   });
 
   it('deploys the gateway responses with the API: the deployment depends on each of them', () => {
     const dependsOn = at(ofType(prod, 'AWS::ApiGateway::Deployment')[0]?.[1], 'DependsOn');
     const responses = ofType(prod, 'AWS::ApiGateway::GatewayResponse').map(([id]) => id);
-    expect(responses).toHaveLength(5);
+    expect(responses).toHaveLength(8);
     expect(dependsOn).toEqual(expect.arrayContaining(responses));
   });
 });
@@ -131,11 +134,11 @@ describe('the functions', () => {
     });
   });
 
-  it('keep their logs for a set time (90 days on prod)', () => {
+  it('keep their logs, and the API access log, for a set time (90 days on prod)', () => {
     const groups = ofType(prod, 'AWS::Logs::LogGroup');
-    expect(groups).toHaveLength(2);
-    for (const [, group] of groups) expect(at(group, 'Properties', 'RetentionInDays')).toBe(90);
-    for (const [, group] of ofType(dev, 'AWS::Logs::LogGroup')) expect(at(group, 'Properties', 'RetentionInDays')).toBe(30);
+    expect(groups).toHaveLength(3);
+    for (const [, group] of groups) expect(Number(at(group, 'Properties', 'RetentionInDays'))).toBe(90);
+    for (const [, group] of ofType(dev, 'AWS::Logs::LogGroup')) expect(Number(at(group, 'Properties', 'RetentionInDays'))).toBe(30);
   });
 });
 
@@ -162,7 +165,7 @@ describe('least privilege', () => {
     ]);
     expect(JSON.stringify(allowed[0]?.resource)).toContain('log-group:/aws/lambda/contract-termination-prod-createTerminationRequest:*');
     expect(JSON.stringify(allowed[1]?.resource)).toContain('table/contract-termination-prod-requests');
-    expect(JSON.stringify(allowed[2]?.resource)).toContain('table/contract-termination-prod-contracts');
+    expect(JSON.stringify(allowed[2]?.resource)).toContain('table/contracts-owned-elsewhere');
     for (const s of allowed) expect(JSON.stringify(s.resource)).not.toMatch(/"\*"|table\/\*/);
   });
 
@@ -174,7 +177,7 @@ describe('least privilege', () => {
 
   it('gives each role a trust policy and inline policies only: no managed policies', () => {
     for (const role of ['CreateTerminationRequestRole', 'AuthorizerRole']) {
-      expect(Object.keys(obj(at(resource(prod, role), 'Properties'))).sort()).toEqual(['AssumeRolePolicyDocument', 'Policies']);
+      expect(Object.keys(jsonObject(at(resource(prod, role), 'Properties'))).sort()).toEqual(['AssumeRolePolicyDocument', 'Policies']);
       expect(at(resource(prod, role), 'Properties', 'AssumeRolePolicyDocument', 'Statement')).toEqual([
         { Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' },
       ]);
@@ -270,5 +273,85 @@ describe('alarms', () => {
 
   it('reads p99 for latency', () => {
     expect(at(resource(prod, 'ApiLatencyP99Alarm'), 'Properties', 'ExtendedStatistic')).toBe('p99');
+  });
+});
+
+describe('production protections', () => {
+  it('puts a WAF on the prod stage: a per-IP rate limit answering 429, and the AWS common rules; off elsewhere', () => {
+    const acl = resource(prod, 'WebAcl');
+    const rules = at(acl, 'Properties', 'Rules');
+    expect(at(rules, 0, 'Statement', 'RateBasedStatement')).toMatchObject({ AggregateKeyType: 'IP', Limit: expect.anything() });
+    expect(at(rules, 0, 'Action', 'Block', 'CustomResponse', 'ResponseCode')).toBe(429);
+    expect(at(rules, 1, 'Statement', 'ManagedRuleGroupStatement', 'Name')).toBe('AWSManagedRulesCommonRuleSet');
+    expect(at(resource(prod, 'WebAclAssociation'), 'Properties', 'ResourceArn')).toEqual({
+      'Fn::Sub': expect.stringContaining('/restapis/${ApiGatewayRestApi}/stages/prod'),
+    });
+    const condition = (template: Json) => at(template, 'Conditions', 'WafEnabled', 'Fn::Equals', 0);
+    expect([condition(prod), condition(dev)]).toEqual(['true', 'false']);
+  });
+
+  it('writes an access log line per call as JSON: request id, source IP, status, response type, customer, latency', () => {
+    const setting = at(resource(prod, 'ApiGatewayStage'), 'Properties', 'AccessLogSetting');
+    expect(at(setting, 'DestinationArn')).toEqual({ 'Fn::GetAtt': ['ApiAccessLogGroup', 'Arn'] });
+    const format = jsonObject(JSON.parse(String(at(setting, 'Format'))));
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      sourceIp: '$context.identity.sourceIp',
+      status: '$context.status',
+      responseType: '$context.error.responseType',
+      customerId: '$context.authorizer.customerId',
+      latencyMs: '$context.responseLatency',
+    });
+    expect(at(resource(prod, 'ApiGatewayAccount'), 'Properties', 'CloudWatchRoleArn')).toBeDefined();
+  });
+
+  it('reserves concurrency per function on prod (configurable), none by default elsewhere', () => {
+    const reserved = (template: Json, fn: string) => at(resource(template, fn), 'Properties', 'ReservedConcurrentExecutions');
+    expect(reserved(prod, 'CreateTerminationRequestLambdaFunction')).toBe(100);
+    expect(reserved(prod, 'AuthorizeCustomerLambdaFunction')).toBe(50);
+    expect(reserved(dev, 'CreateTerminationRequestLambdaFunction')).toBeUndefined();
+  });
+
+  it('keeps the requests table when the stack is deleted or the table replaced', () => {
+    expect(resource(prod, 'RequestsTable')).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+
+  it('raises an alarm on any internal error', () => {
+    expect(at(resource(prod, 'InternalErrorsAlarm'), 'Properties')).toMatchObject({
+      MetricName: 'InternalErrors',
+      Namespace: 'ContractTermination',
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [{ Ref: 'AlarmTopic' }],
+    });
+  });
+
+  it('has the dashboard the README describes: API, outcomes, Lambda and DynamoDB', () => {
+    const body = String(at(resource(prod, 'Dashboard'), 'Properties', 'DashboardBody', 'Fn::Sub'));
+    for (const metric of [
+      '5XXError',
+      'Latency',
+      'RequestsCreated',
+      'InternalErrors',
+      'ConcurrentExecutions',
+      'Throttles',
+      'WriteThrottleEvents',
+    ]) {
+      expect(body).toContain(`"${metric}"`);
+    }
+    expect(body).toContain('contract-termination-prod-createTerminationRequest');
+  });
+
+  it('refuses to package a deployed stage without its identity provider, naming what is missing', async () => {
+    /** What the framework printed when packaging failed. */
+    const failure = (stage: string, env: Record<string, string> = {}) =>
+      packageStage(stage, env).then(
+        () => 'packaged',
+        (error: unknown) => `${String(at(error, 'stdout'))}${String(at(error, 'stderr'))}`,
+      );
+    const noIdentity = { JWT_ISSUER: '', JWT_AUDIENCE: '', JWKS_URI: '' };
+    expect(await failure('dev', noIdentity)).toMatch(/Cannot package stage "dev": JWT_ISSUER, JWT_AUDIENCE, JWKS_URI are not set/);
+    expect(await failure('prod')).toMatch(/Cannot package stage "prod": CONTRACTS_TABLE_NAME is not set/);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import gatewayResponses from '../../resources/gateway-responses.json' with { type: 'json' };
 import { loadServiceConfig } from '../../lib/config/config';
 import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../../lib/http/errors';
+import { SECURITY_HEADERS } from '../../lib/http/answers';
 import { textsFor } from '../../lib/http/texts';
 import type { Problem } from '../../lib/validation/problems';
 
@@ -34,8 +35,13 @@ describe('gateway responses', () => {
     return isErrorCode(code) ? [{ name, properties, body, code }] : [];
   });
 
-  it('include the ones the handler also answers: 401, 500, 503', () => {
-    expect(withOurCodes.map((r) => r.code).sort()).toEqual(['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE', 'UNAUTHORIZED']);
+  it('include the ones the handler also answers: 401, 500, 503 (authorizer failure and misconfiguration)', () => {
+    expect(withOurCodes.map((r) => r.code).sort()).toEqual([
+      'INTERNAL_ERROR',
+      'SERVICE_UNAVAILABLE',
+      'SERVICE_UNAVAILABLE',
+      'UNAUTHORIZED',
+    ]);
   });
 
   it.each(withOurCodes)('$name says what the handler says for $code', ({ properties, body, code }) => {
@@ -49,11 +55,42 @@ describe('gateway responses', () => {
   });
 
   it('gives Retry-After on 503 as the handler does by default', () => {
-    const failure = withOurCodes.find((r) => r.code === 'SERVICE_UNAVAILABLE');
+    const failures = withOurCodes.filter((r) => r.code === 'SERVICE_UNAVAILABLE');
     const defaults = loadServiceConfig({ REQUESTS_TABLE_NAME: 'r', CONTRACTS_TABLE_NAME: 'c' });
-    expect(failure?.properties.ResponseParameters).toMatchObject({
-      'gatewayresponse.header.Retry-After': `'${defaults.retryAfterSeconds}'`,
-    });
+    expect(failures).toHaveLength(2);
+    for (const failure of failures) {
+      expect(failure.properties.ResponseParameters).toMatchObject({
+        'gatewayresponse.header.Retry-After': `'${defaults.retryAfterSeconds}'`,
+      });
+    }
+  });
+
+  it("carry the security headers the handler sets, and the caller's own X-Correlation-Id", () => {
+    const expected = Object.fromEntries(
+      Object.entries(SECURITY_HEADERS).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`]),
+    );
+    for (const { properties } of templated) {
+      expect(properties.ResponseParameters).toMatchObject({
+        ...expected,
+        'gatewayresponse.header.X-Correlation-Id': 'method.request.header.X-Correlation-Id',
+      });
+    }
+  });
+
+  it('ask for a bearer token on 401, as the handler does', () => {
+    const unauthorized = withOurCodes.find((r) => r.code === 'UNAUTHORIZED');
+    expect(unauthorized?.properties.ResponseParameters).toMatchObject({ 'gatewayresponse.header.WWW-Authenticate': "'Bearer'" });
+  });
+
+  it('answer an unknown route with 404, never the 403 that reads as "not your contract"', () => {
+    const routes = templated.filter(({ properties }) =>
+      ['MISSING_AUTHENTICATION_TOKEN', 'RESOURCE_NOT_FOUND'].includes(properties.ResponseType),
+    );
+    expect(routes).toHaveLength(2);
+    for (const { properties, body } of routes) {
+      expect('StatusCode' in properties ? properties.StatusCode : undefined).toBe('404');
+      expect(body).toMatchObject({ errorCode: 'ROUTE_NOT_FOUND' });
+    }
   });
 
   it('every template is the error body with the correlation id', () => {

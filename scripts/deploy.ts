@@ -1,0 +1,71 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { buildFunctions } from './build';
+
+/*
+ * npm run deploy -- --stage <stage> [--region <region>]: builds, packages and deploys exactly
+ * the package it made (serverless deploy --package), so a deploy cannot package again with
+ * other settings. The identity settings and the contracts table come from the environment, or
+ * else from SSM Parameter Store under /contract-termination/<stage>/ (names below).
+ */
+
+const SETTINGS = {
+  JWT_ISSUER: 'jwt-issuer',
+  JWT_AUDIENCE: 'jwt-audience',
+  JWKS_URI: 'jwks-uri',
+  CONTRACTS_TABLE_NAME: 'contracts-table-name',
+} as const;
+
+const { values } = parseArgs({ options: { stage: { type: 'string' }, region: { type: 'string' } } });
+const stage = values.stage ?? '';
+if (stage === '' || stage === 'local') {
+  console.error('usage: npm run deploy -- --stage <stage> [--region <region>]   (not "local": that is npm start)');
+  process.exit(2);
+}
+const region = values.region ?? process.env['AWS_REGION'] ?? 'eu-central-1';
+
+/** What the environment does not say, read from SSM; parameters that do not exist are left out. */
+async function fromSsm(): Promise<Record<string, string>> {
+  const wanted = Object.entries(SETTINGS).filter(([name]) => !process.env[name]);
+  if (wanted.length === 0) return {};
+  const names = wanted.map(([, parameter]) => `/contract-termination/${stage}/${parameter}`);
+  const ssm = new SSMClient({ region });
+  const { Parameters = [] } = await ssm.send(new GetParametersCommand({ Names: names, WithDecryption: true }));
+  const found = new Map(Parameters.map((p) => [p.Name, p.Value]));
+  return Object.fromEntries(
+    wanted.flatMap(([name, parameter]) => {
+      const value = found.get(`/contract-termination/${stage}/${parameter}`);
+      return value ? [[name, value]] : [];
+    }),
+  );
+}
+
+const serverless = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
+const packageDir = join('.serverless', stage);
+const fromParameterStore = await fromSsm().catch((error: unknown) => {
+  console.error(
+    `Could not read SSM Parameter Store (${error instanceof Error ? error.message : String(error)}); using the environment only.`,
+  );
+  return {};
+});
+const env = { ...process.env, ...fromParameterStore, SLS_TELEMETRY_DISABLED: '1' };
+function run(command: string): void {
+  try {
+    execFileSync(process.execPath, [serverless, command, '--stage', stage, '--region', region, '--package', packageDir], {
+      env,
+      stdio: 'inherit',
+    });
+  } catch {
+    // serverless has printed why; its exit code is ours.
+    process.exit(1);
+  }
+}
+
+await buildFunctions();
+mkdirSync(packageDir, { recursive: true });
+run('package');
+run('deploy');
