@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Logger } from '@aws-lambda-powertools/logger';
 import {
-  IdempotencyConfig,
   IdempotencyAlreadyInProgressError,
+  IdempotencyConfig,
   IdempotencyValidationError,
   makeIdempotent,
 } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import { Logger } from '@aws-lambda-powertools/logger';
 import { TransactionCanceledException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -14,141 +14,74 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { isAccountKeyValid } from '../lib/banking/control-key';
 import { textsFor } from '../lib/http/texts';
 import { newRequestNumber } from '../lib/termination/request-number';
-import { isUuid, validateTerminationInput } from '../lib/validation/validator';
+import type { Problem } from '../lib/validation/problems';
 import type { TerminationRequestInput } from '../lib/validation/schemas';
+import { isUuid, validateTerminationInput } from '../lib/validation/validator';
 
 /*
- * The peer: the same endpoint as a typical team writes it with Powertools. Validation first
- * (the service's own validator, so both spend the same CPU on it), then makeIdempotent with the
- * DynamoDB persistence layer on its own table, keyed on the customer and the Idempotency-Key
- * header, with payload validation on contract and body. Inside: a consistent GetItem of the
- * contract, its checks in code, and one conditional TransactWriteItems of the active slot and the
- * request. Business refusals are thrown, so Powertools deletes its in-progress record and a retry
- * with the same key is not bound to a 4xx; a replay gets the stored 201 body with 200.
- *
- * DynamoDB calls per request: create = PutItem (in progress) + GetItem + TransactWriteItems +
- * UpdateItem (completed); 409 = PutItem + GetItem + TransactWriteItems + DeleteItem; contract 422
- * = PutItem + GetItem + DeleteItem; replay = PutItem (fails; the old record comes back with it).
+ * The peer: the same endpoint as a team would usually write it with Powertools. The service's
+ * validator, then makeIdempotent with the DynamoDB persistence layer on its own table, keyed on
+ * [customerId, Idempotency-Key] with payload validation on [contractId, input]. Inside: a
+ * consistent GetItem of the contract, its checks in code, and one conditional TransactWriteItems
+ * of the active slot and the request. Refusals are thrown, so Powertools deletes its in-progress
+ * record and a 4xx never binds the key; a replay answers 200 with the stored body.
  */
 
-export interface PeerTables {
-  idempotency: string;
-  requests: string;
-  contracts: string;
+class Refused extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly errorCode: string,
+    readonly problem?: Problem,
+  ) {
+    super(errorCode);
+  }
 }
 
-interface CreateCommand {
+interface Command {
   customerId: string;
   idempotencyKey: string;
   contractId: string;
   input: TerminationRequestInput;
 }
 
-interface Created {
-  statusCode: number;
-  body: { requestId: string; requestNumber: string; status: string; createdAt: string; message: string };
-}
-
-class PeerError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly errorCode: string,
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-  }
-}
-
 const texts = textsFor('en');
-/** One structured line per answer, as the service writes (the peer publishes no metrics). */
 const logger = new Logger({ serviceName: 'termination-peer' });
-/** "Not before today" in the bank's zone, with one formatter made at load as a team would. */
-const businessDate = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow', year: 'numeric', month: '2-digit', day: '2-digit' });
-
-function answer(statusCode: number, body: unknown, correlationId: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
-  return {
-    statusCode,
-    headers: { 'Content-Type': 'application/json', 'X-Correlation-Id': correlationId, ...headers },
-    body: JSON.stringify(body),
-  };
-}
-
-function refuse(error: PeerError, correlationId: string): APIGatewayProxyResult {
-  const details = error.field ? [{ field: error.field, reason: error.message }] : [];
-  return answer(error.statusCode, { errorCode: error.errorCode, message: error.message, correlationId, details }, correlationId);
-}
-
-function headerOf(event: APIGatewayProxyEvent, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  return Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === wanted)?.[1];
-}
-
-function text(value: object, key: string): string {
-  const found: unknown = Reflect.get(value, key);
-  return typeof found === 'string' ? found : '';
-}
-
-/** Replays come back from the idempotency store as stored (the 201); only the status changes. */
-function asReplay(response: unknown): Created {
-  const body: unknown = response !== null && typeof response === 'object' ? Reflect.get(response, 'body') : undefined;
-  if (body === null || typeof body !== 'object') throw new Error('peer: stored idempotent response has an unexpected shape');
-  return {
-    statusCode: 200,
-    body: {
-      requestId: text(body, 'requestId'),
-      requestNumber: text(body, 'requestNumber'),
-      status: text(body, 'status'),
-      createdAt: text(body, 'createdAt'),
-      message: text(body, 'message'),
-    },
-  };
-}
+// en-CA formats as YYYY-MM-DD: today in the bank's zone, one formatter made at load.
+const bankDate = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow' });
 
 export function createPeerHandler(
   client: DynamoDBClient,
-  tables: PeerTables,
+  tables: { idempotency: string; requests: string; contracts: string },
 ): (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult> {
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-  const persistenceStore = new DynamoDBPersistenceLayer({ tableName: tables.idempotency, awsSdkV3Client: client });
   const config = new IdempotencyConfig({
     eventKeyJmesPath: '[customerId, idempotencyKey]',
     payloadValidationJmesPath: '[contractId, input]',
     throwOnNoIdempotencyKey: true,
     expiresAfterSeconds: 24 * 3600,
-    responseHook: (response) => {
-      const { statusCode, body } = asReplay(response);
-      return { statusCode, body: { ...body } };
-    },
+    responseHook: (stored) =>
+      typeof stored === 'object' && stored !== null && !Array.isArray(stored) ? { ...stored, statusCode: 200 } : stored,
   });
 
-  async function create(command: CreateCommand): Promise<Created> {
-    const { customerId, contractId, input } = command;
+  async function create({ customerId, idempotencyKey, contractId, input }: Command) {
     const { Item: contract } = await doc.send(new GetCommand({ TableName: tables.contracts, Key: { contractId }, ConsistentRead: true }));
-    if (!contract)
-      throw new PeerError(404, 'CONTRACT_NOT_FOUND', texts.problem({ field: 'contractId', code: 'contractNotFound' }), 'contractId');
+    if (!contract) throw new Refused(404, 'CONTRACT_NOT_FOUND', { field: 'contractId', code: 'contractNotFound' });
     if (contract['customerId'] !== customerId)
-      throw new PeerError(
-        403,
-        'CONTRACT_ACCESS_DENIED',
-        texts.problem({ field: 'contractId', code: 'contractAccessDenied' }),
-        'contractId',
-      );
-    if (contract['status'] !== 'ACTIVE')
-      throw new PeerError(422, 'CONTRACT_NOT_ACTIVE', texts.problem({ field: 'contractId', code: 'contractNotActive' }), 'contractId');
-    const endDate = contract['endDate'];
-    if (typeof endDate === 'string' && endDate < input.desiredTerminationDate) {
-      throw new PeerError(
-        422,
-        'TERMINATION_DATE_AFTER_CONTRACT_END',
-        texts.problem({ field: 'desiredTerminationDate', code: 'dateAfterContractEnd', endDate: endDate }),
-        'desiredTerminationDate',
-      );
-    }
+      throw new Refused(403, 'CONTRACT_ACCESS_DENIED', { field: 'contractId', code: 'contractAccessDenied' });
+    if (contract['status'] !== 'ACTIVE') throw new Refused(422, 'CONTRACT_NOT_ACTIVE', { field: 'contractId', code: 'contractNotActive' });
+    const endDate: unknown = contract['endDate'];
+    if (typeof endDate === 'string' && endDate < input.desiredTerminationDate)
+      throw new Refused(422, 'TERMINATION_DATE_AFTER_CONTRACT_END', {
+        field: 'desiredTerminationDate',
+        code: 'dateAfterContractEnd',
+        endDate,
+      });
 
     const requestId = randomUUID();
     const requestNumber = newRequestNumber();
     const createdAt = new Date().toISOString();
+    const slot = { pk: `ACTIVE#${contractId}`, requestId, requestNumber, customerId, createdAt };
+    const request = { pk: `REQUEST#${requestId}`, requestId, requestNumber, status: 'SUBMITTED', customerId, contractId, idempotencyKey };
     try {
       await doc.send(
         new TransactWriteCommand({
@@ -156,7 +89,7 @@ export function createPeerHandler(
             {
               Put: {
                 TableName: tables.requests,
-                Item: { pk: `ACTIVE#${contractId}`, requestId, requestNumber, customerId, createdAt },
+                Item: slot,
                 ConditionExpression: 'attribute_not_exists(pk)',
                 ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
               },
@@ -164,17 +97,7 @@ export function createPeerHandler(
             {
               Put: {
                 TableName: tables.requests,
-                Item: {
-                  pk: `REQUEST#${requestId}`,
-                  requestId,
-                  requestNumber,
-                  status: 'SUBMITTED',
-                  customerId,
-                  contractId,
-                  idempotencyKey: command.idempotencyKey,
-                  createdAt,
-                  ...input,
-                },
+                Item: { ...request, createdAt, ...input },
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
@@ -182,96 +105,79 @@ export function createPeerHandler(
         }),
       );
     } catch (error) {
-      const slot = error instanceof TransactionCanceledException ? error.CancellationReasons?.[0] : undefined;
-      if (slot?.Code === 'ConditionalCheckFailed') {
-        const holder = slot.Item ? unmarshall(slot.Item)['requestNumber'] : undefined;
-        const number = typeof holder === 'string' ? holder : '?';
-        throw new PeerError(
-          409,
-          'ACTIVE_REQUEST_ALREADY_EXISTS',
-          texts.problem({ field: 'contractId', code: 'activeRequestExists', requestNumber: number }),
-          'contractId',
-        );
-      }
-      throw error;
+      const reason = error instanceof TransactionCanceledException ? error.CancellationReasons?.[0] : undefined;
+      if (reason?.Code !== 'ConditionalCheckFailed') throw error;
+      const holder: unknown = reason.Item ? unmarshall(reason.Item)['requestNumber'] : undefined;
+      throw new Refused(409, 'ACTIVE_REQUEST_ALREADY_EXISTS', {
+        field: 'contractId',
+        code: 'activeRequestExists',
+        requestNumber: String(holder),
+      });
     }
     return { statusCode: 201, body: { requestId, requestNumber, status: 'SUBMITTED', createdAt, message: texts.created(requestNumber) } };
   }
 
+  const persistenceStore = new DynamoDBPersistenceLayer({ tableName: tables.idempotency, awsSdkV3Client: client });
   const createOnce = makeIdempotent(create, { persistenceStore, config });
 
-  return async (event, context) => {
-    const started = Date.now();
-    const correlationId = headerOf(event, 'X-Correlation-Id') ?? randomUUID();
-    const result = await handle(event, context, correlationId);
-    logger.info('request answered', { correlationId, statusCode: result.statusCode, durationMs: Date.now() - started });
-    return result;
-  };
-
-  async function handle(event: APIGatewayProxyEvent, context: Context, correlationId: string): Promise<APIGatewayProxyResult> {
-    config.registerLambdaContext(context);
+  async function handle(event: APIGatewayProxyEvent, correlationId: string): Promise<APIGatewayProxyResult> {
+    const header = (name: string) => Object.entries(event.headers).find(([key]) => key.toLowerCase() === name)?.[1];
+    const reply = (statusCode: number, body: object): APIGatewayProxyResult => ({
+      statusCode,
+      headers: { 'Content-Type': 'application/json', 'X-Correlation-Id': correlationId },
+      body: JSON.stringify(body),
+    });
     try {
       const customerId = event.requestContext.authorizer?.['customerId'];
-      if (typeof customerId !== 'string' || customerId === '') throw new PeerError(401, 'UNAUTHORIZED', 'Authorization is required.');
-      const idempotencyKey = headerOf(event, 'Idempotency-Key');
-      if (!idempotencyKey)
-        throw new PeerError(
-          400,
-          'IDEMPOTENCY_KEY_MISSING',
-          texts.problem({ field: 'Idempotency-Key', code: 'required' }),
-          'Idempotency-Key',
-        );
+      if (typeof customerId !== 'string' || customerId === '') throw new Refused(401, 'UNAUTHORIZED');
+      const idempotencyKey = header('idempotency-key');
       const contractId = event.pathParameters?.['contractId'];
       let body: unknown;
       try {
         body = JSON.parse(event.body ?? '');
       } catch {
-        throw new PeerError(400, 'MALFORMED_REQUEST', texts.problem({ field: 'body', code: 'notJson' }), 'body');
+        throw new Refused(400, 'MALFORMED_REQUEST', { field: 'body', code: 'notJson' });
       }
       const validation = validateTerminationInput(body);
-      if (!validation.ok || !isUuid(contractId) || !isUuid(idempotencyKey))
-        throw new PeerError(400, 'VALIDATION_ERROR', 'The request has invalid fields.');
+      if (!validation.ok || !isUuid(contractId) || !isUuid(idempotencyKey)) throw new Refused(400, 'VALIDATION_ERROR');
       const { input } = validation;
-      if (input.desiredTerminationDate < businessDate.format(new Date()))
-        throw new PeerError(
-          400,
-          'VALIDATION_ERROR',
-          texts.problem({ field: 'desiredTerminationDate', code: 'dateInPast', today: businessDate.format(new Date()) }),
-          'desiredTerminationDate',
-        );
-      if (!isAccountKeyValid(input.bankDetails.bik, input.bankDetails.accountNumber)) {
-        throw new PeerError(
-          422,
-          'BANK_ACCOUNT_KEY_MISMATCH',
-          texts.problem({ field: 'bankDetails.accountNumber', code: 'accountKeyMismatch' }),
-          'bankDetails.accountNumber',
-        );
-      }
+      const today = bankDate.format(new Date());
+      if (input.desiredTerminationDate < today)
+        throw new Refused(400, 'VALIDATION_ERROR', { field: 'desiredTerminationDate', code: 'dateInPast', today });
+      if (!isAccountKeyValid(input.bankDetails.bik, input.bankDetails.accountNumber))
+        throw new Refused(422, 'BANK_ACCOUNT_KEY_MISMATCH', { field: 'bankDetails.accountNumber', code: 'accountKeyMismatch' });
       if (input.reasonCode === 'OTHER' && (input.comment ?? '').trim() === '')
-        throw new PeerError(422, 'COMMENT_REQUIRED', texts.problem({ field: 'comment', code: 'commentRequired' }), 'comment');
-
+        throw new Refused(422, 'COMMENT_REQUIRED', { field: 'comment', code: 'commentRequired' });
       const result = await createOnce({
         customerId,
         idempotencyKey: idempotencyKey.toLowerCase(),
         contractId: contractId.toLowerCase(),
         input,
       });
-      const location = `/api/v1/contracts/${contractId}/termination-requests/${result.body.requestId}`;
-      return answer(result.statusCode, result.body, correlationId, {
-        Location: location,
-        ...(result.statusCode === 200 ? { 'Idempotent-Replayed': 'true' } : {}),
-      });
+      return reply(result.statusCode, result.body);
     } catch (error) {
-      if (error instanceof PeerError) return refuse(error, correlationId);
-      if (error instanceof IdempotencyValidationError)
-        return refuse(
-          new PeerError(422, 'IDEMPOTENCY_KEY_REUSED', texts.problem({ field: 'Idempotency-Key', code: 'keyReused' }), 'Idempotency-Key'),
-          correlationId,
-        );
-      if (error instanceof IdempotencyAlreadyInProgressError)
-        return refuse(new PeerError(409, 'REQUEST_IN_PROGRESS', 'The same request is being processed.'), correlationId);
-      logger.error('request failed', { correlationId, error });
-      return answer(500, { errorCode: 'INTERNAL_ERROR', message: 'Internal error.', correlationId, details: [] }, correlationId);
+      const refused =
+        error instanceof IdempotencyValidationError
+          ? new Refused(422, 'IDEMPOTENCY_KEY_REUSED', { field: 'Idempotency-Key', code: 'keyReused' })
+          : error instanceof IdempotencyAlreadyInProgressError
+            ? new Refused(409, 'REQUEST_IN_PROGRESS')
+            : error;
+      if (!(refused instanceof Refused)) {
+        logger.error('request failed', { correlationId, error });
+        return reply(500, { errorCode: 'INTERNAL_ERROR', correlationId });
+      }
+      const { statusCode, errorCode, problem } = refused;
+      const details = problem ? [{ field: problem.field, reason: texts.problem(problem) }] : [];
+      return reply(statusCode, { errorCode, message: details[0]?.reason ?? errorCode, correlationId, details });
     }
   }
+
+  return async (event, context) => {
+    const started = Date.now();
+    config.registerLambdaContext(context);
+    const correlationId = event.headers['X-Correlation-Id'] ?? randomUUID();
+    const result = await handle(event, correlationId);
+    logger.info('request answered', { correlationId, statusCode: result.statusCode, durationMs: Date.now() - started });
+    return result;
+  };
 }

@@ -1,151 +1,220 @@
-import type { AuthorizerResult } from './authorizer';
-import type { Bundles } from './bundles';
-import type { ColdResult } from './cold-start';
-import type { ScenarioResult } from './latency';
-import type { MemoryResult } from './memory';
+import type { BuiltBundle } from '../scripts/build';
+import { percentile, type measureAuthorizer, type Result } from './measure';
 
 /* Plain-text tables of one run; every ratio is of figures measured in that same run. */
 
-const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
-const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-export const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : 'n/a');
-export const times = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}x` : 'n/a');
+export interface Pass {
+  name: string;
+  results: Result[];
+}
+export type Cold = { name: string; runs: Record<string, number>[] }[];
+export interface Memory {
+  samples: Record<string, number>[];
+  statuses: Record<string, number>;
+  wallMs: number;
+}
 
-export function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const numeric = headers.map((_, i) => rows.length > 0 && rows.every((r) => /^[-\d.,x%/ ()–]*(KiB|MiB|ms)?$/.test(r[i] ?? '')));
+const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : 'n/a');
+const times = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}x` : 'n/a');
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
+const mib = (bytes = Number.NaN) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+const calls = (counts: number[] | undefined) =>
+  !counts ? '–' : Math.min(...counts) === Math.max(...counts) ? String(counts[0]) : `${Math.min(...counts)}-${Math.max(...counts)}`;
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+const median = (runs: Record<string, number>[], key: string) =>
+  percentile(
+    runs.map((run) => run[key] ?? Number.NaN),
+    50,
+  );
+
+/** Numeric columns (digits, units, ratios) are right-aligned. */
+export function table(title: string, headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const right = headers.map((_, i) => rows.every((row) => /^[-\d.,x ()–]*(KiB|MiB)?$/.test(row[i] ?? '')));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (numeric[i] ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
+      .map((cell, i) => (right[i] ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
       .join('  ')
       .trimEnd();
-  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+  return [title, line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-function calls(summary: { min: number; max: number; mean: number } | undefined): string {
-  if (!summary) return '–';
-  return summary.min === summary.max ? String(summary.min) : `${summary.min}-${summary.max} (${summary.mean.toFixed(2)})`;
-}
+const find = (results: Result[], impl: string, path: string) => results.find((r) => r.row.impl === impl && r.row.path === path);
 
-export function latencyTable(title: string, results: ScenarioResult[]): string {
-  const floor = results.find((r) => r.scenario.impl === 'floor');
-  const serviceOn = (path: string) => results.find((r) => r.scenario.impl === 'service' && r.scenario.path === path);
+export function latencyTable({ name, results }: Pass, iterations: number): string {
+  const floor = find(results, 'floor', 'create');
+  const headers = ['path', 'impl', 'status', 'SDK calls', 'HTTP calls', 'DynamoDB operations per call', 'p50 ms', 'p99 ms'];
+  headers.push('outside DDB p50', 'stdout B', 'p50/floor', 'peer/svc calls', 'peer/svc p50');
   const rows = results.map((r) => {
-    const { impl, path, expect } = r.scenario;
-    const service = impl === 'peer' ? serviceOn(path) : undefined;
+    const service = r.row.impl === 'peer' ? find(results, 'service', r.row.path) : undefined;
     return [
-      impl === 'floor' ? 'create: bare TransactWriteItems' : path,
-      impl,
-      expect === 0 ? '–' : String(expect),
+      r.row.impl === 'floor' ? 'create: bare TransactWriteItems' : r.row.path,
+      r.row.impl,
+      r.row.expect === 0 ? '–' : String(r.row.expect),
       calls(r.sdk),
       calls(r.http),
       r.operations,
       ms(r.p50),
       ms(r.p99),
       ms(r.outsideP50),
-      r.stdoutBytesPerCall.toFixed(0),
-      floor && impl !== 'floor' ? times(r.p50 / floor.p50) : '',
-      service ? times(r.http.mean / service.http.mean) : '',
+      r.stdoutBytes.toFixed(0),
+      floor && r !== floor ? times(r.p50 / floor.p50) : '',
+      service ? times(mean(r.http) / mean(service.http)) : '',
       service ? times(r.p50 / service.p50) : '',
     ];
   });
-  const n = results[0]?.latenciesMs.length ?? 0;
-  return `${title} (${n} calls per row)\n${table(
-    [
-      'path',
-      'impl',
-      'status',
-      'SDK calls',
-      'HTTP calls',
-      'DynamoDB operations per call',
-      'p50 ms',
-      'p99 ms',
-      'outside DDB p50',
-      'stdout B',
-      'p50/floor',
-      'peer/svc calls',
-      'peer/svc p50',
-    ],
-    rows,
-  )}`;
+  return table(`Latency, DynamoDB Local ${name} (${iterations} calls per row)`, headers, rows);
 }
 
-export function floorItemsTable(items: { action: string; item: string; bytes: number; wcu: number }[]): string {
-  const total = items.reduce((sum, i) => sum + i.wcu, 0);
-  return `Items of one create (the floor's transaction, the service's items)\n${table(
-    ['action', 'item', 'bytes', 'write units'],
-    [...items.map((i) => [i.action, i.item, String(i.bytes), String(i.wcu)]), ['', 'total', '', String(total)]],
-  )}`;
+/** A transaction bills 2 write units per item and started KB. */
+export function itemsTable(items: { action: string; item: string; bytes: number }[]): string {
+  const units = items.map((i) => 2 * Math.max(1, Math.ceil(i.bytes / 1024)));
+  const rows = items.map((i, n) => [i.action, i.item, String(i.bytes), String(units[n])]);
+  rows.push(['', 'total', '', String(units.reduce((a, b) => a + b, 0))]);
+  return table(`Items of one create (the floor's transaction, the service's items)`, ['action', 'item', 'bytes', 'write units'], rows);
 }
 
-export function authorizerTable(result: AuthorizerResult): string {
-  return `Authorizer (functions/authorize-customer.ts in process, local JWKS server; ${result.warm.iterations} warm calls)\n${table(
+export function authorizerTable(a: Awaited<ReturnType<typeof measureAuthorizer>>): string {
+  const [warm, bare] = [percentile(a.warm, 50), percentile(a.bare, 50)];
+  return table(
+    `Authorizer (functions/authorize-customer.ts in process, local JWKS server; ${a.warm.length} warm calls)`,
     ['call', 'p50 ms', 'p99 ms', 'JWKS fetches', 'vs bare RS256'],
     [
-      ['module load (import)', '', '', String(result.fetchesAtImport), ''],
-      ['first call (cold JWKS cache)', ms(result.firstCallMs), '', String(result.fetchesOnFirstCall), ''],
-      [
-        'warm JWKS cache',
-        ms(result.warm.p50),
-        ms(result.warm.p99),
-        String(result.warm.fetches),
-        times(result.warm.p50 / result.bareVerify.p50),
-      ],
-      ['bare RS256 verify (node:crypto)', ms(result.bareVerify.p50), ms(result.bareVerify.p99), '0', '1.00x'],
-    ],
-  )}`;
-}
-
-export function bundlesTable(bundles: Bundles): string {
-  const sizes = table(
-    ['bundle', 'size'],
-    [
-      ...bundles.functions.map((f) => [`${f.name} (buildFunctions)`, kib(f.bytes)]),
-      ['bare DynamoDB client (bench)', kib(bundles.bare.bytes)],
+      ['module load (import)', '', '', String(a.atImport), ''],
+      ['first call (cold JWKS cache)', ms(a.firstMs), '', String(a.onFirstCall), ''],
+      ['warm JWKS cache', ms(warm), ms(percentile(a.warm, 99)), String(a.warmFetches), times(warm / bare)],
+      ['bare RS256 verify (node:crypto)', ms(bare), ms(percentile(a.bare, 99)), '0', '1.00x'],
     ],
   );
-  const top = bundles.createComposition.slice(0, 8);
-  const composition = table(
-    ['package in create-termination-request', 'bytes in bundle'],
-    top.map((p) => [p.name, kib(p.bytes)]),
-  );
-  return `Bundles (esbuild, minified, AWS SDK inside)\n${sizes}\n\n${composition}`;
 }
 
-export function coldTable(results: ColdResult[], runs: number): string {
-  const bare = results.find((r) => r.target.name.startsWith('bare'));
-  return `Cold start: fresh node process to first answer (median of ${runs} runs)\n${table(
+export function bundlesTable(functions: BuiltBundle[], bare: BuiltBundle): string {
+  const sizes = [...functions.map((f) => [`${f.name} (buildFunctions)`, kib(f.bytes)]), ['bare DynamoDB client (bench)', kib(bare.bytes)]];
+  const byPackage = new Map<string, number>();
+  const create = functions.find((f) => f.name === 'create-termination-request');
+  for (const output of Object.values(create?.metafile.outputs ?? {})) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? `(project) ${input.split('/')[0]}`;
+      byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
+    }
+  }
+  const top = [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 8);
+  return [
+    table('Bundles (esbuild, minified, AWS SDK inside)', ['bundle', 'size'], sizes),
+    table(
+      '',
+      ['package in create-termination-request', 'bytes in bundle'],
+      top.map(([name, bytes]) => [name, kib(bytes)]),
+    ),
+  ].join('\n');
+}
+
+export function coldTable(cold: Cold): string {
+  const bare = cold.find((c) => c.name.startsWith('bare'));
+  const keys = ['firstAnswerMs', 'importMs', 'firstCallMs', 'wallMs'];
+  return table(
+    `Cold start: fresh node process to first answer (median of ${cold[0]?.runs.length} runs)`,
     ['bundle', 'first answer ms', 'import ms', 'first call ms', 'spawn-to-exit ms', 'DynamoDB calls', 'vs bare', 'runs (first answer ms)'],
-    results.map((r) => [
-      r.target.name,
-      ms(r.median.firstAnswerMs),
-      ms(r.median.importMs),
-      ms(r.median.firstCallMs),
-      ms(r.median.wallMs),
-      String(r.median.dynamoDbCalls),
-      bare ? times(r.median.firstAnswerMs / bare.median.firstAnswerMs) : '',
-      r.runs.map((run) => run.firstAnswerMs.toFixed(0)).join(' '),
+    cold.map(({ name, runs }) => [
+      name,
+      ...keys.map((key) => ms(median(runs, key))),
+      String(median(runs, 'calls')),
+      bare ? times(median(runs, 'firstAnswerMs') / median(bare.runs, 'firstAnswerMs')) : '',
+      runs.map((run) => (run['firstAnswerMs'] ?? Number.NaN).toFixed(0)).join(' '),
     ]),
-  )}`;
+  );
 }
 
-export function memoryTable(result: MemoryResult): string {
-  const first = result.samples[0];
-  const statuses = Object.entries(result.statuses)
-    .map(([status, n]) => `${status}: ${n}`)
-    .join(', ');
-  return `Memory: create bundle, one process, full GC before each sample (${statuses}; ${(result.wallMs / 1000).toFixed(1)} s)\n${table(
+export function memoryTable({ samples, statuses, wallMs }: Memory): string {
+  const [first] = samples;
+  const byStatus = Object.entries(statuses).map(([status, n]) => `${status}: ${n}`);
+  const keys = ['rss', 'heapUsed', 'oldSpace', 'newSpace', 'codeSpace', 'external'];
+  return table(
+    `Memory: create bundle, one process, full GC before each sample (${byStatus.join(', ')}; ${(wallMs / 1000).toFixed(1)} s)`,
     ['invocations', 'RSS', 'heap used', 'old space used', 'new space size', 'code space', 'external', 'RSS vs 100', 'heap vs 100'],
-    result.samples.map((s) => [
-      String(s.invocations),
-      mib(s.rssBytes),
-      mib(s.heapUsedBytes),
-      mib(s.oldSpaceUsedBytes),
-      mib(s.newSpaceBytes),
-      mib(s.codeSpaceBytes),
-      mib(s.externalBytes),
-      first ? times(s.rssBytes / first.rssBytes) : '',
-      first ? times(s.heapUsedBytes / first.heapUsedBytes) : '',
+    samples.map((s) => [
+      String(s['invocations']),
+      ...keys.map((key) => mib(s[key])),
+      times((s['rss'] ?? Number.NaN) / (first?.['rss'] ?? Number.NaN)),
+      times((s['heapUsed'] ?? Number.NaN) / (first?.['heapUsed'] ?? Number.NaN)),
     ]),
-  )}`;
+  );
+}
+
+const SHORT: Record<string, string> = {
+  create: 'create',
+  replay: 'replay',
+  '409 active request': '409',
+  '422 contract closed': '422 closed',
+  '422 date after end': '422 end date',
+};
+
+/** The issue's targets, judged on this run's figures. */
+export function verdictTable(passes: Pass[], cold: Cold, memory: Memory | undefined): string {
+  const verdicts: [string, string, boolean][] = [];
+  const paths = Object.keys(SHORT);
+  const counts = (path: string) =>
+    passes.flatMap(({ results }) =>
+      ['service', 'bundle'].flatMap((impl) => {
+        const r = find(results, impl, path);
+        return r ? [...r.http, ...(r.sdk ?? [])] : [];
+      }),
+    );
+  const oneCall = paths.map((path) => ({ path, counts: counts(path) }));
+  verdicts.push([
+    'service DynamoDB calls = 1 per request (SDK and HTTP count)',
+    oneCall.map(({ path, counts: c }) => `${SHORT[path]} ${calls(c)}`).join(', '),
+    oneCall.every(({ counts: c }) => c.length > 0 && c.every((n) => n === 1)),
+  ]);
+
+  for (const { name, results } of passes) {
+    const [floor, service, bundle] = ['floor', 'service', 'bundle'].map((impl) => find(results, impl, 'create'));
+    if (!floor || !service) continue;
+    const ratio = service.p50 / floor.p50;
+    verdicts.push([
+      `service create p50 <= 1.2x floor (${name})`,
+      `${times(ratio)}${bundle ? `, bundle ${times(bundle.p50 / floor.p50)}` : ''}`,
+      ratio <= 1.2,
+    ]);
+  }
+
+  const first = passes[0]?.results ?? [];
+  const peerRatio = (path: string) => {
+    const [peer, service] = ['peer', 'service'].map((impl) => find(first, impl, path));
+    return peer && service ? mean(peer.http) / mean(service.http) : Number.NaN;
+  };
+  // Replay apart: there Powertools, too, answers from one failed conditional PutItem.
+  for (const group of [paths.filter((p) => p !== 'replay'), ['replay']]) {
+    const ratios = group.map(peerRatio);
+    const label = `peer DynamoDB calls >= 3x service (${group.map((p) => SHORT[p]).join(', ')})`;
+    verdicts.push([label, ratios.map(times).join(', '), ratios.every((r) => r >= 3)]);
+  }
+
+  const [create, bare] = ['create', 'bare'].map((prefix) => cold.find((c) => c.name.startsWith(prefix))?.runs ?? []);
+  if (create?.length && bare?.length) {
+    const ratio = median(create, 'firstAnswerMs') / median(bare, 'firstAnswerMs');
+    const detail = (key: string) => `${median(create, key).toFixed(0)} vs ${median(bare, key).toFixed(0)} ms`;
+    verdicts.push([
+      'cold start <= 1.3x bare DynamoDB bundle',
+      `${times(ratio)} (${detail('firstAnswerMs')}; import ${detail('importMs')})`,
+      ratio <= 1.3,
+    ]);
+  }
+
+  const [at100, last] = [memory?.samples[0], memory?.samples.at(-1)];
+  const half = memory?.samples.find((s) => (s['invocations'] ?? 0) >= (last?.['invocations'] ?? 0) / 2);
+  if (at100 && last && half) {
+    const growth = (from: Record<string, number>, key: string) => (last[key] ?? Number.NaN) / (from[key] ?? Number.NaN);
+    verdicts.push([`RSS after ${last['invocations']} <= 1.1x RSS after 100`, times(growth(at100, 'rss')), growth(at100, 'rss') <= 1.1]);
+    verdicts.push([
+      `no growth once warm: RSS and live old space, ${last['invocations']} vs ${half['invocations']} <= 1.05x`,
+      `RSS ${times(growth(half, 'rss'))}, old space ${times(growth(half, 'oldSpace'))}`,
+      growth(half, 'rss') <= 1.05 && growth(half, 'oldSpace') <= 1.05,
+    ]);
+  }
+  return table(
+    'Targets',
+    ['target', 'measured', 'result'],
+    verdicts.map(([target, measured, met]) => [target, measured, met ? 'MET' : 'MISSED']),
+  );
 }

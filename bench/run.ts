@@ -1,106 +1,202 @@
-import { randomUUID } from 'node:crypto';
-import { cpus, loadavg } from 'node:os';
+import { createPublicKey, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { parseArgs } from 'node:util';
+import { CreateTableCommand, DynamoDBClient, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { stop as stopEsbuild } from 'esbuild';
+import { buildFunctions } from '../scripts/build';
+import { assertLambdaNode } from '../scripts/lambda-node';
+import { apiEvent, authorizerEvent } from '../scripts/local/api-event';
+import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, putContracts } from '../scripts/local/demo-data';
 import { startDynamoDbLocal } from '../scripts/local/dynamodb-local';
 import { freePort } from '../scripts/local/free-port';
-import { DEMO_BANK_DETAILS } from '../scripts/local/demo-data';
 import { startJwksServer } from '../scripts/local/jwks-server';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken } from '../scripts/local/signing-key';
-import { apiEvent, authorizerEvent } from './api-event';
-import { measureAuthorizer } from './authorizer';
-import { buildBundles } from './bundles';
-import { installExitHandlers, onCleanup, stopAll, wasInterrupted } from './cleanup';
-import { measureColdStarts } from './cold-start';
-import { startCountingProxy } from './counting-proxy';
-import {
-  CLOSED_CONTRACT,
-  ContractPool,
-  createBenchTables,
-  CUSTOMER,
-  DATE_AFTER_END,
-  END_DATE_CONTRACT,
-  freshContracts,
-  loadDemoContracts,
-  TABLES,
-  validBody,
-} from './fixtures';
-import { floorTransaction, transactionItemSizes } from './floor';
-import { measure, type ScenarioResult } from './latency';
-import { checkpointsFor, measureMemory } from './memory';
-import { readOptions } from './options';
-import { assertLambdaNode } from '../scripts/lambda-node';
+import { createTables } from '../scripts/local/tables';
+import { floorTransaction, transactionItems } from './floor';
+import { measureAuthorizer, measureLatency, runChild, startProxy, statusOf, stopAll, stops, type Impl, type Row } from './measure';
 import { createPeerHandler } from './peer-handler';
-import { authorizerTable, bundlesTable, coldTable, floorItemsTable, latencyTable, memoryTable } from './report';
-import { buildScenarios, seed, type Handler } from './scenarios';
-import { countCalls, installSendHook, sdkCalls } from './sdk-call-counter';
-import { captureStdout } from './stdout-sink';
-import { judge, verdictTable } from './targets';
+import * as report from './report';
 
 /*
- * npm run bench: one process, one DynamoDB Local (started here, on a free port), every figure
- * and ratio from this one run. See docs/performance.md for what the tables mean.
+ * npm run bench [-- --quick] [-- --iterations 1000 ...]: one process, one DynamoDB Local (started
+ * here on a free port), every figure and ratio from this one run. docs/performance.md says what
+ * the tables mean.
  */
 
-const REGION = 'eu-central-1';
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+// flag: [environment variable, default, default with --quick, minimum]
+const SETTINGS = {
+  iterations: ['BENCH_ITERATIONS', 300, 30, 10],
+  warmup: ['BENCH_WARMUP', 30, 5, 0],
+  'delay-ms': ['BENCH_DELAY_MS', 8, 8, 0],
+  'cold-runs': ['BENCH_COLD_RUNS', 11, 3, 1],
+  'memory-invocations': ['BENCH_MEMORY_INVOCATIONS', 10_000, 1000, 200],
+  'authorizer-iterations': ['BENCH_AUTHORIZER_ITERATIONS', 2000, 200, 10],
+} satisfies Record<string, [string, number, number, number]>;
 
+function readSettings() {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      iterations: { type: 'string' },
+      warmup: { type: 'string' },
+      'delay-ms': { type: 'string' },
+      'cold-runs': { type: 'string' },
+      'memory-invocations': { type: 'string' },
+      'authorizer-iterations': { type: 'string' },
+    },
+  });
+  const setting = (name: keyof typeof SETTINGS): number => {
+    const [envName, full, quick, min] = SETTINGS[name];
+    const raw = values[name] ?? process.env[envName] ?? '';
+    const value = raw === '' ? (values.quick ? quick : full) : Number(raw);
+    if (!Number.isSafeInteger(value) || value < min) throw new Error(`--${name} (${envName}) must be an integer >= ${min}, got "${raw}"`);
+    return value;
+  };
+  return {
+    iterations: setting('iterations'),
+    warmup: setting('warmup'),
+    delayMs: setting('delay-ms'),
+    coldRuns: setting('cold-runs'),
+    memoryInvocations: setting('memory-invocations'),
+    authorizerIterations: setting('authorizer-iterations'),
+  };
+}
+
+const TABLES = {
+  requests: 'bench-termination-requests',
+  contracts: 'bench-contracts',
+  peerIdempotency: 'bench-peer-idempotency',
+  peerRequests: 'bench-peer-requests',
+  floorRequests: 'bench-floor-requests',
+};
+const REGION = 'eu-central-1';
+const CUSTOMER = DEMO_CUSTOMERS.anna.customerId;
+const CLOSED = DEMO_CUSTOMERS.anna.contracts.closed;
+const END_DATE = DEMO_CUSTOMERS.anna.contracts.withEndDate;
+// Both dates against the demo end date (2045-12-31): one before it, one after.
+const DESIRED_DATE = '2045-06-30';
+const DATE_AFTER_END = '2046-03-31';
+
+/** A body that passes every rule, of the size a mobile client sends. */
+const validBody = (desiredTerminationDate = DESIRED_DATE) => ({
+  reasonCode: 'RELOCATION',
+  desiredTerminationDate,
+  bankDetails: { ...DEMO_BANK_DETAILS },
+  comment: 'Moving abroad for work; please close the contract early.',
+  documentIds: [randomUUID(), randomUUID()],
+});
+
+type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<unknown>;
+interface Call {
+  contractId: string;
+  key: string;
+  body: unknown;
+}
+const fresh = (contractId: string, body: unknown = validBody()): Call => ({ contractId, key: randomUUID(), body });
+const eventOf = ({ contractId, key, body }: Call) =>
+  apiEvent({ customerId: CUSTOMER, contractId, body, headers: { 'Idempotency-Key': key, 'X-Correlation-Id': randomUUID() } });
+const lambdaContext = (): Context => ({
+  callbackWaitsForEmptyEventLoop: true,
+  functionName: 'bench',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: `arn:aws:lambda:${REGION}:123456789012:function:bench`,
+  memoryLimitInMB: '512',
+  awsRequestId: randomUUID(),
+  logGroupName: '/aws/lambda/bench',
+  logStreamName: 'bench',
+  getRemainingTimeInMillis: () => 10_000,
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+});
+const isHandler = (value: unknown): value is Handler => typeof value === 'function';
+
+// Handlers log and publish EMF metrics to stdout, as in Lambda: counted and dropped here.
+const print = process.stdout.write.bind(process.stdout);
+let stdoutBytes = 0;
+process.stdout.write = (chunk: unknown, ...rest: unknown[]): boolean => {
+  stdoutBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk instanceof Uint8Array ? chunk.byteLength : 0;
+  const done = rest.find((arg) => typeof arg === 'function');
+  if (typeof done === 'function') queueMicrotask(() => done(null));
+  return true;
+};
+const say = (text: string) => print(`${text}\n\n`);
+const progress = (text: string) => console.error(`bench: ${text}`);
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
-const stdout = captureStdout();
-onCleanup('stdout capture', () => stdout.restore());
-const say = (text: string) => stdout.print(`${text}\n\n`);
-const progress = (text: string) => console.error(`bench: ${text}`);
 
-function handlerOf(mod: unknown, name: string): Handler {
-  const handler: unknown = mod !== null && typeof mod === 'object' ? Reflect.get(mod, 'handler') : undefined;
-  if (typeof handler !== 'function') throw new Error(`${name} exports no handler`);
-  return async (event, context) => {
-    const result: unknown = await handler(event, context);
-    return result;
-  };
+let sdkCalls = 0;
+/** Counts commands once each, before retries; a document client shares its client's middleware stack. */
+function countCalls(client: DynamoDBClient): void {
+  client.middlewareStack.add(
+    (next) => (args) => {
+      sdkCalls++;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchSdkCallCounter' },
+  );
 }
 
 async function main(): Promise<void> {
   assertLambdaNode();
-  const options = readOptions();
   const began = performance.now();
+  const { iterations, warmup, delayMs, coldRuns, memoryInvocations, authorizerIterations } = readSettings();
   say(
-    `Contract termination service: performance bench (node ${process.version}, ${cpus().length} CPUs, load average ${load()}; ${options.iterations} calls per row after ${options.warmup} warm-up, delay pass +${options.delayMs} ms per DynamoDB call)`,
+    `Contract termination service: performance bench (node ${process.version}, ${cpus().length} CPUs, load average ${load()}; ${iterations} calls per row after ${warmup} warm-up, delay pass +${delayMs} ms per DynamoDB call)`,
   );
 
   progress('building bundles and starting DynamoDB Local...');
-  // Both at once; allSettled so that DynamoDB Local is registered for stopping even if the build fails.
-  const [built, started] = await Promise.allSettled([
-    buildBundles(),
-    freePort().then(async (port) => {
-      const running = await startDynamoDbLocal({ port });
-      onCleanup('DynamoDB Local', () => running.stop());
-      return running;
-    }),
-  ]);
-  if (built.status === 'rejected') throw built.reason;
-  if (started.status === 'rejected') throw started.reason;
-  const bundles = built.value;
-  const db = started.value;
-  const proxy = await startCountingProxy(db.endpoint);
-  onCleanup('counting proxy', () => proxy.stop());
+  const dir = mkdtempSync(join(tmpdir(), 'termination-bench-'));
+  stops.push(() => rmSync(dir, { recursive: true, force: true }), stopEsbuild);
+  const db = await startDynamoDbLocal({ port: await freePort() });
+  stops.push(db.stop);
+  // Into a temp dir: the shared .build/ of npm start and npm test is never touched.
+  const functions = await buildFunctions({ outDir: join(dir, 'functions') });
+  const [bare, runner] = await buildFunctions({ outDir: join(dir, 'bench'), entries: ['bench/bare-handler.ts', 'bench/child-runner.ts'] });
+  const [create, authorizer] = ['create-termination-request', 'authorize-customer'].map((name) => functions.find((f) => f.name === name));
+  if (!bare || !runner || !create || !authorizer) throw new Error('a bundle is missing');
 
-  const setupDoc = DynamoDBDocumentClient.from(db.client);
-  await createBenchTables(db.client);
-  await loadDemoContracts(setupDoc);
-  const perPass = options.warmup + options.iterations;
-  const memoryCreates = Math.ceil(options.memoryInvocations / 50);
-  const ids = await freshContracts(setupDoc, 2 * 4 * perPass + 2 + 2 * options.coldRuns + memoryCreates);
-  let cursor = 0;
-  const slice = (count: number) => ids.slice(cursor, (cursor += count));
+  const proxy = await startProxy(db.endpoint);
+  await createTables(db.client, TABLES);
+  // Powertools' default key is `id`.
+  for (const [TableName, key] of Object.entries({
+    [TABLES.peerIdempotency]: 'id',
+    [TABLES.peerRequests]: 'pk',
+    [TABLES.floorRequests]: 'pk',
+  })) {
+    await db.client.send(
+      new CreateTableCommand({
+        TableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [{ AttributeName: key, AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
+      }),
+    );
+  }
+  // A create takes a contract's one active slot for good: fresh contracts for every create.
+  const perPass = warmup + iterations;
+  const contracts = Array.from({ length: 7 * perPass + 2 + 2 * coldRuns + Math.ceil(memoryInvocations / 50) }, () => ({
+    contractId: randomUUID(),
+    customerId: CUSTOMER,
+    status: 'ACTIVE',
+  }));
+  await putContracts(DynamoDBDocumentClient.from(db.client), TABLES.contracts, [...DEMO_CONTRACTS, ...contracts]);
+  const ids = contracts.map((c) => c.contractId);
+  const nextContract = () => {
+    const id = ids.shift();
+    if (id === undefined) throw new Error('out of fresh contracts');
+    return id;
+  };
 
-  // The service reads its configuration at import: point it at the proxy first. Logs and
-  // metrics as deployed (serverless.yml): INFO, EMF metrics on.
+  // The service reads its configuration at import. Logs and metrics as deployed: INFO, EMF on.
   const serviceEnv = {
     DYNAMODB_ENDPOINT: proxy.endpoint,
     REQUESTS_TABLE_NAME: TABLES.requests,
@@ -112,144 +208,181 @@ async function main(): Promise<void> {
     POWERTOOLS_METRICS_DISABLED: 'false',
   };
   Object.assign(process.env, serviceEnv);
-  installSendHook();
-  const service: Handler = (await import('../functions/create-termination-request')).handler;
-  const bundle = handlerOf(await import(pathToFileURL(bundles.create).href), bundles.create);
-
-  const sdkClient = () => {
-    const client = new DynamoDBClient({ region: REGION, endpoint: proxy.endpoint, credentials: LOCAL_CREDENTIALS, maxAttempts: 3 });
+  // The service builds its client when its module loads: count the client it wraps.
+  const from = DynamoDBDocumentClient.from;
+  DynamoDBDocumentClient.from = (client, config) => {
     countCalls(client);
-    onCleanup('SDK client', () => client.destroy());
-    return client;
+    return from(client, config);
   };
-  const floorClient = sdkClient();
-  const peer = createPeerHandler(sdkClient(), {
+  const service: Handler = (await import('../functions/create-termination-request')).handler;
+  DynamoDBDocumentClient.from = from;
+  const bundleModule: unknown = await import(pathToFileURL(create.file).href);
+  const bundle = typeof bundleModule === 'object' && bundleModule !== null && 'handler' in bundleModule ? bundleModule.handler : undefined;
+  if (!isHandler(bundle)) throw new Error(`${create.file} exports no handler`);
+
+  const client = () => {
+    const sdk = new DynamoDBClient({ region: REGION, endpoint: proxy.endpoint, credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+    countCalls(sdk);
+    stops.push(() => sdk.destroy());
+    return sdk;
+  };
+  const floorClient = client();
+  const peer = createPeerHandler(client(), {
     idempotency: TABLES.peerIdempotency,
     requests: TABLES.peerRequests,
     contracts: TABLES.contracts,
   });
 
-  const [serviceSeedContract = '', peerSeedContract = ''] = slice(2);
-  const seeds = { service: await seed(service, serviceSeedContract, 'service'), peer: await seed(peer, peerSeedContract, 'peer') };
-  if (sdkCalls.total() === 0) throw new Error("bench: the SDK hook did not see the service handler's DynamoDB client");
+  const seed = async (handler: Handler) => {
+    const call = fresh(nextContract());
+    const result = await handler(eventOf(call), lambdaContext());
+    if (statusOf(result) !== 201) throw new Error(`seeding answered ${JSON.stringify(result)}`);
+    return call;
+  };
+  const seeds = { service: await seed(service), peer: await seed(peer) };
+  if (sdkCalls === 0) throw new Error("the SDK counter did not see the service's DynamoDB client");
 
-  const counters = { http: proxy.total, dynamoDbMs: proxy.busyMs, sdk: sdkCalls.total, stdoutBytes: stdout.bytes, httpSince: proxy.since };
-  const passes: { name: string; results: ScenarioResult[] }[] = [];
-  for (const [name, delay] of [
-    ['DynamoDB Local as is', 0],
-    [`DynamoDB Local + ${options.delayMs} ms per call`, options.delayMs],
-  ] as const) {
-    progress(`latency: ${name}...`);
-    proxy.setDelay(delay);
-    const pools = {
-      floor: new ContractPool('floor', slice(perPass)),
-      service: new ContractPool('service', slice(perPass)),
-      bundle: new ContractPool('bundle', slice(perPass)),
-      peer: new ContractPool('peer', slice(perPass)),
-    };
-    // The bundle runs the same code as the TypeScript handler: measured as is only, to keep the run short.
-    const impls = { floorClient, service, bundle: delay === 0 ? bundle : undefined, peer };
-    const results = await measure(buildScenarios(impls, pools, seeds), counters, options);
+  const pathRows = (impl: Impl, handler: Handler, seeded: Call): Row[] =>
+    (
+      [
+        ['create', 201, () => fresh(nextContract())],
+        ['replay', 200, () => seeded],
+        ['409 active request', 409, () => fresh(seeded.contractId)],
+        ['422 contract closed', 422, () => fresh(CLOSED)],
+        ['422 date after end', 422, () => fresh(END_DATE, validBody(DATE_AFTER_END))],
+      ] satisfies [string, number, () => Call][]
+    ).map(([path, expect, call]) => ({
+      path,
+      impl,
+      expect,
+      sdkSeen: impl !== 'bundle',
+      prepare: () => {
+        const [event, context] = [eventOf(call()), lambdaContext()];
+        return () => handler(event, context);
+      },
+    }));
+  const floorTables = { requests: TABLES.floorRequests, contracts: TABLES.contracts };
+  const floorRow: Row = {
+    path: 'create',
+    impl: 'floor',
+    expect: 0,
+    sdkSeen: true,
+    prepare: () => {
+      const input = floorTransaction(floorTables, nextContract(), CUSTOMER, validBody());
+      return () => floorClient.send(new TransactWriteItemsCommand(input));
+    },
+  };
+  const counters = {
+    http: () => proxy.operations.length,
+    dynamoDbMs: () => proxy.busyMs,
+    sdk: () => sdkCalls,
+    stdoutBytes: () => stdoutBytes,
+    operationsSince: (mark: number) => proxy.operations.slice(mark),
+  };
+  const passes: report.Pass[] = [];
+  for (const delay of [0, delayMs]) {
+    const name = delay === 0 ? 'as is' : `+ ${delay} ms per call`;
+    progress(`latency: DynamoDB Local ${name}...`);
+    proxy.delayMs = delay;
+    // The bundle runs the same code as the handler: measured as is only, to keep the run short.
+    const rows = [floorRow, ...pathRows('service', service, seeds.service)];
+    if (delay === 0) rows.push(...pathRows('bundle', bundle, seeds.service));
+    rows.push(...pathRows('peer', peer, seeds.peer));
+    const results = await measureLatency(rows, counters, warmup, iterations);
     passes.push({ name: delay === 0 ? 'as is' : `+${delay} ms`, results });
-    say(latencyTable(`Latency, ${name}`, results));
+    say(report.latencyTable({ name, results }, iterations));
   }
-  proxy.setDelay(0);
-  const sample = floorTransaction(
-    { requests: TABLES.floorRequests, contracts: TABLES.contracts },
-    'a1a1a1a1-0000-4000-8000-000000000001',
-    CUSTOMER,
-  );
-  say(
-    floorItemsTable(
-      transactionItemSizes(sample, {
-        contractId: { S: 'a1a1a1a1-0000-4000-8000-000000000001' },
-        customerId: { S: CUSTOMER },
-        status: { S: 'ACTIVE' },
-      }),
-    ),
-  );
+  proxy.delayMs = 0;
+  const sample = floorTransaction(floorTables, DEMO_CUSTOMERS.anna.contracts.active, CUSTOMER, validBody());
+  const checked = { contractId: { S: DEMO_CUSTOMERS.anna.contracts.active }, customerId: { S: CUSTOMER }, status: { S: 'ACTIVE' } };
+  say(report.itemsTable(transactionItems(sample, checked)));
 
   progress('authorizer...');
   const key = makeSigningKey();
   const jwks = await startJwksServer(key.jwks, 0);
-  onCleanup('JWKS server', () => jwks.stop());
-  say(authorizerTable(await measureAuthorizer(key, jwks.uri, options.authorizerIterations)));
-  say(bundlesTable(bundles));
+  stops.push(jwks.stop);
+  Object.assign(process.env, { JWT_ISSUER: LOCAL_ISSUER, JWT_AUDIENCE: LOCAL_AUDIENCE, JWKS_URI: jwks.uri });
+  const token = signToken(key, { customerId: CUSTOMER, expiresIn: 3600 });
+  say(report.authorizerTable(await measureAuthorizer(token, createPublicKey(key.privateKey), CUSTOMER, authorizerIterations)));
+  say(report.bundlesTable(functions, bare));
 
   progress('cold starts...');
-  const coldCreate = slice(options.coldRuns);
-  const coldBare = slice(options.coldRuns);
-  const token = signToken(key, { customerId: CUSTOMER, expiresIn: 3600 });
-  const cold = await measureColdStarts(
-    bundles.coldStartRunner,
-    [
-      {
-        name: 'create-termination-request',
-        bundle: bundles.create,
-        event: (run) =>
-          apiEvent({ customerId: CUSTOMER, contractId: coldCreate[run] ?? '', idempotencyKey: randomUUID(), body: validBody() }),
-        expectStatus: 201,
-        env: serviceEnv,
-      },
-      {
-        name: 'bare DynamoDB client + 1 call',
-        bundle: bundles.bare.path,
-        event: (run) => floorTransaction({ requests: TABLES.floorRequests, contracts: TABLES.contracts }, coldBare[run] ?? '', CUSTOMER),
-        expectStatus: 201,
-        env: serviceEnv,
-      },
-      {
-        name: 'authorize-customer (JWKS fetch included)',
-        bundle: bundles.authorizer,
-        event: () => authorizerEvent(token),
-        expectStatus: undefined,
-        env: { JWT_ISSUER: LOCAL_ISSUER, JWT_AUDIENCE: LOCAL_AUDIENCE, JWKS_URI: jwks.uri, POWERTOOLS_LOG_LEVEL: 'INFO' },
-      },
-    ],
-    options.coldRuns,
-    proxy.total,
-  );
-  say(coldTable(cold, options.coldRuns));
-
-  progress(`memory: ${options.memoryInvocations} invocations...`);
-  const memory = await measureMemory(
-    bundles.memoryRunner,
+  const targets = [
+    { name: 'create-termination-request', file: create.file, expect: 201, event: () => eventOf(fresh(nextContract())) },
     {
-      bundle: bundles.create,
-      invocations: options.memoryInvocations,
-      checkpoints: checkpointsFor(options.memoryInvocations),
-      customerId: CUSTOMER,
-      replay: seeds.service.call,
-      closedContract: CLOSED_CONTRACT,
-      endDateContract: END_DATE_CONTRACT,
-      freshContracts: slice(memoryCreates),
-      bodies: {
-        valid: validBody(),
-        afterEnd: validBody(DATE_AFTER_END),
-        badAccount: { ...validBody(), bankDetails: { ...DEMO_BANK_DETAILS, accountNumber: '40817810700000000002' } },
-        badFields: { ...validBody(), reasonCode: 'BORED', desiredTerminationDate: '2045-02-30' },
-      },
+      name: 'bare DynamoDB client + 1 call',
+      file: bare.file,
+      expect: 201,
+      event: () => floorTransaction(floorTables, nextContract(), CUSTOMER, validBody()),
     },
-    // Straight to DynamoDB Local: nothing to count here, and the proxy would only add noise.
-    { ...serviceEnv, DYNAMODB_ENDPOINT: db.endpoint },
-  );
-  say(memoryTable(memory));
+    // The runner counts an authorizer's Allow policy as 200.
+    {
+      name: 'authorize-customer (JWKS fetch included)',
+      file: authorizer.file,
+      expect: 200,
+      event: () => authorizerEvent(`Bearer ${token}`),
+    },
+  ];
+  const cold: report.Cold = targets.map(({ name }) => ({ name, runs: [] }));
+  // Bundles take turns, so the machine's noise hits all alike.
+  for (let run = 0; run < coldRuns; run++) {
+    for (const [i, target] of targets.entries()) {
+      const before = proxy.operations.length;
+      const env = { BENCH_MODE: 'cold', BENCH_BUNDLE: target.file, BENCH_EVENT: JSON.stringify(target.event()) };
+      const { lines, wallMs } = await runChild(runner.file, env);
+      const [line] = lines;
+      if (line?.['status'] !== target.expect) throw new Error(`cold start of ${target.name} answered ${JSON.stringify(line)}`);
+      cold[i]?.runs.push({ ...line, wallMs, calls: proxy.operations.length - before });
+    }
+  }
+  say(report.coldTable(cold));
 
-  const verdicts = judge(passes, cold, memory);
-  say(verdictTable(verdicts));
+  progress(`memory: ${memoryInvocations} invocations...`);
+  const memoryEnv = {
+    ...serviceEnv,
+    // Straight to DynamoDB Local: nothing to count here, and the proxy would only add noise.
+    DYNAMODB_ENDPOINT: db.endpoint,
+    BENCH_MODE: 'memory',
+    BENCH_BUNDLE: create.file,
+    BENCH_INVOCATIONS: String(memoryInvocations),
+    BENCH_CUSTOMER: CUSTOMER,
+    BENCH_REPLAY: `${seeds.service.contractId},${seeds.service.key}`,
+    BENCH_CLOSED: CLOSED,
+    BENCH_END_DATE: END_DATE,
+    BENCH_FRESH: Array.from({ length: Math.ceil(memoryInvocations / 50) }, nextContract).join(','),
+    BENCH_BODY: JSON.stringify(seeds.service.body),
+    BENCH_BODY_AFTER_END: JSON.stringify(validBody(DATE_AFTER_END)),
+    BENCH_BODY_BAD_ACCOUNT: JSON.stringify({
+      ...validBody(),
+      bankDetails: { ...DEMO_BANK_DETAILS, accountNumber: '40817810700000000002' },
+    }),
+    BENCH_BODY_BAD_FIELDS: JSON.stringify({ ...validBody(), reasonCode: 'BORED', desiredTerminationDate: '2045-02-30' }),
+  };
+  const { lines, wallMs } = await runChild(runner.file, memoryEnv, ['--expose-gc']);
+  const memory = { samples: lines.filter((l) => 'invocations' in l), statuses: lines.find((l) => !('invocations' in l)) ?? {}, wallMs };
+  say(report.memoryTable(memory));
+
+  say(report.verdictTable(passes, cold, memory));
+  const args = process.argv.slice(2).join(' ');
   say(
-    `Finished in ${((performance.now() - began) / 1000).toFixed(0)} s, load average ${load()}. Reproduce: npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    `Finished in ${((performance.now() - began) / 1000).toFixed(0)} s, load average ${load()}. Reproduce: npm run bench${args ? ` -- ${args}` : ''}`,
   );
 }
 
-installExitHandlers();
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] satisfies NodeJS.Signals[]) {
+  process.on(signal, () => {
+    if (!interrupted) console.error(`\nbench: ${signal}, stopping...`);
+    interrupted = true;
+    void stopAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
+}
 main()
-  .then(async () => {
-    await stopAll();
-    process.exit(0);
-  })
+  .then(() => stopAll())
+  .then(() => process.exit(0))
   .catch(async (error: unknown) => {
-    if (!wasInterrupted()) console.error('bench failed:', error);
+    // After Ctrl-C, a failure is only its echo.
+    if (!interrupted) console.error('bench failed:', error);
     await stopAll();
-    process.exit(1);
+    process.exit(interrupted ? 130 : 1);
   });

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import { standaloneValidatorsSource } from './standalone-validators';
 
 /*
@@ -23,7 +23,7 @@ export const standaloneValidators: Plugin = {
   },
 };
 
-/** How every Lambda bundle is made (the bench builds its bare baseline the same way). */
+/** How every Lambda bundle is made. */
 export const LAMBDA_BUILD_OPTIONS = {
   bundle: true,
   minify: true,
@@ -37,29 +37,44 @@ export const LAMBDA_BUILD_OPTIONS = {
   logLevel: 'warning',
 } satisfies BuildOptions;
 
+export interface BuiltBundle {
+  name: string;
+  bytes: number;
+  /** The bundle's .mjs file. */
+  file: string;
+  /** esbuild's metafile: what each input contributes to the bundle. */
+  metafile: Metafile;
+}
+
 /**
- * Builds every function. Each file is replaced by a rename, never rewritten in place or deleted
- * first: a serverless offline that is running (npm start, another test run) must never load a
- * half-written or missing bundle.
+ * Builds every function (or the given entry files) into <outDir>/<name>/index.mjs. Each file is
+ * replaced by a rename, never rewritten in place or deleted first: a serverless offline that is
+ * running (npm start, another test run) must never load a half-written or missing bundle.
  */
-export async function buildFunctions(): Promise<{ name: string; bytes: number }[]> {
-  const entries = readdirSync('functions').filter((f) => f.endsWith('.ts'));
+export async function buildFunctions(options: { outDir?: string; entries?: string[] } = {}): Promise<BuiltBundle[]> {
+  const outDir = options.outDir ?? OUT_DIR;
+  const entries =
+    options.entries ??
+    readdirSync('functions')
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => join('functions', f));
   const names = new Set(entries.map((file) => basename(file, '.ts')));
-  mkdirSync(OUT_DIR, { recursive: true });
-  for (const stale of readdirSync(OUT_DIR, { withFileTypes: true }).filter((d) => d.isDirectory() && !names.has(d.name))) {
-    rmSync(join(OUT_DIR, stale.name), { recursive: true, force: true });
-  }
+  mkdirSync(outDir, { recursive: true });
+  // Bundles of deleted functions go; a build of chosen entries leaves the others alone.
+  const stale = options.entries ? [] : readdirSync(outDir, { withFileTypes: true }).filter((d) => d.isDirectory() && !names.has(d.name));
+  for (const dir of stale) rmSync(join(outDir, dir.name), { recursive: true, force: true });
   return Promise.all(
-    entries.map(async (file) => {
-      const name = basename(file, '.ts');
-      const outfile = join(OUT_DIR, name, 'index.mjs');
+    entries.map(async (entry) => {
+      const name = basename(entry, '.ts');
+      const file = join(outDir, name, 'index.mjs');
       const result = await build({
-        entryPoints: [join('functions', file)],
-        outfile,
+        entryPoints: [entry],
+        outfile: file,
         ...LAMBDA_BUILD_OPTIONS,
         sourcemap: 'linked',
         sourcesContent: false,
         plugins: [standaloneValidators],
+        metafile: true,
         write: false,
       });
       let bytes = 0;
@@ -70,12 +85,12 @@ export async function buildFunctions(): Promise<{ name: string; bytes: number }[
         renameSync(temporary, output.path);
         if (output.path.endsWith('.mjs')) bytes = output.contents.length;
       }
-      return { name, bytes };
+      return { name, bytes, file, metafile: result.metafile };
     }),
   );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const built = await buildFunctions();
-  for (const { name, bytes } of built) console.log(`${OUT_DIR}/${name}/index.mjs  ${(bytes / 1024).toFixed(0)} KiB`);
+  for (const { file, bytes } of built) console.log(`${file}  ${(bytes / 1024).toFixed(0)} KiB`);
 }
