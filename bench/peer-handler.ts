@@ -80,8 +80,17 @@ export function createPeerHandler(
     const requestId = randomUUID();
     const requestNumber = newRequestNumber();
     const createdAt = new Date().toISOString();
-    const slot = { pk: `ACTIVE#${contractId}`, requestId, requestNumber, customerId, createdAt };
-    const request = { pk: `REQUEST#${requestId}`, requestId, requestNumber, status: 'SUBMITTED', customerId, contractId, idempotencyKey };
+    const slot = { pk: `CONTRACT#${contractId}`, sk: 'ACTIVE', requestId, requestNumber, customerId, createdAt };
+    const request = {
+      pk: `CONTRACT#${contractId}`,
+      sk: `REQUEST#${requestId}`,
+      requestId,
+      requestNumber,
+      status: 'SUBMITTED',
+      customerId,
+      contractId,
+      idempotencyKey,
+    };
     try {
       await doc.send(
         new TransactWriteCommand({

@@ -2,8 +2,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../lib/http/errors';
 import { textsFor } from '../lib/http/texts';
+import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE } from '../lib/termination/read-termination-requests';
 import type { Problem } from '../lib/validation/problems';
-import { REASON_CODES, errorBodySchema, terminationRequestInputSchema, terminationRequestSchema } from '../lib/validation/schemas';
+import {
+  REASON_CODES,
+  errorBodySchema,
+  terminationRequestInputSchema,
+  terminationRequestListSchema,
+  terminationRequestSchema,
+} from '../lib/validation/schemas';
 
 /*
  * The OpenAPI 3.1 description of the API, built from the very JSON Schemas the validator
@@ -40,6 +47,7 @@ const ERROR_EXAMPLES: Record<ErrorCode, Problem[]> = {
   UNAUTHORIZED: [{ field: 'Authorization', code: 'bearerTokenRequired' }],
   CONTRACT_ACCESS_DENIED: [{ field: 'contractId', code: 'contractAccessDenied' }],
   CONTRACT_NOT_FOUND: [{ field: 'contractId', code: 'contractNotFound' }],
+  TERMINATION_REQUEST_NOT_FOUND: [{ field: 'requestId', code: 'requestNotFound' }],
   ACTIVE_REQUEST_ALREADY_EXISTS: [{ field: 'contractId', code: 'activeRequestExists', requestNumber: 'TR-7KQM-X2PF' }],
   CONTRACT_NOT_ACTIVE: [{ field: 'contractId', code: 'contractNotActive' }],
   TERMINATION_DATE_AFTER_CONTRACT_END: [{ field: 'desiredTerminationDate', code: 'dateAfterContractEnd', endDate: '2045-12-31' }],
@@ -60,7 +68,7 @@ const STATUS_TEXT: Record<string, string> = {
   '400': 'The request could not be read, or fields are not valid (details lists each).',
   '401': 'No valid bearer token.',
   '403': 'The contract belongs to another customer.',
-  '404': 'No such contract.',
+  '404': 'No such contract, or (reads) no such request on it.',
   '409': 'The contract already has an active termination request; the message names its number.',
   '422': 'A business rule refused the request, or the Idempotency-Key was used for another request.',
   '429': 'The stage throttled the call (API Gateway). Retry later.',
@@ -68,13 +76,27 @@ const STATUS_TEXT: Record<string, string> = {
   '503': 'A dependency is unavailable. Retry after Retry-After seconds, with the same Idempotency-Key.',
 };
 
-function errorResponses(): Record<string, unknown> {
-  const statuses = [...new Set([...Object.values(ERROR_STATUS).map(String), ...Object.keys(GATEWAY_EXAMPLES)])].sort();
+/** The errorCodes each operation can answer with. */
+const ALL_CODES = Object.keys(ERROR_STATUS).filter(isErrorCode);
+const READ_CODES: ErrorCode[] = [
+  'VALIDATION_ERROR',
+  'UNAUTHORIZED',
+  'CONTRACT_ACCESS_DENIED',
+  'CONTRACT_NOT_FOUND',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+];
+const OPERATION_CODES = {
+  create: ALL_CODES.filter((code) => code !== 'TERMINATION_REQUEST_NOT_FOUND'),
+  get: [...READ_CODES, 'TERMINATION_REQUEST_NOT_FOUND'],
+  list: READ_CODES,
+} satisfies Record<string, ErrorCode[]>;
+
+function errorResponses(operationCodes: ErrorCode[]): Record<string, unknown> {
+  const statuses = [...new Set([...operationCodes.map((code) => String(ERROR_STATUS[code])), ...Object.keys(GATEWAY_EXAMPLES)])].sort();
   return Object.fromEntries(
     statuses.map((status) => {
-      const codes = Object.keys(ERROR_STATUS)
-        .filter(isErrorCode)
-        .filter((code) => String(ERROR_STATUS[code]) === status);
+      const codes = operationCodes.filter((code) => String(ERROR_STATUS[code]) === status);
       const examples = Object.fromEntries([
         ...codes.map((errorCode) => [
           errorCode,
@@ -114,6 +136,18 @@ export function buildOpenApi(): Record<string, unknown> {
     createdAt: '2026-11-21T09:30:00.000Z',
     message: en.created('TR-7KQM-X2PF'),
   };
+  const read = { ...created, message: en.requestStatus({ status: 'SUBMITTED', requestNumber: 'TR-7KQM-X2PF' }) };
+  const contractIdParameter = { name: 'contractId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+  const commonHeaders = [
+    { name: 'X-Correlation-Id', in: 'header', required: false, schema: { type: 'string', format: 'uuid' } },
+    {
+      name: 'Accept-Language',
+      in: 'header',
+      required: false,
+      description: 'ru for Russian texts; English otherwise.',
+      schema: { type: 'string' },
+    },
+  ];
   const successHeaders = {
     'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
     Location: header(
@@ -186,7 +220,61 @@ export function buildOpenApi(): Record<string, unknown> {
               headers: { ...successHeaders, 'Idempotent-Replayed': header('Present on replays.', { type: 'string', const: 'true' }, true) },
               content: { 'application/json': { schema: { $ref: '#/components/schemas/TerminationRequest' }, example: created } },
             },
-            ...errorResponses(),
+            ...errorResponses(OPERATION_CODES.create),
+          },
+        },
+        get: {
+          operationId: 'listTerminationRequests',
+          summary: "The contract's termination requests, newest first",
+          parameters: [
+            contractIdParameter,
+            {
+              name: 'limit',
+              in: 'query',
+              required: false,
+              description: `Requests per page, 1 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when absent.`,
+              schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
+            },
+            {
+              name: 'cursor',
+              in: 'query',
+              required: false,
+              description: 'The nextCursor of the previous page, as it came.',
+              schema: { type: 'string' },
+            },
+            ...commonHeaders,
+          ],
+          responses: {
+            '200': {
+              description: 'One page of requests; nextCursor is present when there are more.',
+              headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+              content: {
+                'application/json': {
+                  schema: { $ref: '#/components/schemas/TerminationRequestList' },
+                  example: { items: [read], nextCursor: encodeCursor(requestId) },
+                },
+              },
+            },
+            ...errorResponses(OPERATION_CODES.list),
+          },
+        },
+      },
+      [`${API_PATH}/{requestId}`]: {
+        get: {
+          operationId: 'getTerminationRequest',
+          summary: 'One termination request of the contract, with its current status',
+          parameters: [
+            contractIdParameter,
+            { name: 'requestId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+            ...commonHeaders,
+          ],
+          responses: {
+            '200': {
+              description: 'The request and a message for its current status.',
+              headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/TerminationRequest' }, example: read } },
+            },
+            ...errorResponses(OPERATION_CODES.get),
           },
         },
       },
@@ -197,6 +285,13 @@ export function buildOpenApi(): Record<string, unknown> {
       schemas: {
         TerminationRequestInput: component(terminationRequestInputSchema),
         TerminationRequest: component(terminationRequestSchema),
+        TerminationRequestList: {
+          ...component(terminationRequestListSchema),
+          properties: {
+            ...terminationRequestListSchema.properties,
+            items: { type: 'array', items: { $ref: '#/components/schemas/TerminationRequest' } },
+          },
+        },
         Error: component(errorBodySchema),
         ReasonCode: { type: 'string', enum: REASON_CODES },
       },

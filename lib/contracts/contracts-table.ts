@@ -91,3 +91,10 @@ export function judgeContract(
   if (endDate !== undefined && endDate < desiredTerminationDate) return { kind: 'date-after-end', endDate };
   return { kind: 'ok' };
 }
+
+/** Whether the caller may see the contract's requests: the same 404/403 rules as a create. */
+export function ownershipOf(contract: Record<string, unknown> | undefined, customerId: string): 'not-found' | 'access-denied' | 'owner' {
+  if (!contract) return 'not-found';
+  if (typeof contract['customerId'] !== 'string') throw new MalformedContractError(contract['contractId'], 'customerId is not a string');
+  return contract['customerId'] === customerId ? 'owner' : 'access-denied';
+}

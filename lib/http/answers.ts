@@ -1,5 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { CreateOutcome } from '../termination/create-termination-request';
+import type { ReadOutcome } from '../termination/read-termination-requests';
 import type { Refusal } from '../termination/refusals';
 import type { ErrorBody } from '../validation/schemas';
 import { ERROR_STATUS, type ErrorCode } from './errors';
@@ -11,7 +12,7 @@ import type { Texts } from './texts';
  */
 
 /** What the edge saw, on top of the use case's outcomes: its own refusals and plain failures. */
-export type Outcome = CreateOutcome | { kind: 'refused'; refusal: Refusal<ErrorCode> } | { kind: 'failed'; error: unknown };
+export type Outcome = CreateOutcome | ReadOutcome | { kind: 'refused'; refusal: Refusal<ErrorCode> } | { kind: 'failed'; error: unknown };
 
 export interface AnswerContext {
   correlationId: string;
@@ -72,6 +73,12 @@ export function answerFor(outcome: Outcome, context: AnswerContext): Answer {
       const headers: Record<string, string> = { Location: context.location(outcome.request.requestId) };
       if (outcome.kind === 'replayed') headers['Idempotent-Replayed'] = 'true';
       return { response: json(statusCode, outcome.request, context.correlationId, headers), statusCode, errorCode: undefined };
+    }
+    case 'found':
+      return { response: json(200, outcome.request, context.correlationId), statusCode: 200, errorCode: undefined };
+    case 'listed': {
+      const body = { items: outcome.requests, ...(outcome.nextCursor === undefined ? {} : { nextCursor: outcome.nextCursor }) };
+      return { response: json(200, body, context.correlationId), statusCode: 200, errorCode: undefined };
     }
     case 'refused':
       return errorAnswer(outcome.refusal, context);

@@ -1,4 +1,5 @@
 import type { Problem, ProblemCode, ProblemOf } from '../validation/problems';
+import type { TerminationRequest } from '../validation/schemas';
 import type { ErrorCode } from './errors';
 
 export type Language = 'en' | 'ru';
@@ -7,6 +8,8 @@ export type Language = 'en' | 'ru';
 export interface Texts {
   error: (code: ErrorCode, args: { requestNumber?: string | undefined }) => string;
   created: (requestNumber: string) => string;
+  /** The message of a request read back, for its current status. */
+  requestStatus: (request: { status: TerminationRequest['status']; requestNumber: string }) => string;
   problem: (problem: Problem) => string;
 }
 
@@ -49,7 +52,11 @@ const enProblems: ProblemTexts = {
   contentType: () => 'must be application/json',
   tooLarge: ({ limit }) => `the body must be at most ${limit} bytes`,
   bearerTokenRequired: () => 'a valid bearer token is required',
+  requestNotFound: () => 'no such request on this contract',
+  range: ({ min, max }) => `must be a whole number from ${min} to ${max}`,
 };
+
+const enSubmitted = (n: string) => `Your early termination request No. ${n} has been submitted.`;
 
 const en: Texts = {
   error: (code, args) =>
@@ -60,6 +67,7 @@ const en: Texts = {
       UNAUTHORIZED: 'Authorization is required.',
       CONTRACT_ACCESS_DENIED: 'You do not have access to this contract.',
       CONTRACT_NOT_FOUND: 'The contract was not found.',
+      TERMINATION_REQUEST_NOT_FOUND: 'The termination request was not found.',
       ACTIVE_REQUEST_ALREADY_EXISTS: `An active termination request ${args.requestNumber ?? ''} already exists for this contract.`,
       CONTRACT_NOT_ACTIVE: 'The contract is not active and cannot be terminated.',
       TERMINATION_DATE_AFTER_CONTRACT_END: 'The desired termination date is after the end of the contract.',
@@ -69,7 +77,8 @@ const en: Texts = {
       INTERNAL_ERROR: 'Something went wrong on our side. Please try again later.',
       SERVICE_UNAVAILABLE: 'The service is temporarily unavailable. Please retry later.',
     })[code],
-  created: (n) => `Your early termination request No. ${n} has been submitted.`,
+  created: (n) => enSubmitted(n),
+  requestStatus: ({ requestNumber }) => enSubmitted(requestNumber),
   problem: (problem) => describe(enProblems, problem),
 };
 
@@ -104,7 +113,11 @@ const ruProblems: ProblemTexts = {
   contentType: () => 'должен быть application/json',
   tooLarge: ({ limit }) => `тело запроса не должно превышать ${limit} байт`,
   bearerTokenRequired: () => 'требуется действующий токен доступа (Bearer)',
+  requestNotFound: () => 'по этому договору нет такой заявки',
+  range: ({ min, max }) => `должно быть целым числом от ${min} до ${max}`,
 };
+
+const ruSubmitted = (n: string) => `Ваша заявка на досрочное расторжение договора № ${n} принята.`;
 
 const ru: Texts = {
   error: (code, args) =>
@@ -115,6 +128,7 @@ const ru: Texts = {
       UNAUTHORIZED: 'Требуется авторизация.',
       CONTRACT_ACCESS_DENIED: 'У вас нет доступа к этому договору.',
       CONTRACT_NOT_FOUND: 'Договор не найден.',
+      TERMINATION_REQUEST_NOT_FOUND: 'Заявка на расторжение не найдена.',
       ACTIVE_REQUEST_ALREADY_EXISTS: `По этому договору уже есть активная заявка на расторжение ${args.requestNumber ?? ''}.`,
       CONTRACT_NOT_ACTIVE: 'Договор не действует, его нельзя расторгнуть.',
       TERMINATION_DATE_AFTER_CONTRACT_END: 'Желаемая дата расторжения позже даты окончания договора.',
@@ -124,7 +138,8 @@ const ru: Texts = {
       INTERNAL_ERROR: 'Что-то пошло не так. Пожалуйста, повторите попытку позже.',
       SERVICE_UNAVAILABLE: 'Сервис временно недоступен. Повторите попытку позже.',
     })[code],
-  created: (n) => `Ваша заявка на досрочное расторжение договора № ${n} принята.`,
+  created: (n) => ruSubmitted(n),
+  requestStatus: ({ requestNumber }) => ruSubmitted(requestNumber),
   problem: (problem) => describe(ruProblems, problem),
 };
 

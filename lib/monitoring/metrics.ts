@@ -10,6 +10,7 @@ export const metrics = new Metrics({ serviceName: 'contract-termination' });
 export type OutcomeMetric =
   | 'RequestsCreated'
   | 'RequestsReplayed'
+  | 'RequestsRead'
   | 'ActiveRequestConflicts'
   | 'BusinessRejections'
   | 'ValidationFailures'
@@ -18,7 +19,8 @@ export type OutcomeMetric =
   | 'InternalErrors';
 
 /** The metric an answer counts in, by its status (docs/decisions/0011-error-body.md). */
-export function outcomeMetric(statusCode: number): OutcomeMetric {
+export function outcomeMetric(statusCode: number, read = false): OutcomeMetric {
+  if (read && statusCode === 200) return 'RequestsRead';
   switch (statusCode) {
     case 201:
       return 'RequestsCreated';
@@ -41,7 +43,8 @@ export function outcomeMetric(statusCode: number): OutcomeMetric {
   }
 }
 
-export function recordOutcome(statusCode: number): void {
-  metrics.addMetric(outcomeMetric(statusCode), MetricUnit.Count, 1);
+/** One count per answer; `read` for the GET routes, whose 200 is a read, not a replay. */
+export function recordOutcome(statusCode: number, read = false): void {
+  metrics.addMetric(outcomeMetric(statusCode, read), MetricUnit.Count, 1);
   metrics.publishStoredMetrics();
 }

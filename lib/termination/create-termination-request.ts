@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { v7 as timeOrderedUuid } from 'uuid';
 import { isAccountKeyValid } from '../banking/control-key';
 import type { ContractVerdict } from '../contracts/contracts-table';
 import { isDynamoDbUnavailable } from '../storage/dynamodb-client';
@@ -140,7 +140,8 @@ function refusalOf(outcome: Extract<WriteOutcome, { kind: 'contract' | 'slot-tak
 async function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abortSignal: AbortSignal): Promise<CreateOutcome> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   for (let attempt = 0; ; attempt++) {
-    const requestId = randomUUID();
+    // Time-ordered, so a contract's requests list newest first by their key (keys.ts).
+    const requestId = timeOrderedUuid();
     const requestNumber = newRequestNumber();
     const response: TerminationRequest = {
       requestId,

@@ -3,17 +3,14 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { contractConditionCheck, judgeContract, type ContractVerdict } from '../contracts/contracts-table';
 import { isTerminationRequest } from '../validation/validator';
+import { idempotencyKeyOf, numberKeyOf, requestKeyOf, slotKeyOf } from './keys';
 import type { TerminationRequest, TerminationRequestInput } from '../validation/schemas';
 
 /*
  * The create as data (docs/decisions/0005-one-atomic-write.md): one TransactWriteItems that binds
- * four items of the service's table and a check of the contract, and the reading of its
+ * four items of the service's table (keys.ts) and a check of the contract, and the reading of its
  * cancellation reasons. Both are pure; termination-store.ts only sends and, where a reason came
  * back without its item, reads that item.
- *   IDEMPOTENCY#<customerId>#<key>  the key, its fingerprint and the 201 body (TTL: expiresAt)
- *   ACTIVE#<contractId>             the contract's one active-request slot
- *   NUMBER#<requestNumber>          makes request numbers unique
- *   REQUEST#<requestId>             the request itself
  */
 
 export const STATUS_SUBMITTED = 'SUBMITTED';
@@ -61,11 +58,6 @@ export interface NeedsRead {
   decide: (item: Record<string, unknown> | undefined) => WriteOutcome;
 }
 
-export const idempotencyKeyOf = (customerId: string, key: string) => `IDEMPOTENCY#${customerId}#${key}`;
-export const slotKeyOf = (contractId: string) => `ACTIVE#${contractId}`;
-export const numberKeyOf = (requestNumber: string) => `NUMBER#${requestNumber}`;
-export const requestKeyOf = (requestId: string) => `REQUEST#${requestId}`;
-
 // Positions of the items in the transaction; cancellation reasons come back in this order.
 // The idempotency key goes first: it decides before any state-dependent rule.
 const KEY = 0;
@@ -84,7 +76,7 @@ export function buildCreateTransaction(tables: Tables, request: NewRequest, nowS
         Put: {
           TableName: tables.requests,
           Item: {
-            pk: idempotencyKeyOf(request.customerId, request.idempotencyKey),
+            ...idempotencyKeyOf(request.customerId, request.idempotencyKey),
             kind: 'IDEMPOTENCY',
             fingerprint: request.fingerprint,
             requestId: request.requestId,
@@ -111,7 +103,7 @@ export function buildCreateTransaction(tables: Tables, request: NewRequest, nowS
         Put: {
           TableName: tables.requests,
           Item: {
-            pk: slotKeyOf(request.contractId),
+            ...slotKeyOf(request.contractId),
             kind: 'ACTIVE_SLOT',
             requestId: request.requestId,
             requestNumber: request.requestNumber,
@@ -125,7 +117,12 @@ export function buildCreateTransaction(tables: Tables, request: NewRequest, nowS
       {
         Put: {
           TableName: tables.requests,
-          Item: { pk: numberKeyOf(request.requestNumber), kind: 'REQUEST_NUMBER', requestId: request.requestId },
+          Item: {
+            ...numberKeyOf(request.requestNumber),
+            kind: 'REQUEST_NUMBER',
+            requestId: request.requestId,
+            contractId: request.contractId,
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -133,7 +130,7 @@ export function buildCreateTransaction(tables: Tables, request: NewRequest, nowS
         Put: {
           TableName: tables.requests,
           Item: {
-            pk: requestKeyOf(request.requestId),
+            ...requestKeyOf(request.contractId, request.requestId),
             kind: 'REQUEST',
             requestId: request.requestId,
             requestNumber: request.requestNumber,
@@ -192,7 +189,7 @@ export function explainCancellation(reasons: CancellationReason[], request: NewR
     return {
       kind: 'read',
       table: 'requests',
-      key: { pk: idempotencyKeyOf(request.customerId, request.idempotencyKey) },
+      key: { ...idempotencyKeyOf(request.customerId, request.idempotencyKey) },
       decide: (item) => keyUsed(asIdempotencyRecord(item, nowSeconds)),
     };
   }
@@ -211,7 +208,7 @@ export function explainCancellation(reasons: CancellationReason[], request: NewR
   if (failed(SLOT)) {
     const returned = oldItem(reasons[SLOT]);
     if (returned) return slotTaken(returned);
-    return { kind: 'read', table: 'requests', key: { pk: slotKeyOf(request.contractId) }, decide: slotTaken };
+    return { kind: 'read', table: 'requests', key: { ...slotKeyOf(request.contractId) }, decide: slotTaken };
   }
   if (failed(NUMBER)) return { kind: 'number-taken' };
   // TransactionConflict, or a request id that already exists (a UUID clash): a fresh attempt.

@@ -11,7 +11,8 @@ export type RefusalCode =
   | 'TERMINATION_DATE_AFTER_CONTRACT_END'
   | 'BANK_ACCOUNT_KEY_MISMATCH'
   | 'COMMENT_REQUIRED'
-  | 'IDEMPOTENCY_KEY_REUSED';
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'TERMINATION_REQUEST_NOT_FOUND';
 
 export interface Refusal<Code extends string = RefusalCode> {
   code: Code;

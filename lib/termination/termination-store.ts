@@ -1,15 +1,15 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   asIdempotencyRecord,
   buildCreateTransaction,
   explainCancellation,
-  idempotencyKeyOf,
   type IdempotencyRecord,
   type NewRequest,
   type Tables,
   type WriteOutcome,
 } from './create-transaction';
+import { idempotencyKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type TableKey } from './keys';
 
 /** All access to the service's table (and its reads of the contracts table). Writes are built in create-transaction.ts. */
 export class TerminationStore {
@@ -41,8 +41,45 @@ export class TerminationStore {
     nowSeconds: number,
     abortSignal?: AbortSignal,
   ): Promise<IdempotencyRecord | undefined> {
-    const item = await this.readConsistently(this.tables.requests, { pk: idempotencyKeyOf(customerId, idempotencyKey) }, abortSignal);
+    const item = await this.readConsistently(this.tables.requests, { ...idempotencyKeyOf(customerId, idempotencyKey) }, abortSignal);
     return asIdempotencyRecord(item, nowSeconds);
+  }
+
+  /** A request of a contract, as stored. */
+  async findRequest(contractId: string, requestId: string): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tables.requests, Key: { ...requestKeyOf(contractId, requestId) } }),
+    );
+    return Item;
+  }
+
+  /** One page of a contract's requests, newest first; `after` is the last request id of the previous page. */
+  async listRequests(
+    contractId: string,
+    limit: number,
+    after?: string,
+  ): Promise<{ items: Record<string, unknown>[]; lastRequestId?: string }> {
+    const start: TableKey | undefined = after === undefined ? undefined : requestKeyOf(contractId, after);
+    const { Items = [], LastEvaluatedKey } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tables.requests,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :requests)',
+        ExpressionAttributeValues: { ':pk': requestKeyOf(contractId, '').pk, ':requests': REQUEST_SORT_PREFIX },
+        ScanIndexForward: false,
+        Limit: limit,
+        ...(start ? { ExclusiveStartKey: { ...start } } : {}),
+      }),
+    );
+    const lastSortKey = LastEvaluatedKey?.['sk'];
+    return typeof lastSortKey === 'string'
+      ? { items: Items, lastRequestId: lastSortKey.slice(REQUEST_SORT_PREFIX.length) }
+      : { items: Items };
+  }
+
+  /** The contract, to explain why a read found nothing. */
+  async findContract(contractId: string): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.contracts, Key: { contractId } }));
+    return Item;
   }
 
   private async readConsistently(

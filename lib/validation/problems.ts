@@ -32,6 +32,8 @@ interface ProblemParams {
   contentType: NoParams;
   tooLarge: { limit: number };
   bearerTokenRequired: NoParams;
+  requestNotFound: NoParams;
+  range: { min: number; max: number };
 }
 
 export type ProblemCode = keyof ProblemParams;

@@ -72,6 +72,18 @@ export const terminationRequestSchema = {
 
 export type TerminationRequest = FromSchema<typeof terminationRequestSchema>;
 
+/** A page of a contract's requests, newest first; nextCursor fetches the next page. */
+export const terminationRequestListSchema = {
+  $id: 'TerminationRequestList',
+  type: 'object',
+  additionalProperties: false,
+  required: ['items'],
+  properties: {
+    items: { type: 'array', items: { $ref: 'TerminationRequest' } },
+    nextCursor: { type: 'string', minLength: 1 },
+  },
+} as const;
+
 export const errorBodySchema = {
   $id: 'Error',
   type: 'object',

@@ -7,23 +7,35 @@ export interface EventOptions {
   rawBody?: string | null;
   headers?: Record<string, string>;
   isBase64Encoded?: boolean;
+  /** A GET: of one request when requestId is given, else of the contract's list. */
+  method?: 'GET' | 'POST';
+  requestId?: string;
+  query?: Record<string, string>;
 }
 
 /** A REST API (v1) proxy event as API Gateway sends it to this route after the authorizer. */
 export function apiEvent(options: EventOptions): APIGatewayProxyEvent {
   const contractId = options.contractId ?? '00000000-0000-4000-8000-000000000000';
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Host: 'api.example.test', ...options.headers };
-  const body = options.rawBody !== undefined ? options.rawBody : JSON.stringify(options.body ?? {});
-  const path = `/api/v1/contracts/${contractId}/termination-requests`;
+  const method = options.method ?? 'POST';
+  const headers: Record<string, string> = {
+    ...(method === 'POST' ? { 'Content-Type': 'application/json' } : {}),
+    Host: 'api.example.test',
+    ...options.headers,
+  };
+  const body = method === 'GET' ? null : options.rawBody !== undefined ? options.rawBody : JSON.stringify(options.body ?? {});
+  const one = options.requestId !== undefined;
+  const resource = `/api/v1/contracts/{contractId}/termination-requests${one ? '/{requestId}' : ''}`;
+  const path = `/api/v1/contracts/${contractId}/termination-requests${one ? `/${options.requestId ?? ''}` : ''}`;
+  const query = options.query && Object.keys(options.query).length > 0 ? options.query : null;
   return {
-    resource: '/api/v1/contracts/{contractId}/termination-requests',
+    resource,
     path,
-    httpMethod: 'POST',
+    httpMethod: method,
     headers,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: { contractId },
+    queryStringParameters: query,
+    multiValueQueryStringParameters: query && Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])),
+    pathParameters: one ? { contractId, requestId: options.requestId ?? '' } : { contractId },
     stageVariables: null,
     requestContext: {
       accountId: '123456789012',
@@ -37,7 +49,7 @@ export function apiEvent(options: EventOptions): APIGatewayProxyEvent {
               integrationLatency: 12,
             },
       protocol: 'HTTP/1.1',
-      httpMethod: 'POST',
+      httpMethod: method,
       identity: {
         accessKey: null,
         accountId: null,
@@ -60,7 +72,7 @@ export function apiEvent(options: EventOptions): APIGatewayProxyEvent {
       requestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
       requestTimeEpoch: 1767225600000,
       resourceId: 'abc123',
-      resourcePath: '/api/v1/contracts/{contractId}/termination-requests',
+      resourcePath: resource,
     },
     body,
     isBase64Encoded: options.isBase64Encoded ?? false,

@@ -51,13 +51,14 @@ beforeAll(async () => {
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 describe('the API', () => {
-  it('has the one route, behind the Lambda authorizer', () => {
-    const methods = ofType(prod, 'AWS::ApiGateway::Method');
-    expect(methods).toHaveLength(1);
-    const [, method] = methods[0] ?? [];
-    expect(at(method, 'Properties', 'HttpMethod')).toBe('POST');
-    expect(at(method, 'Properties', 'AuthorizationType')).toBe('CUSTOM');
-    expect(at(method, 'Properties', 'Integration', 'Type')).toBe('AWS_PROXY');
+  it('has the three routes, each behind the Lambda authorizer, proxied to its own function', () => {
+    const methods = ofType(prod, 'AWS::ApiGateway::Method').map(([, method]) => ({
+      method: at(method, 'Properties', 'HttpMethod'),
+      authorization: at(method, 'Properties', 'AuthorizationType'),
+      integration: at(method, 'Properties', 'Integration', 'Type'),
+    }));
+    expect(methods.map((m) => m.method).sort()).toEqual(['GET', 'GET', 'POST']);
+    for (const m of methods) expect(m).toMatchObject({ authorization: 'CUSTOM', integration: 'AWS_PROXY' });
   });
 
   it('caches the authorizer answer on the Authorization header', () => {
@@ -120,7 +121,12 @@ describe('the API', () => {
 describe('the functions', () => {
   it('run nodejs22.x on arm64 from their own bundle, with their own role', () => {
     const functions = ofType(prod, 'AWS::Lambda::Function');
-    expect(functions.map(([name]) => name).sort()).toEqual(['AuthorizeCustomerLambdaFunction', 'CreateTerminationRequestLambdaFunction']);
+    expect(functions.map(([name]) => name).sort()).toEqual([
+      'AuthorizeCustomerLambdaFunction',
+      'CreateTerminationRequestLambdaFunction',
+      'GetTerminationRequestLambdaFunction',
+      'ListTerminationRequestsLambdaFunction',
+    ]);
     for (const [, fn] of functions) {
       expect(at(fn, 'Properties', 'Runtime')).toBe('nodejs22.x');
       expect(at(fn, 'Properties', 'Architectures')).toEqual(['arm64']);
@@ -136,7 +142,7 @@ describe('the functions', () => {
 
   it('keep their logs, and the API access log, for a set time (90 days on prod)', () => {
     const groups = ofType(prod, 'AWS::Logs::LogGroup');
-    expect(groups).toHaveLength(3);
+    expect(groups).toHaveLength(5);
     for (const [, group] of groups) expect(Number(at(group, 'Properties', 'RetentionInDays'))).toBe(90);
     for (const [, group] of ofType(dev, 'AWS::Logs::LogGroup')) expect(Number(at(group, 'Properties', 'RetentionInDays'))).toBe(30);
   });
@@ -167,6 +173,17 @@ describe('least privilege', () => {
     expect(JSON.stringify(allowed[1]?.resource)).toContain('table/contract-termination-prod-requests');
     expect(JSON.stringify(allowed[2]?.resource)).toContain('table/contracts-owned-elsewhere');
     for (const s of allowed) expect(JSON.stringify(s.resource)).not.toMatch(/"\*"|table\/\*/);
+  });
+
+  it('lets the reads get or query the requests table and get the contracts table: nothing else', () => {
+    const get = statements(prod, 'GetTerminationRequestRole');
+    expect(get.map((x) => x.actions)).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents'], ['dynamodb:GetItem']]);
+    expect(JSON.stringify(get[1]?.resource)).toMatch(/table\/contract-termination-prod-requests.*table\/contracts-owned-elsewhere/);
+    const list = statements(prod, 'ListTerminationRequestsRole');
+    expect(list.map((x) => x.actions)).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents'], ['dynamodb:Query'], ['dynamodb:GetItem']]);
+    expect(JSON.stringify(list[1]?.resource)).toContain('table/contract-termination-prod-requests');
+    expect(JSON.stringify(list[2]?.resource)).toContain('table/contracts-owned-elsewhere');
+    for (const x of [...get, ...list]) expect(JSON.stringify(x.resource)).not.toMatch(/"\*"|table\/\*/);
   });
 
   it('lets the authorizer write its own logs and nothing else', () => {

@@ -4,7 +4,9 @@ import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { makeSigningKey, signToken, type SigningKey } from '../../scripts/local/signing-key';
 import { validBody } from '../support/bodies';
 import type { FaultProxy } from '../support/fault-proxy';
+import { newContract } from '../support/contracts';
 import { startHttpStackWithFaults, type HttpAnswer, type HttpStack } from '../support/http-stack';
+import type { TestTables } from '../support/local-tables';
 
 /*
  * The service as clients meet it: serverless offline, the Lambda authorizer verifying real
@@ -17,10 +19,11 @@ const boris = DEMO_CUSTOMERS.boris;
 let stack: HttpStack;
 let key: SigningKey;
 let proxy: FaultProxy;
+let tables: TestTables;
 let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  ({ stack, proxy, stop } = await startHttpStackWithFaults());
+  ({ stack, proxy, tables, stop } = await startHttpStackWithFaults());
   key = stack.key;
 }, 120_000);
 
@@ -50,6 +53,27 @@ describe('over HTTP with real tokens', () => {
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
+  });
+
+  it("the 201's Location answers GET with the request, and the contract's list names it", async () => {
+    const contractId = await newContract(tables, { customerId: boris.customerId });
+    const asBoris = `Bearer ${signToken(key, { customerId: boris.customerId })}`;
+    const created = await post(contractId, { token: signToken(key, { customerId: boris.customerId }) });
+    expect(created.status).toBe(201);
+    const location = String(created.headers.get('location'));
+    expect(location).toBe(`/api/v1/contracts/${contractId}/termination-requests/${String(created.body['requestId'])}`);
+    const read = await fetch(`${stack.offline.url}${location}`, { headers: { Authorization: asBoris } });
+    expect(read.status).toBe(200);
+    expect(await read.json()).toEqual(created.body);
+    const listed = await fetch(`${stack.offline.url}/api/v1/contracts/${contractId}/termination-requests`, {
+      headers: { Authorization: asBoris },
+    });
+    expect(listed.status).toBe(200);
+    expect(await listed.json()).toEqual({ items: [created.body] });
+    const asAnna = await fetch(`${stack.offline.url}${location}`, {
+      headers: { Authorization: `Bearer ${signToken(key, { customerId: anna.customerId })}` },
+    });
+    expect(asAnna.status).toBe(403);
   });
 
   it('409 for a second request on the same contract', async () => {

@@ -43,7 +43,7 @@ describe('201 and idempotent replay', () => {
       message: expect.stringContaining(String(first.body['requestNumber'])),
     });
     expect(first.headers['X-Correlation-Id']).toBe(correlationId);
-    expect(first.headers['Location']).toBe(`/api/v1/contracts/${contractId}/termination-requests/${String(first.body['requestId'])}`);
+    expect(first.headers['Location']).toBe(`/dev/api/v1/contracts/${contractId}/termination-requests/${String(first.body['requestId'])}`);
     expect(first.headers['Idempotent-Replayed']).toBeUndefined();
 
     const again = await callHandler({ contractId, body, headers: headersWithKey(key.toUpperCase()) });
@@ -52,7 +52,7 @@ describe('201 and idempotent replay', () => {
     expect(again.headers['Idempotent-Replayed']).toBe('true');
 
     const items = await tables.contractItems(contractId);
-    expect(items.map((i) => i['kind']).sort()).toEqual(['ACTIVE_SLOT', 'IDEMPOTENCY', 'REQUEST']);
+    expect(items.map((i) => i['kind']).sort()).toEqual(['ACTIVE_SLOT', 'IDEMPOTENCY', 'REQUEST', 'REQUEST_NUMBER']);
     const [request] = ofKind(items, 'REQUEST');
     expect(request).toMatchObject({ customerId: anna.customerId, status: 'SUBMITTED', requestNumber: first.body['requestNumber'] });
   });

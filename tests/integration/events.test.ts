@@ -13,6 +13,8 @@ import dateAfterContractEnd from '../../events/date-after-contract-end.json' wit
 import invalidBody from '../../events/invalid-body.json' with { type: 'json' };
 import malformedJson from '../../events/malformed-json.json' with { type: 'json' };
 import missingIdempotencyKey from '../../events/missing-idempotency-key.json' with { type: 'json' };
+import getUnknownRequest from '../../events/get-unknown-request.json' with { type: 'json' };
+import listRequests from '../../events/list-requests.json' with { type: 'json' };
 import noAuthorizerContext from '../../events/no-authorizer-context.json' with { type: 'json' };
 import otherCustomersContract from '../../events/other-customers-contract.json' with { type: 'json' };
 import russianNotFound from '../../events/russian-not-found.json' with { type: 'json' };
@@ -74,7 +76,7 @@ function expectCreatedBody(answer: HandlerAnswer, contractId: string): void {
     createdAt: expect.stringMatching(ISO_UTC),
     message: expect.stringContaining(String(answer.body['requestNumber'])),
   });
-  expect(answer.headers['Location']).toBe(`/api/v1/contracts/${contractId}/termination-requests/${String(answer.body['requestId'])}`);
+  expect(answer.headers['Location']).toBe(`/dev/api/v1/contracts/${contractId}/termination-requests/${String(answer.body['requestId'])}`);
   expect(answer.headers['Idempotent-Replayed']).toBeUndefined();
 }
 
@@ -101,6 +103,24 @@ const steps: Step[] = [
       expect(answer.raw).toBe(createdAnswer().raw);
       expect(answer.headers['Idempotent-Replayed']).toBe('true');
     },
+  },
+  {
+    file: 'list-requests.json',
+    event: listRequests,
+    title: "lists the contract's requests: the one just created",
+    status: 200,
+    check: (answer) => {
+      const { requestId, requestNumber } = createdAnswer().body;
+      expect(answer.body).toEqual({ items: [expect.objectContaining({ requestId, requestNumber, status: 'SUBMITTED' })] });
+    },
+  },
+  {
+    file: 'get-unknown-request.json',
+    event: getUnknownRequest,
+    title: 'refuses a request id that is not on the contract',
+    status: 404,
+    errorCode: 'TERMINATION_REQUEST_NOT_FOUND',
+    fields: ['requestId'],
   },
   {
     file: 'create-request-other-key.json',
@@ -252,12 +272,16 @@ describe('events/', () => {
     expect(files).toEqual([...new Set(steps.map((s) => s.file))].sort());
   });
 
-  it.each(steps.map((s) => [s.file, s] as const))('%s is a consistent POST event for its contract', (_file, { event }) => {
+  it.each(steps.map((s) => [s.file, s] as const))('%s is a consistent event of its route and contract', (_file, { event }) => {
     const contractId = event.pathParameters?.['contractId'];
+    const requestId = event.pathParameters?.['requestId'];
     expect(contractId).toMatch(UUID);
-    expect(event.httpMethod).toBe('POST');
-    expect(event.resource).toBe('/api/v1/contracts/{contractId}/termination-requests');
-    expect(event.path).toBe(`/api/v1/contracts/${String(contractId)}/termination-requests`);
+    expect(['POST', 'GET']).toContain(event.httpMethod);
+    const resource = `/api/v1/contracts/{contractId}/termination-requests${requestId === undefined ? '' : '/{requestId}'}`;
+    expect(event.resource).toBe(resource);
+    expect(event.requestContext.resourcePath).toBe(resource);
+    expect(event.path).toBe(resource.replace('{contractId}', String(contractId)).replace('{requestId}', String(requestId)));
+    if (event.httpMethod === 'GET') expect(event.body).toBeNull();
     expect(event.requestContext.path).toBe(`/${event.requestContext.stage}${event.path}`);
     expect(event.multiValueHeaders).toEqual(Object.fromEntries(Object.entries(event.headers).map(([k, v]) => [k, [v]])));
     expect(sentHeader(event, 'X-Correlation-Id')).toMatch(UUID);

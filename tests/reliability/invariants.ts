@@ -38,7 +38,7 @@ export function invariantViolations(items: Record<string, unknown>[], answers: R
     if (!requests.has(text(record, 'requestId'))) violations.push(`orphan idempotency record ${text(record, 'pk')}`);
   for (const slot of slots.values()) {
     const request = requests.get(text(slot, 'requestId'));
-    if (!request || `ACTIVE#${text(request, 'contractId')}` !== text(slot, 'pk')) violations.push(`orphan slot ${text(slot, 'pk')}`);
+    if (!request || `CONTRACT#${text(request, 'contractId')}` !== text(slot, 'pk')) violations.push(`orphan slot ${text(slot, 'pk')}`);
   }
   for (const number of numbers.values()) {
     const request = requests.get(text(number, 'requestId'));
@@ -48,7 +48,7 @@ export function invariantViolations(items: Record<string, unknown>[], answers: R
   for (const [requestId, request] of requests) {
     const record = records.get(`IDEMPOTENCY#${text(request, 'customerId')}#${text(request, 'idempotencyKey')}`);
     if (!record || text(record, 'requestId') !== requestId) violations.push(`request ${requestId} without its idempotency record`);
-    if (text(slots.get(`ACTIVE#${text(request, 'contractId')}`) ?? {}, 'requestId') !== requestId)
+    if (text(slots.get(`CONTRACT#${text(request, 'contractId')}`) ?? {}, 'requestId') !== requestId)
       violations.push(`request ${requestId} without its slot`);
     if (text(numbers.get(`NUMBER#${text(request, 'requestNumber')}`) ?? {}, 'requestId') !== requestId)
       violations.push(`request ${requestId} without its number`);

@@ -26,6 +26,7 @@ import { startHttpStack, type HttpStack } from '../support/http-stack';
 import { refusedAuthorizations } from '../support/jwt-attacks';
 import { figures, printFigures } from './figures';
 import { garbageCalls, type GarbageCall } from './garbage';
+import { requestKeyOf } from '../../lib/termination/keys';
 import { invariantViolations, type RaceAnswer } from './invariants';
 import { captureLogs, logLeaks } from './log-capture';
 import { scale } from './scale';
@@ -590,10 +591,9 @@ describe('attacks', () => {
     const answers = await Promise.all(smuggled.map(viaHttp));
     figures.attacksTried += answers.length;
     expect(answers.map((x) => x.status)).toEqual([400, 201, 201]);
-    for (const answer of answers.slice(1)) {
-      const { Item } = await doc.send(
-        new GetCommand({ TableName: tables.requests, Key: { pk: `REQUEST#${String(answer.body['requestId'])}` }, ConsistentRead: true }),
-      );
+    for (const [i, answer] of answers.slice(1).entries()) {
+      const key = requestKeyOf(smuggled[i + 1]?.contractId ?? '', String(answer.body['requestId']));
+      const { Item } = await doc.send(new GetCommand({ TableName: tables.requests, Key: { ...key }, ConsistentRead: true }));
       if (Item?.['customerId'] === owner) figures.attacksRefused++;
       expect(Item?.['customerId']).toBe(owner);
     }

@@ -1,8 +1,8 @@
-import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { apiEvent, type EventOptions } from '../../scripts/local/api-event';
 import { parsedObject } from './json';
 
-/** What the create handler answered, its body parsed (empty when it is no JSON object). */
+/** What a route's handler answered, its body parsed (empty when it is no JSON object). */
 export interface HandlerAnswer {
   status: number;
   headers: Record<string, string | number | boolean>;
@@ -10,18 +10,24 @@ export interface HandlerAnswer {
   raw: string;
 }
 
+/** The handler API Gateway would call for the event's method and resource. */
+async function routeOf(event: APIGatewayProxyEvent): Promise<(event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>> {
+  if (event.httpMethod === 'POST') return (await import('../../functions/create-termination-request')).handler;
+  if (event.resource.endsWith('{requestId}')) return (await import('../../functions/get-termination-request')).handler;
+  return (await import('../../functions/list-termination-requests')).handler;
+}
+
 /**
- * Sends one API Gateway event to the create handler. The handler reads its configuration when it
+ * Sends one API Gateway event to its route's handler. A handler reads its configuration when it
  * is imported, which happens at a test file's first call: set the environment (useFreshTables)
  * before it.
  */
 export async function sendEvent(event: APIGatewayProxyEvent): Promise<HandlerAnswer> {
-  const { handler } = await import('../../functions/create-termination-request');
-  const result = await handler(event);
+  const result = await (await routeOf(event))(event);
   return { status: result.statusCode, headers: result.headers ?? {}, body: parsedObject(result.body), raw: result.body };
 }
 
-/** Calls the create handler with the event apiEvent makes of `options`. */
+/** Calls the route's handler with the event apiEvent makes of `options` (a create unless told otherwise). */
 export function callHandler(options: EventOptions): Promise<HandlerAnswer> {
   return sendEvent(apiEvent(options));
 }

@@ -5,7 +5,7 @@ import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, type SigningKey } from '.
 import type { TableNames } from '../../scripts/local/tables';
 import { parsedObject } from './json';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
-import { useFreshTables } from './local-tables';
+import { useFreshTables, type TestTables } from './local-tables';
 import { freePort } from '../../scripts/local/free-port';
 
 export interface HttpStack {
@@ -92,7 +92,12 @@ export async function startHttpStack(options: {
  * The HTTP stack on this test file's own tables, with DynamoDB behind a fault proxy and short
  * budgets, so that 503 and 500 can be shown over HTTP in seconds.
  */
-export async function startHttpStackWithFaults(): Promise<{ stack: HttpStack; proxy: FaultProxy; stop: () => Promise<void> }> {
+export async function startHttpStackWithFaults(): Promise<{
+  stack: HttpStack;
+  proxy: FaultProxy;
+  tables: TestTables;
+  stop: () => Promise<void>;
+}> {
   const tables = await useFreshTables();
   const proxy = await startFaultProxy(Number(new URL(tables.endpoint).port));
   const stack = await startHttpStack({
@@ -103,6 +108,7 @@ export async function startHttpStackWithFaults(): Promise<{ stack: HttpStack; pr
   return {
     stack,
     proxy,
+    tables,
     stop: async () => {
       await stack.stop();
       await proxy.stop();

@@ -31,7 +31,7 @@ export async function scanAll(doc: DynamoDBDocumentClient, tableName: string): P
 
 /** The items of the requests table that belong to one contract, its active-request slot included. */
 export function itemsOfContract(items: Record<string, unknown>[], contractId: string): Record<string, unknown>[] {
-  return items.filter((item) => item['contractId'] === contractId || item['pk'] === `ACTIVE#${contractId}`);
+  return items.filter((item) => item['contractId'] === contractId || item['pk'] === `CONTRACT#${contractId}`);
 }
 
 /** The items of one kind: REQUEST, IDEMPOTENCY, ACTIVE_SLOT or REQUEST_NUMBER. */

@@ -16,9 +16,15 @@ export function loadDocument(): Record<string, unknown> {
   return jsonObject(parse(readFileSync(OPENAPI_PATH, 'utf8')));
 }
 
-/** What the document promises for one status of the one operation. */
-export function documentedResponse(document: Record<string, unknown>, status: number): DocumentedResponse | undefined {
-  const response = at(document, 'paths', '/api/v1/contracts/{contractId}/termination-requests', 'post', 'responses', String(status));
+export const CREATE_OPERATION = { path: '/api/v1/contracts/{contractId}/termination-requests', method: 'post' };
+
+/** What the document promises for one status of one operation (the create when none is named). */
+export function documentedResponse(
+  document: Record<string, unknown>,
+  status: number,
+  operation: { path: string; method: string } = CREATE_OPERATION,
+): DocumentedResponse | undefined {
+  const response = at(document, 'paths', operation.path, operation.method, 'responses', String(status));
   if (response === undefined || Object.keys(jsonObject(response)).length === 0) return undefined;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);

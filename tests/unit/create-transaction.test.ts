@@ -45,12 +45,14 @@ describe('buildCreateTransaction', () => {
   const items = buildCreateTransaction(tables, request, NOW).TransactItems ?? [];
 
   it('binds key, contract check, slot, number and request in that order, every one conditional', () => {
-    expect(items.map((i) => i.Put?.Item?.['pk'] ?? `check:${String(i.ConditionCheck?.Key?.['contractId'])}`)).toEqual([
-      `IDEMPOTENCY#customer-anna#${request.idempotencyKey}`,
-      `check:${request.contractId}`,
-      `ACTIVE#${request.contractId}`,
-      'NUMBER#TR-7KQM-X2PF',
-      `REQUEST#${request.requestId}`,
+    const keyOf = (i: (typeof items)[number]) =>
+      i.Put ? `${String(i.Put.Item?.['pk'])} ${String(i.Put.Item?.['sk'])}` : `check ${String(i.ConditionCheck?.Key?.['contractId'])}`;
+    expect(items.map(keyOf)).toEqual([
+      `IDEMPOTENCY#customer-anna#${request.idempotencyKey} IDEMPOTENCY`,
+      `check ${request.contractId}`,
+      `CONTRACT#${request.contractId} ACTIVE`,
+      'NUMBER#TR-7KQM-X2PF NUMBER',
+      `CONTRACT#${request.contractId} REQUEST#${request.requestId}`,
     ]);
     for (const item of items) expect(item.Put?.ConditionExpression ?? item.ConditionCheck?.ConditionExpression).toBeTruthy();
   });
@@ -99,7 +101,7 @@ describe('explainCancellation', () => {
       expect(outcome).toMatchObject({
         kind: 'read',
         table: 'requests',
-        key: { pk: `IDEMPOTENCY#customer-anna#${request.idempotencyKey}` },
+        key: { pk: `IDEMPOTENCY#customer-anna#${request.idempotencyKey}`, sk: 'IDEMPOTENCY' },
       });
       if (outcome.kind !== 'read') continue;
       expect(outcome.decide(idempotencyItem('fp-2'))).toMatchObject({ kind: 'key-used', record: { fingerprint: 'fp-2' } });
@@ -135,7 +137,7 @@ describe('explainCancellation', () => {
       requestNumber: 'TR-ABCD-EFGH',
     });
     const outcome = explainCancellation([none, none, failed()], request, NOW);
-    expect(outcome).toMatchObject({ kind: 'read', key: { pk: `ACTIVE#${request.contractId}` } });
+    expect(outcome).toMatchObject({ kind: 'read', key: { pk: `CONTRACT#${request.contractId}`, sk: 'ACTIVE' } });
     if (outcome.kind === 'read') expect(outcome.decide(undefined)).toEqual({ kind: 'retry' });
   });
 

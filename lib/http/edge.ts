@@ -1,0 +1,88 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { logger, maskAccountNumber } from '../logging/logger';
+import { recordOutcome } from '../monitoring/metrics';
+import type { Problem } from '../validation/problems';
+import { answerFor, type Outcome } from './answers';
+import { EdgeRefusal } from './errors';
+import { correlationOf } from './correlation';
+import { header } from './request';
+import { preferredLanguage, textsFor, type Texts } from './texts';
+
+/** What every route reads from the event before its use case runs. */
+export interface Edge {
+  started: number;
+  texts: Texts;
+  correlationId: string;
+  /** Field problems of the headers, reported with the call's own. */
+  problems: Problem[];
+  /** From the authorizer and from nowhere else; undefined means 401. */
+  customerId: string | undefined;
+}
+
+export function readEdge(event: APIGatewayProxyEvent): Edge {
+  const started = Date.now();
+  const { correlationId, problems } = correlationOf(event);
+  const fromAuthorizer = event.requestContext.authorizer?.['customerId'];
+  const customerId = typeof fromAuthorizer === 'string' && fromAuthorizer !== '' ? fromAuthorizer : undefined;
+  logger.resetKeys();
+  // apiRequestId joins these lines with API Gateway's access log, which cannot see request headers.
+  logger.appendKeys({
+    correlationId,
+    apiRequestId: event.requestContext.requestId,
+    contractId: event.pathParameters?.['contractId'],
+    customerId,
+  });
+  return { started, texts: textsFor(preferredLanguage(header(event, 'Accept-Language'))), correlationId, problems, customerId };
+}
+
+/** The answer to an outcome, logged once and counted once. */
+export function respond(
+  edge: Edge,
+  outcome: Outcome,
+  options: { retryAfterSeconds: number; location?: (requestId: string) => string },
+): APIGatewayProxyResult {
+  const answer = answerFor(outcome, {
+    correlationId: edge.correlationId,
+    texts: edge.texts,
+    retryAfterSeconds: options.retryAfterSeconds,
+    location: options.location ?? ((requestId) => requestId),
+  });
+  const fields = { statusCode: answer.statusCode, durationMs: Date.now() - edge.started };
+  switch (outcome.kind) {
+    case 'created':
+    case 'replayed':
+      logger.info('request answered', {
+        ...fields,
+        outcome: outcome.kind,
+        requestId: outcome.request.requestId,
+        refundAccount: maskAccountNumber(outcome.refundAccount),
+      });
+      break;
+    case 'found':
+      logger.info('request read', { ...fields, outcome: 'read', requestId: outcome.request.requestId });
+      break;
+    case 'listed':
+      logger.info('requests listed', { ...fields, outcome: 'read', count: outcome.requests.length });
+      break;
+    case 'failed':
+    case 'unavailable':
+      logger.error('request failed', {
+        ...fields,
+        outcome: 'refused',
+        errorCode: answer.errorCode,
+        error: outcome.kind === 'failed' ? outcome.error : outcome.cause,
+      });
+      break;
+    case 'refused':
+      logger.info('request refused', { ...fields, outcome: 'refused', errorCode: answer.errorCode });
+  }
+  recordOutcome(answer.statusCode, outcome.kind === 'found' || outcome.kind === 'listed');
+  return answer.response;
+}
+
+/** The outcome of an error thrown at the edge: its own refusal, or a failure (500). */
+export function edgeFailure(error: unknown): Outcome {
+  return error instanceof EdgeRefusal ? { kind: 'refused', refusal: error.refusal } : { kind: 'failed', error };
+}
+
+export const unauthorized = () => new EdgeRefusal('UNAUTHORIZED', [{ field: 'Authorization', code: 'bearerTokenRequired' }]);

@@ -1,0 +1,128 @@
+import { ownershipOf } from '../contracts/contracts-table';
+import { isDynamoDbUnavailable } from '../storage/dynamodb-client';
+import type { Problem } from '../validation/problems';
+import type { TerminationRequest } from '../validation/schemas';
+import { isUuid } from '../validation/validator';
+import { refuse, RefusedError, type Refusal } from './refusals';
+import type { TerminationStore } from './termination-store';
+
+/*
+ * Reading requests back (docs/decisions/0015-reading-requests.md): one DynamoDB call when the
+ * answer is there; a miss costs one read of the contract, to tell the caller which 404 or 403.
+ */
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/** What a stored request shows of itself; the message is the edge's, in the caller's language. */
+export interface StoredRequest {
+  requestId: string;
+  requestNumber: string;
+  status: TerminationRequest['status'];
+  createdAt: string;
+}
+
+export interface ReadCall {
+  customerId: string;
+  contractId: string | undefined;
+  /** The message for a request in its current status. */
+  message: (request: StoredRequest) => string;
+  edgeProblems: Problem[];
+}
+
+export type ReadOutcome =
+  | { kind: 'found'; request: TerminationRequest }
+  | { kind: 'listed'; requests: TerminationRequest[]; nextCursor: string | undefined }
+  | { kind: 'refused'; refusal: Refusal }
+  | { kind: 'unavailable'; cause: unknown };
+
+function asStoredRequest(item: Record<string, unknown>): StoredRequest {
+  const { requestId, requestNumber, status, createdAt } = item;
+  if (typeof requestId !== 'string' || typeof requestNumber !== 'string' || status !== 'SUBMITTED' || typeof createdAt !== 'string') {
+    throw new Error(`Malformed request item ${String(requestId)}`);
+  }
+  return { requestId, requestNumber, status, createdAt };
+}
+
+const view = (item: Record<string, unknown>, message: ReadCall['message']): TerminationRequest => {
+  const stored = asStoredRequest(item);
+  return { ...stored, message: message(stored) };
+};
+
+async function settle(run: () => Promise<ReadOutcome>): Promise<ReadOutcome> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof RefusedError) return { kind: 'refused', refusal: error.refusal };
+    if (isDynamoDbUnavailable(error)) return { kind: 'unavailable', cause: error };
+    throw error;
+  }
+}
+
+/** The contract's 404 or 403 when the caller may not see it, else the given refusal or nothing. */
+async function contractRefusal(store: TerminationStore, contractId: string, customerId: string): Promise<RefusedError | undefined> {
+  const ownership = ownershipOf(await store.findContract(contractId), customerId);
+  if (ownership === 'not-found') return refuse('CONTRACT_NOT_FOUND', [{ field: 'contractId', code: 'contractNotFound' }]);
+  if (ownership === 'access-denied') return refuse('CONTRACT_ACCESS_DENIED', [{ field: 'contractId', code: 'contractAccessDenied' }]);
+  return undefined;
+}
+
+const accessDenied = () => refuse('CONTRACT_ACCESS_DENIED', [{ field: 'contractId', code: 'contractAccessDenied' }]);
+
+/** GET .../termination-requests/{requestId} */
+export function getTerminationRequest(store: TerminationStore, call: ReadCall & { requestId: string | undefined }): Promise<ReadOutcome> {
+  return settle(async () => {
+    const problems = [...call.edgeProblems];
+    if (!isUuid(call.contractId)) problems.push({ field: 'contractId', code: 'mustBeUuid' });
+    if (!isUuid(call.requestId)) problems.push({ field: 'requestId', code: 'mustBeUuid' });
+    if (problems.length > 0 || call.contractId === undefined || call.requestId === undefined) throw refuse('VALIDATION_ERROR', problems);
+    const contractId = call.contractId.toLowerCase();
+
+    const item = await store.findRequest(contractId, call.requestId.toLowerCase());
+    if (item) {
+      // The request names the customer whose contract it was made on.
+      if (item['customerId'] !== call.customerId) throw accessDenied();
+      return { kind: 'found', request: view(item, call.message) };
+    }
+    throw (
+      (await contractRefusal(store, contractId, call.customerId)) ??
+      refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
+    );
+  });
+}
+
+/** The cursor a client gets is the last request id of its page, base64url-encoded: opaque to it. */
+export const encodeCursor = (requestId: string) => Buffer.from(requestId).toString('base64url');
+function decodeCursor(cursor: string): string | undefined {
+  const requestId = Buffer.from(cursor, 'base64url').toString('utf8');
+  return isUuid(requestId) ? requestId.toLowerCase() : undefined;
+}
+
+/** GET .../termination-requests?limit=&cursor= : newest first. */
+export function listTerminationRequests(
+  store: TerminationStore,
+  call: ReadCall & { limit: string | undefined; cursor: string | undefined },
+): Promise<ReadOutcome> {
+  return settle(async () => {
+    const problems = [...call.edgeProblems];
+    if (!isUuid(call.contractId)) problems.push({ field: 'contractId', code: 'mustBeUuid' });
+    const limit = call.limit === undefined ? DEFAULT_PAGE_SIZE : /^\d{1,3}$/.test(call.limit) ? Number(call.limit) : Number.NaN;
+    if (!(limit >= 1 && limit <= MAX_PAGE_SIZE)) problems.push({ field: 'limit', code: 'range', min: 1, max: MAX_PAGE_SIZE });
+    const after = call.cursor === undefined ? undefined : decodeCursor(call.cursor);
+    if (call.cursor !== undefined && after === undefined) problems.push({ field: 'cursor', code: 'invalid' });
+    if (problems.length > 0 || call.contractId === undefined) throw refuse('VALIDATION_ERROR', problems);
+    const contractId = call.contractId.toLowerCase();
+
+    const page = await store.listRequests(contractId, limit, after);
+    if (page.items.some((item) => item['customerId'] !== call.customerId)) throw accessDenied();
+    if (page.items.length === 0) {
+      const refusal = await contractRefusal(store, contractId, call.customerId);
+      if (refusal) throw refusal;
+    }
+    return {
+      kind: 'listed',
+      requests: page.items.map((item) => view(item, call.message)),
+      nextCursor: page.lastRequestId === undefined ? undefined : encodeCursor(page.lastRequestId),
+    };
+  });
+}

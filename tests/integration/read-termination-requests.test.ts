@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { slotKeyOf } from '../../lib/termination/keys';
+import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
+import { headersWithKey, validBody } from '../support/bodies';
+import { newContract } from '../support/contracts';
+import { callHandler, type HandlerAnswer } from '../support/handler';
+import { useFreshTables, type TestTables } from '../support/local-tables';
+
+/*
+ * GET one request and GET the contract's list, through their handlers against DynamoDB Local.
+ * A contract holds one active request at a time; to give one several, a test releases the slot
+ * in the table, as a final status will.
+ */
+
+const anna = DEMO_CUSTOMERS.anna;
+const boris = DEMO_CUSTOMERS.boris;
+let tables: TestTables;
+
+beforeAll(async () => {
+  tables = await useFreshTables();
+});
+
+async function create(contractId: string): Promise<HandlerAnswer> {
+  const answer = await callHandler({ contractId, body: validBody(), headers: headersWithKey() });
+  expect(answer.status).toBe(201);
+  return answer;
+}
+
+/** Stands in for a final status: the contract may take a new request. */
+async function releaseSlot(contractId: string): Promise<void> {
+  await tables.doc.send(new DeleteCommand({ TableName: tables.names.requests, Key: { ...slotKeyOf(contractId) } }));
+}
+
+const getOne = (contractId: string, requestId: string, options: { customerId?: string; headers?: Record<string, string> } = {}) =>
+  callHandler({ method: 'GET', contractId, requestId, ...options });
+const list = (contractId: string, query: Record<string, string> = {}, customerId?: string) =>
+  callHandler({ method: 'GET', contractId, query, ...(customerId === undefined ? {} : { customerId }) });
+
+describe('GET one request', () => {
+  it('answers 200 with the request as created, and its message in the language asked', async () => {
+    const contractId = await newContract(tables);
+    const created = await create(contractId);
+    const requestId = String(created.body['requestId']);
+    const answer = await getOne(contractId, requestId, { headers: { 'Accept-Language': 'ru' } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ ...created.body, message: expect.stringContaining(String(created.body['requestNumber'])) });
+    expect(answer.body['message']).toMatch(/принята/);
+  });
+
+  it('finds it whatever the case of the ids', async () => {
+    const contractId = await newContract(tables);
+    const requestId = String((await create(contractId)).body['requestId']);
+    expect((await getOne(contractId.toUpperCase(), requestId.toUpperCase())).status).toBe(200);
+  });
+
+  it('answers 404 TERMINATION_REQUEST_NOT_FOUND for a request of another contract of the same customer', async () => {
+    const first = await newContract(tables);
+    const second = await newContract(tables);
+    const requestId = String((await create(first)).body['requestId']);
+    const answer = await getOne(second, requestId);
+    expect(answer.status).toBe(404);
+    expect(answer.body).toMatchObject({ errorCode: 'TERMINATION_REQUEST_NOT_FOUND', details: [{ field: 'requestId' }] });
+  });
+
+  it('answers 404 CONTRACT_NOT_FOUND, and 403 for another customer, telling nothing of the request', async () => {
+    const contractId = await newContract(tables);
+    const requestId = String((await create(contractId)).body['requestId']);
+    expect((await getOne(randomUUID(), requestId)).body).toMatchObject({ errorCode: 'CONTRACT_NOT_FOUND' });
+    const denied = await getOne(contractId, requestId, { customerId: boris.customerId });
+    expect(denied.status).toBe(403);
+    expect(denied.body).toMatchObject({ errorCode: 'CONTRACT_ACCESS_DENIED' });
+    expect(denied.raw).not.toContain(requestId);
+    // Boris's own contract, Anna's token, a request id that does not exist there: still 403.
+    const borisContract = await newContract(tables, { customerId: boris.customerId });
+    expect((await getOne(borisContract, randomUUID())).status).toBe(403);
+  });
+
+  it('answers 400 listing both ids when neither is a UUID, and 401 without a customer', async () => {
+    const answer = await getOne('nope', 'also-nope');
+    expect(answer.status).toBe(400);
+    expect(answer.body['details']).toEqual([
+      { field: 'contractId', reason: 'must be a UUID' },
+      { field: 'requestId', reason: 'must be a UUID' },
+    ]);
+    expect((await callHandler({ method: 'GET', contractId: randomUUID(), requestId: randomUUID(), customerId: null })).status).toBe(401);
+  });
+});
+
+describe('GET the list', () => {
+  it('lists a contract with no requests as empty, and pages the others newest first', async () => {
+    const contractId = await newContract(tables);
+    expect((await list(contractId)).body).toEqual({ items: [] });
+
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push(String((await create(contractId)).body['requestId']));
+      await releaseSlot(contractId);
+    }
+    const newestFirst = [...ids].reverse();
+    const all = await list(contractId);
+    expect(all.status).toBe(200);
+    expect(all.body['items']).toHaveLength(3);
+    expect(all.body['items']).toMatchObject(newestFirst.map((requestId) => ({ requestId, status: 'SUBMITTED' })));
+    expect(all.body['nextCursor']).toBeUndefined();
+
+    const first = await list(contractId, { limit: '2' });
+    expect(first.body['items']).toMatchObject(newestFirst.slice(0, 2).map((requestId) => ({ requestId })));
+    const cursor = String(first.body['nextCursor']);
+    const second = await list(contractId, { limit: '2', cursor });
+    expect(second.body['items']).toMatchObject([{ requestId: newestFirst[2] }]);
+  });
+
+  it("answers 404 for an unknown contract and 403 for another customer's, with or without requests", async () => {
+    expect((await list(randomUUID())).body).toMatchObject({ errorCode: 'CONTRACT_NOT_FOUND' });
+    const borisContract = await newContract(tables, { customerId: boris.customerId });
+    expect((await list(borisContract)).status).toBe(403);
+    const borisCreated = await callHandler({
+      contractId: borisContract,
+      body: validBody(),
+      headers: headersWithKey(),
+      customerId: boris.customerId,
+    });
+    expect(borisCreated.status).toBe(201);
+    const withRequest = await list(borisContract);
+    expect(withRequest.status).toBe(403);
+    expect(withRequest.raw).not.toMatch(/TR-/);
+  });
+
+  it('answers 400 for a limit out of range or a cursor that is not one of ours', async () => {
+    const contractId = await newContract(tables);
+    const answer = await list(contractId, { limit: '0', cursor: 'not-a-cursor' });
+    expect(answer.status).toBe(400);
+    expect(answer.body['details']).toEqual([
+      { field: 'limit', reason: 'must be a whole number from 1 to 100' },
+      { field: 'cursor', reason: 'is not valid' },
+    ]);
+    expect((await list(contractId, { limit: '101' })).status).toBe(400);
+  });
+
+  it("never shows another customer's requests, even with a cursor made for them", async () => {
+    const borisContract = await newContract(tables, { customerId: boris.customerId });
+    await tables.doc.send(
+      new PutCommand({
+        TableName: tables.names.requests,
+        Item: { pk: `CONTRACT#${borisContract}`, sk: 'REQUEST#018f0000-0000-7000-8000-000000000001', customerId: boris.customerId },
+      }),
+    );
+    const answer = await list(borisContract, { cursor: Buffer.from('ffffffff-ffff-7fff-bfff-ffffffffffff').toString('base64url') });
+    expect(answer.status).toBe(403);
+    expect(anna.customerId).not.toBe(boris.customerId);
+  });
+});
