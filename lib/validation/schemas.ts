@@ -26,10 +26,12 @@ const uuid = { type: 'string', format: 'uuid' } as const;
  * Lengths count code points (Ajv's maxLength does).
  */
 const NO_HIDDEN = '\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Co}\\p{Cs}\\p{Default_Ignorable_Code_Point}';
+/** Variation selectors are default-ignorable too, but harmless: they only pick an emoji's look. */
+const VARIATION_SELECTORS = '\\uFE00-\\uFE0F';
 /** At least one letter, nothing hidden. */
-export const RECIPIENT_NAME_PATTERN = `^(?=.*\\p{L})[^${NO_HIDDEN}]*$`;
+export const RECIPIENT_NAME_PATTERN = `^(?=.*\\p{L})(?:[${VARIATION_SELECTORS}]|[^${NO_HIDDEN}])*$`;
 /** Nothing hidden, but line breaks are allowed. */
-export const COMMENT_PATTERN = `^(?:[\\n\\r\\u2028\\u2029]|[^${NO_HIDDEN}])*$`;
+export const COMMENT_PATTERN = `^(?:[\\n\\r\\u2028\\u2029${VARIATION_SELECTORS}]|[^${NO_HIDDEN}])*$`;
 
 export const terminationRequestInputSchema = {
   $id: 'TerminationRequestInput',

@@ -422,9 +422,12 @@ describe('isTerminationRequest', () => {
 });
 
 describe('validateTerminationInput: comment characters', () => {
-  it.each(['line one\nline two', 'windows\r\nbreak', 'a\u2028b', 'Переезд 2030'])('accepts the comment %j', (comment) => {
-    expect(accepted(validBody({ comment }))).toBe(true);
-  });
+  it.each(['line one\nline two', 'windows\r\nbreak', 'a\u2028b', 'Переезд 2030', 'Thank you \u2764\uFE0F'])(
+    'accepts the comment %j',
+    (comment) => {
+      expect(accepted(validBody({ comment }))).toBe(true);
+    },
+  );
 
   it.each([
     ['a zero-width space', '\u200b'],

@@ -1,0 +1,44 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildFunctions } from './build';
+
+/*
+ * npm run lint:cfn: packages the dev and prod templates (with placeholder identity settings, no
+ * AWS needed) and runs cfn-lint, AWS's CloudFormation linter, on each. cfn-lint is a Python tool
+ * (pipx install cfn-lint); without it this says so and fails.
+ */
+
+if (spawnSync('cfn-lint', ['--version'], { stdio: 'ignore' }).error) {
+  console.error('cfn-lint is not installed (pipx install cfn-lint, or pip install cfn-lint).');
+  process.exit(2);
+}
+const serverless = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
+const placeholders = {
+  JWT_ISSUER: 'https://issuer.example',
+  JWT_AUDIENCE: 'termination-api',
+  JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
+  CONTRACTS_TABLE_NAME: 'contracts',
+  SLS_TELEMETRY_DISABLED: '1',
+};
+await buildFunctions();
+let failed = false;
+for (const stage of ['dev', 'prod']) {
+  const dir = mkdtempSync(join(tmpdir(), `lint-${stage}-`));
+  execFileSync(process.execPath, [serverless, 'package', '--stage', stage, '--package', dir], {
+    env: { ...process.env, ...placeholders },
+    stdio: 'ignore',
+  });
+  // Errors fail; warnings (W) are printed. W3005 and W8003 come from what the framework writes.
+  const lint = spawnSync('cfn-lint', ['--format', 'parseable', join(dir, 'cloudformation-template-update-stack.json')], {
+    encoding: 'utf8',
+  });
+  const errors = lint.stdout.split('\n').filter((line) => /:E\d{4}:/.test(line));
+  console.log(`${stage}: ${errors.length} errors, ${lint.stdout.split('\n').filter((line) => /:W\d{4}:/.test(line)).length} warnings`);
+  for (const line of errors) console.log(`  ${line}`);
+  failed ||= errors.length > 0;
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
