@@ -39,6 +39,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   const contractId = event.pathParameters?.['contractId']?.toLowerCase() ?? '';
   return respond(edge, outcome, {
     retryAfterSeconds: config.retryAfterSeconds,
+    allowedOrigins: config.allowedOrigins,
     location: (requestId) => requestLocation(event, contractId, requestId),
   });
 };

@@ -29,5 +29,5 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   } catch (error) {
     outcome = edgeFailure(error);
   }
-  return respond(edge, outcome, { retryAfterSeconds: config.retryAfterSeconds });
+  return respond(edge, outcome, { retryAfterSeconds: config.retryAfterSeconds, allowedOrigins: config.allowedOrigins });
 };

@@ -10,15 +10,25 @@ import { localDefaults, localServiceEnv } from './local/service-env';
 import { loadOrCreateSigningKey, signToken } from './local/signing-key';
 import { createTables } from './local/tables';
 import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
 import { assertLambdaNode } from './lambda-node';
 
 /*
  * npm start: the whole service on a laptop. DynamoDB Local (in memory; --persist keeps it
  * under .local/dynamodb), the tables from the deployed definitions, demo contracts, a local
- * signing key and its JWKS, serverless offline, and a curl line per demo customer.
+ * signing key and its JWKS, serverless offline behind the local gateway (CORS and the gateway's
+ * own answers, as deployed), and a curl line per demo customer. Flags: --persist, --host.
  */
 
-const persist = process.argv.includes('--persist');
+const { values: flags } = parseArgs({
+  options: {
+    // Keep DynamoDB's data in .local/dynamodb across runs.
+    persist: { type: 'boolean', default: false },
+    // Where the API listens: loopback, or 0.0.0.0 for a phone or an emulator on the network.
+    host: { type: 'string', default: '127.0.0.1' },
+  },
+});
+const persist = flags.persist;
 const stops: (() => Promise<void>)[] = [];
 let stopping = false;
 
@@ -65,6 +75,7 @@ async function main(): Promise<void> {
   console.log(`Starting serverless offline on port ${apiPort}...`);
   const offline = await startOffline({
     apiPort,
+    host: flags.host,
     lambdaPort,
     output: 'inherit',
     env: localServiceEnv({ dynamoDbEndpoint: db.endpoint, jwksUri: jwks.uri }),
@@ -78,6 +89,7 @@ async function main(): Promise<void> {
   });
 
   const date = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+  if (flags.host !== '127.0.0.1') console.log(`\nThe API listens on ${flags.host}:${apiPort}: other machines on the network can reach it.`);
   console.log(`\nThe service is up: ${offline.url}  (DynamoDB Local: ${db.endpoint}, JWKS: ${jwks.uri})`);
   console.log(`API description: ${jwks.origin}/docs/  (OpenAPI: ${jwks.origin}/openapi.yaml)\n`);
   for (const [name, customer] of Object.entries(DEMO_CUSTOMERS)) {

@@ -59,6 +59,21 @@ class Reader {
     return value;
   }
 
+  /** Comma-separated origins (scheme://host[:port]), each exactly as a browser sends it. */
+  origins(name: string): string[] {
+    const raw = this.optional(name);
+    if (raw === undefined) return [];
+    const origins = raw
+      .split(',')
+      .map((o) => o.trim())
+      .filter((o) => o !== '');
+    for (const origin of origins) {
+      if (!URL.canParse(origin) || new URL(origin).origin !== origin)
+        this.problems.push(`${name} must list origins like https://lk.bank.example, got "${origin}"`);
+    }
+    return origins;
+  }
+
   timeZone(name: string, fallback: string): string {
     const value = this.string(name, fallback);
     // The list is cheap (~3 ms); the first Intl formatter of a process costs ~20 ms of cold start.
@@ -95,6 +110,8 @@ export interface ServiceConfig {
   /** How long one invocation's DynamoDB work (retries included) may take before it answers 503. */
   budgetMs: number;
   retryAfterSeconds: number;
+  /** Browser origins that may read the answers (CORS). */
+  allowedOrigins: string[];
   dynamodb: DynamoDbConfig;
 }
 
@@ -130,6 +147,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
     businessTimeZone: read.timeZone('BUSINESS_TIME_ZONE', 'Europe/Moscow'),
     budgetMs: read.integer('DYNAMODB_BUDGET_MS', 6000, 100, 25000),
     retryAfterSeconds: read.integer('RETRY_AFTER_SECONDS', 1, 1, 3600),
+    allowedOrigins: read.origins('ALLOWED_ORIGINS'),
     dynamodb: readDynamoDb(read),
   });
 }

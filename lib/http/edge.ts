@@ -5,6 +5,7 @@ import type { Problem } from '../validation/problems';
 import { answerFor, type Outcome } from './answers';
 import { EdgeRefusal } from './errors';
 import { correlationOf } from './correlation';
+import { corsHeaders } from './cors';
 import { header } from './request';
 import { preferredLanguage, textsFor, type Texts } from './texts';
 
@@ -17,6 +18,8 @@ export interface Edge {
   problems: Problem[];
   /** From the authorizer and from nowhere else; undefined means 401. */
   customerId: string | undefined;
+  /** The browser origin the call came from, if any (CORS). */
+  origin: string | undefined;
 }
 
 export function readEdge(event: APIGatewayProxyEvent): Edge {
@@ -32,14 +35,21 @@ export function readEdge(event: APIGatewayProxyEvent): Edge {
     contractId: event.pathParameters?.['contractId'],
     customerId,
   });
-  return { started, texts: textsFor(preferredLanguage(header(event, 'Accept-Language'))), correlationId, problems, customerId };
+  return {
+    started,
+    texts: textsFor(preferredLanguage(header(event, 'Accept-Language'))),
+    correlationId,
+    problems,
+    customerId,
+    origin: header(event, 'Origin'),
+  };
 }
 
 /** The answer to an outcome, logged once and counted once. */
 export function respond(
   edge: Edge,
   outcome: Outcome,
-  options: { retryAfterSeconds: number; location?: (requestId: string) => string },
+  options: { retryAfterSeconds: number; allowedOrigins: readonly string[]; location?: (requestId: string) => string },
 ): APIGatewayProxyResult {
   const answer = answerFor(outcome, {
     correlationId: edge.correlationId,
@@ -77,7 +87,7 @@ export function respond(
       logger.info('request refused', { ...fields, outcome: 'refused', errorCode: answer.errorCode });
   }
   recordOutcome(answer.statusCode, outcome.kind === 'found' || outcome.kind === 'listed');
-  return answer.response;
+  return { ...answer.response, headers: { ...answer.response.headers, ...corsHeaders(edge.origin, options.allowedOrigins) } };
 }
 
 /** The outcome of an error thrown at the edge: its own refusal, or a failure (500). */

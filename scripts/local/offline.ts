@@ -1,9 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { collectOutput, stopChild } from './child-process';
+import { freePort } from './free-port';
+import { startLocalGateway } from './gateway';
+import { LOCAL_ALLOWED_ORIGINS } from './service-env';
 
 export interface OfflineOptions {
+  /** Where clients call the API: the local gateway in front of serverless offline. */
   apiPort: number;
+  /** The address it listens on: loopback unless told otherwise (a phone on the LAN: 0.0.0.0). */
+  host?: string;
   lambdaPort: number;
   env: Record<string, string>;
   /** Where serverless offline's own output goes; the default keeps it for error reports. */
@@ -20,31 +26,57 @@ export interface RunningOffline {
 
 const serverlessBin = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
 
-/** Starts `serverless offline --stage local` and waits until its HTTP port answers. */
+/**
+ * Starts `serverless offline --stage local` on a loopback port of its own, waits until it
+ * answers, and puts the local gateway (gateway.ts) in front of it on apiPort.
+ */
 export async function startOffline(options: OfflineOptions): Promise<RunningOffline> {
+  const offlinePort = await freePort();
+  const allowedOrigins = options.env['ALLOWED_ORIGINS'] ?? LOCAL_ALLOWED_ORIGINS.join(',');
   const child = spawn(process.execPath, [serverlessBin, 'offline', 'start', '--stage', 'local'], {
     env: {
       ...process.env,
       ...options.env,
-      API_PORT: String(options.apiPort),
+      ALLOWED_ORIGINS: allowedOrigins,
+      API_HOST: '127.0.0.1',
+      API_PORT: String(offlinePort),
       LAMBDA_PORT: String(options.lambdaPort),
       SLS_TELEMETRY_DISABLED: '1',
     },
     stdio: ['ignore', options.output ?? 'pipe', options.output ?? 'pipe'],
   });
   const output = collectOutput(child);
-  const url = `http://127.0.0.1:${options.apiPort}`;
-  const stop = () => stopChild(child);
+  const upstream = `http://127.0.0.1:${offlinePort}`;
+  const stopOffline = () => stopChild(child);
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`serverless offline exited with code ${child.exitCode}:\n${output()}`);
-    try {
-      await fetch(`${url}/`, { signal: AbortSignal.timeout(1000) });
-      return { url, child, output, stop };
-    } catch {
-      await new Promise((r) => setTimeout(r, 250));
+    const up = await fetch(`${upstream}/`, { signal: AbortSignal.timeout(1000) }).then(
+      () => true,
+      () => false,
+    );
+    if (up) {
+      const gateway = await startLocalGateway({
+        port: options.apiPort,
+        host: options.host ?? '127.0.0.1',
+        upstream,
+        allowedOrigins: allowedOrigins.split(',').filter((o) => o !== ''),
+      }).catch(async (error: unknown) => {
+        await stopOffline();
+        throw error;
+      });
+      return {
+        url: gateway.url,
+        child,
+        output,
+        stop: async () => {
+          await gateway.stop();
+          await stopOffline();
+        },
+      };
     }
+    await new Promise((r) => setTimeout(r, 250));
   }
-  await stop();
+  await stopOffline();
   throw new Error(`serverless offline did not answer within 60 s:\n${output()}`);
 }

@@ -5,6 +5,7 @@ export const localDefaults = {
   apiPort: Number(process.env['API_PORT'] ?? 3000),
   dynamoDbPort: Number(process.env['DYNAMODB_PORT'] ?? 8000),
   jwksPort: Number(process.env['JWKS_PORT'] ?? 3005),
+  pagePort: Number(process.env['PAGE_PORT'] ?? 3006),
   lambdaPort: Number(process.env['LAMBDA_PORT'] ?? 3002),
   keyDir: process.env['LOCAL_KEY_DIR'] ?? '.local/keys',
   dataDir: '.local/dynamodb',
@@ -13,6 +14,9 @@ export const localDefaults = {
     contracts: process.env['CONTRACTS_TABLE_NAME'] ?? 'contracts',
   },
 };
+
+/** The demo page's origin (npm start serves it), by address and by name: the browsers allowed locally. */
+export const LOCAL_ALLOWED_ORIGINS = [`http://127.0.0.1:${localDefaults.pagePort}`, `http://localhost:${localDefaults.pagePort}`];
 
 /** What the functions read from the environment when they run against the local stack. */
 export function localServiceEnv(running: { dynamoDbEndpoint: string; jwksUri: string }): Record<string, string> {
@@ -23,5 +27,6 @@ export function localServiceEnv(running: { dynamoDbEndpoint: string; jwksUri: st
     JWT_AUDIENCE: LOCAL_AUDIENCE,
     REQUESTS_TABLE_NAME: localDefaults.tables.requests,
     CONTRACTS_TABLE_NAME: localDefaults.tables.contracts,
+    ALLOWED_ORIGINS: LOCAL_ALLOWED_ORIGINS.join(','),
   };
 }

@@ -1,5 +1,7 @@
 'use strict';
 
+const cors = require('../../resources/cors.json');
+
 /*
  * Production settings osls cannot express, applied before the template is saved.
  *
@@ -18,6 +20,11 @@
  *     (docs/decisions/0011-error-body.md) are part of each deployment, not only of the next one;
  *   - sets ReservedConcurrentExecutions on the functions given a positive number (osls would
  *     take 0 literally: a function that never runs).
+ *
+ * Browsers (docs/decisions/0016-browsers.md): with custom.stageSettings.allowedOrigins set,
+ * every route gets a preflight (osls's MOCK integration, which echoes only a listed origin) and
+ * the gateway's own answers carry CORS headers. Those cannot choose among origins: they name
+ * the first, so list the web client's main origin first.
  * Settings: custom.stageSettings.
  */
 
@@ -44,6 +51,7 @@ class StageSettings {
     this.options = options;
     this.hooks = {
       'before:package:initialize': () => this.checkRequired(),
+      'before:package:compileEvents': () => this.addPreflights(),
       // After `resources:` (tables, gateway responses, alarms) are merged in, before the template is saved.
       'after:aws:package:finalize:mergeCustomProviderResources': () => this.apply(),
     };
@@ -68,6 +76,23 @@ class StageSettings {
     }
   }
 
+  allowedOrigins() {
+    return String(this.settings().allowedOrigins ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter((origin) => origin !== '');
+  }
+
+  addPreflights() {
+    const origins = this.allowedOrigins();
+    if (origins.length === 0) return;
+    for (const fn of Object.values(this.serverless.service.functions ?? {})) {
+      for (const event of fn.events ?? []) {
+        if (event.http) event.http.cors = { origins, headers: cors.allowHeaders, allowCredentials: false, maxAge: cors.maxAgeSeconds };
+      }
+    }
+  }
+
   apply() {
     const service = this.serverless.service;
     const settings = this.settings();
@@ -84,6 +109,16 @@ class StageSettings {
     delete deployment.Properties.StageName;
     delete deployment.Properties.StageDescription;
     const gatewayResponses = Object.keys(resources).filter((id) => resources[id].Type === 'AWS::ApiGateway::GatewayResponse');
+    const [firstOrigin] = this.allowedOrigins();
+    if (firstOrigin) {
+      for (const id of gatewayResponses) {
+        Object.assign(resources[id].Properties.ResponseParameters, {
+          'gatewayresponse.header.Access-Control-Allow-Origin': `'${firstOrigin}'`,
+          'gatewayresponse.header.Access-Control-Expose-Headers': `'${cors.exposeHeaders.join(', ')}'`,
+          'gatewayresponse.header.Vary': "'Origin'",
+        });
+      }
+    }
     deployment.DependsOn = [...new Set([...[deployment.DependsOn ?? []].flat(), ...gatewayResponses])];
 
     resources.ApiGatewayStage = {

@@ -44,7 +44,11 @@ let traced: Json;
 beforeAll(async () => {
   // One after the other: two packagings at once share the framework's working files.
   prod = await packageStage('prod', { CONTRACTS_TABLE_NAME: 'contracts-owned-elsewhere' });
-  dev = await packageStage('dev', { THROTTLE_RATE_LIMIT: '7', THROTTLE_BURST_LIMIT: '9' });
+  dev = await packageStage('dev', {
+    THROTTLE_RATE_LIMIT: '7',
+    THROTTLE_BURST_LIMIT: '9',
+    ALLOWED_ORIGINS: 'https://lk.bank.example,https://m.bank.example',
+  });
   traced = await packageStage('dev', { TRACING: 'true' });
 }, 120_000);
 
@@ -370,5 +374,38 @@ describe('production protections', () => {
     const noIdentity = { JWT_ISSUER: '', JWT_AUDIENCE: '', JWKS_URI: '' };
     expect(await failure('dev', noIdentity)).toMatch(/Cannot package stage "dev": JWT_ISSUER, JWT_AUDIENCE, JWKS_URI are not set/);
     expect(await failure('prod')).toMatch(/Cannot package stage "prod": CONTRACTS_TABLE_NAME is not set/);
+  });
+});
+
+describe('browsers (CORS)', () => {
+  it('answers preflights on each route without the authorizer, echoing only the configured origins', () => {
+    const preflights = ofType(dev, 'AWS::ApiGateway::Method').filter(([, m]) => at(m, 'Properties', 'HttpMethod') === 'OPTIONS');
+    expect(preflights).toHaveLength(2);
+    for (const [, method] of preflights) {
+      expect(at(method, 'Properties', 'AuthorizationType')).toBe('NONE');
+      const response = at(method, 'Properties', 'Integration', 'IntegrationResponses', 0);
+      expect(at(response, 'ResponseParameters', 'method.response.header.Access-Control-Allow-Headers')).toBe(
+        "'Authorization,Content-Type,Idempotency-Key,X-Correlation-Id,Accept-Language'",
+      );
+      expect(at(response, 'ResponseParameters', 'method.response.header.Access-Control-Allow-Credentials')).toBeUndefined();
+      const template = String(at(response, 'ResponseTemplates', 'application/json'));
+      expect(template).toContain('$origin.matches("https://lk[.]bank[.]example")');
+      expect(template).toContain('$origin.matches("https://m[.]bank[.]example")');
+    }
+  });
+
+  it("lets the first origin read the gateway's own answers", () => {
+    for (const [, response] of ofType(dev, 'AWS::ApiGateway::GatewayResponse')) {
+      expect(at(response, 'Properties', 'ResponseParameters', 'gatewayresponse.header.Access-Control-Allow-Origin')).toBe(
+        "'https://lk.bank.example'",
+      );
+    }
+  });
+
+  it('gives the functions the same origins, and a stage without any no preflight at all', () => {
+    expect(at(resource(dev, 'GetTerminationRequestLambdaFunction'), 'Properties', 'Environment', 'Variables', 'ALLOWED_ORIGINS')).toBe(
+      'https://lk.bank.example,https://m.bank.example',
+    );
+    expect(ofType(prod, 'AWS::ApiGateway::Method').filter(([, m]) => at(m, 'Properties', 'HttpMethod') === 'OPTIONS')).toEqual([]);
   });
 });

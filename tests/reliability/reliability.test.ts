@@ -26,6 +26,7 @@ import { startHttpStack, type HttpStack } from '../support/http-stack';
 import { refusedAuthorizations } from '../support/jwt-attacks';
 import { figures, printFigures } from './figures';
 import { garbageCalls, type GarbageCall } from './garbage';
+import { isErrorCode } from '../../lib/http/errors';
 import { requestKeyOf } from '../../lib/termination/keys';
 import { invariantViolations, type RaceAnswer } from './invariants';
 import { captureLogs, logLeaks } from './log-capture';
@@ -507,12 +508,19 @@ describe('garbage', () => {
           ...(call.isBase64Encoded ? { rawBytes: Buffer.from(call.rawBody, 'base64') } : { rawBody: call.rawBody }),
         });
         record({ status: answer.status, raw: answer.raw, body: answer.body, customerId, contractId: call.contractId, idempotencyKey: '' });
-        // serverless offline refuses some requests itself (a path it cannot route, a media type
-        // it will not parse) in its own {statusCode, error, message} shape; API Gateway passes
-        // them on. Those must still be 4xx.
-        if (answer.body['errorCode'] === undefined && 'statusCode' in answer.body && 'error' in answer.body) {
+        // Some calls never reach the function (a path that routes nowhere, a media type the
+        // gateway will not pass on): the gateway answers them itself, with its own request id in
+        // the body and the caller's X-Correlation-Id, as sent, in the header.
+        if (!isErrorCode(String(answer.body['errorCode']))) {
           expect(answer.status).toBeGreaterThanOrEqual(400);
           expect(answer.status).toBeLessThan(500);
+          expect(answer.body).toEqual({
+            errorCode: expect.any(String),
+            message: expect.any(String),
+            correlationId: expect.any(String),
+            details: [],
+          });
+          expect(answer.headers.get('x-correlation-id') ?? undefined).toBe(call.headers['X-Correlation-Id']);
           return;
         }
         expect(shapeProblems(answer.status, answer.headers, answer.raw, call.headers['X-Correlation-Id'])).toEqual([]);

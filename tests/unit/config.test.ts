@@ -33,6 +33,7 @@ describe('loadServiceConfig', () => {
       businessTimeZone: 'Europe/Moscow',
       budgetMs: 6000,
       retryAfterSeconds: 1,
+      allowedOrigins: [],
       dynamodb: { region: 'eu-central-1', endpoint: undefined, requestTimeoutMs: 2000, connectTimeoutMs: 1000, maxAttempts: 3 },
     });
   });
@@ -57,6 +58,7 @@ describe('loadServiceConfig', () => {
       businessTimeZone: 'Asia/Yekaterinburg',
       budgetMs: 100,
       retryAfterSeconds: 30,
+      allowedOrigins: [],
       dynamodb: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:8000', requestTimeoutMs: 500, connectTimeoutMs: 200, maxAttempts: 5 },
     });
   });
