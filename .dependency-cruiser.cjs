@@ -41,6 +41,13 @@ module.exports = {
       from: { path: '^lib/' },
       to: { path: '^functions/' },
     },
+    {
+      name: 'client-stands-alone',
+      severity: 'error',
+      comment: 'The client ships to other teams on its own: it may use only its own files and packages.',
+      from: { path: '^client/' },
+      to: { path: '^(lib|functions|scripts|tests|bench|web|resources)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -5,7 +5,6 @@ import { textsFor } from '../lib/http/texts';
 import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE } from '../lib/termination/read-termination-requests';
 import type { Problem } from '../lib/validation/problems';
 import {
-  REASON_CODES,
   errorBodySchema,
   terminationRequestInputSchema,
   terminationRequestListSchema,
@@ -61,6 +60,7 @@ const ERROR_EXAMPLES: Record<ErrorCode, Problem[]> = {
 /** Answers only API Gateway gives (gateway responses), by status. */
 const GATEWAY_EXAMPLES: Record<string, { errorCode: string; message: string }[]> = {
   '403': [{ errorCode: 'ACCESS_DENIED', message: 'Access is denied.' }],
+  '404': [{ errorCode: 'ROUTE_NOT_FOUND', message: 'There is no such route.' }],
   '429': [{ errorCode: 'THROTTLED', message: 'Too Many Requests' }],
 };
 
@@ -115,15 +115,18 @@ function errorResponses(operationCodes: ErrorCode[]): Record<string, unknown> {
         ]),
       ]);
       const headers: Record<string, unknown> = { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } };
-      if (status === '503') headers['Retry-After'] = header('Seconds to wait before retrying.', { type: 'integer', minimum: 1 }, true);
-      return [
-        status,
-        {
-          description: STATUS_TEXT[status] ?? status,
-          headers,
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples } },
-        },
-      ];
+      // Headers arrive as text: Retry-After is whole seconds written in digits.
+      if (status === '503')
+        headers['Retry-After'] = header('Seconds to wait before retrying.', { type: 'string', pattern: '^[1-9][0-9]*$' }, true);
+      // The errorCodes this status can carry here, as literals: a client can switch on them exhaustively.
+      const errorCodes = [...codes, ...(GATEWAY_EXAMPLES[status] ?? []).map((e) => e.errorCode)];
+      const schema = {
+        allOf: [
+          { $ref: '#/components/schemas/Error' },
+          { type: 'object', required: ['errorCode'], properties: { errorCode: { enum: errorCodes } } },
+        ],
+      };
+      return [status, { description: STATUS_TEXT[status] ?? status, headers, content: { 'application/json': { schema, examples } } }];
     }),
   );
 }
@@ -163,9 +166,12 @@ export function buildOpenApi(): Record<string, unknown> {
       version: '1.0.0',
       description:
         'Customers ask to terminate a contract ahead of its term. The rules behind each answer are the decision records in docs/decisions/ of the service repository.',
+      contact: { name: 'Contract termination service team' },
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
+    tags: [{ name: 'termination-requests', description: "A customer's requests to terminate a contract early." }],
     servers: [
-      { url: 'http://localhost:3000', description: 'npm start' },
+      { url: 'http://127.0.0.1:3000', description: 'npm start' },
       {
         url: 'https://{apiId}.execute-api.{region}.amazonaws.com/{stage}',
         variables: { apiId: { default: 'apiId' }, region: { default: 'eu-central-1' }, stage: { default: 'prod' } },
@@ -177,6 +183,9 @@ export function buildOpenApi(): Record<string, unknown> {
         post: {
           operationId: 'createTerminationRequest',
           summary: 'Ask to terminate a contract early',
+          description:
+            'Creates the request once, however often it is sent: reuse one Idempotency-Key for every retry of one user action. A replay answers 200 with the first answer, byte for byte.',
+          tags: ['termination-requests'],
           parameters: [
             { name: 'contractId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
             {
@@ -226,6 +235,8 @@ export function buildOpenApi(): Record<string, unknown> {
         get: {
           operationId: 'listTerminationRequests',
           summary: "The contract's termination requests, newest first",
+          description: 'Active and ended requests of one contract of the caller, a page at a time; follow nextCursor for the next page.',
+          tags: ['termination-requests'],
           parameters: [
             contractIdParameter,
             {
@@ -263,6 +274,8 @@ export function buildOpenApi(): Record<string, unknown> {
         get: {
           operationId: 'getTerminationRequest',
           summary: 'One termination request of the contract, with its current status',
+          description: "Where a 201's Location points. The message is written for the request's current status, in the language asked.",
+          tags: ['termination-requests'],
           parameters: [
             contractIdParameter,
             { name: 'requestId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
@@ -293,7 +306,6 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
         Error: component(errorBodySchema),
-        ReasonCode: { type: 'string', enum: REASON_CODES },
       },
     },
   };

@@ -1,6 +1,22 @@
 import { fullFormats } from 'ajv-formats/dist/formats';
 import { UUID_PATTERN } from './uuid';
 
+/*
+ * Characters a person's text may not hold (docs/decisions/0009-input-validation.md): control and
+ * format characters (zero-width, bidi overrides), line and paragraph separators, private-use
+ * code points, unpaired surrogates, and whatever Unicode says to render as nothing (e.g. U+3164).
+ * Variation selectors are default-ignorable too, but harmless: they only pick an emoji's look.
+ * They are formats rather than patterns because they need Unicode property escapes, which some
+ * OpenAPI tools compile without Unicode mode; the schemas describe them in words.
+ */
+const HIDDEN = String.raw`\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}\p{Default_Ignorable_Code_Point}`;
+const VARIATION_SELECTORS = String.raw`\uFE00-\uFE0F`;
+
+/** At least one letter, nothing hidden. */
+export const RECIPIENT_NAME = new RegExp(String.raw`^(?=.*\p{L})(?:[${VARIATION_SELECTORS}]|[^${HIDDEN}])*$`, 'u');
+/** Nothing hidden, but line breaks are allowed. */
+export const CUSTOMER_TEXT = new RegExp(String.raw`^(?:[${VARIATION_SELECTORS}]|[\n\r\u2028\u2029]|[^${HIDDEN}])*$`, 'u');
+
 /**
  * The formats the schemas use: the same object for Ajv at run time (tests) and for the
  * validators generated at build time (the bundles).
@@ -10,4 +26,6 @@ export const formats = {
   'date-time': fullFormats['date-time'],
   // Not ajv-formats' uuid: with its `urn:uuid:` prefix, `urn:uuid:<k>` would be another key than `<k>`.
   uuid: UUID_PATTERN,
+  'recipient-name': RECIPIENT_NAME,
+  'customer-text': CUSTOMER_TEXT,
 };

@@ -19,19 +19,9 @@ export type ReasonCode = (typeof REASON_CODES)[number];
 
 const uuid = { type: 'string', format: 'uuid' } as const;
 
-/*
- * Characters a person's text may not hold (docs/decisions/0009-input-validation.md): control and
- * format characters (zero-width, bidi overrides), line and paragraph separators, private-use
- * code points, unpaired surrogates, and whatever Unicode says to render as nothing (e.g. U+3164).
- * Lengths count code points (Ajv's maxLength does).
- */
-const NO_HIDDEN = '\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Co}\\p{Cs}\\p{Default_Ignorable_Code_Point}';
-/** Variation selectors are default-ignorable too, but harmless: they only pick an emoji's look. */
-const VARIATION_SELECTORS = '\\uFE00-\\uFE0F';
-/** At least one letter, nothing hidden. */
-export const RECIPIENT_NAME_PATTERN = `^(?=.*\\p{L})(?:[${VARIATION_SELECTORS}]|[^${NO_HIDDEN}])*$`;
-/** Nothing hidden, but line breaks are allowed. */
-export const COMMENT_PATTERN = `^(?:[\\n\\r\\u2028\\u2029${VARIATION_SELECTORS}]|[^${NO_HIDDEN}])*$`;
+/** The character rule of formats.ts, in words for the API description. */
+const NO_HIDDEN_TEXT =
+  'No control or format characters (zero-width, bidi overrides), line or paragraph separators, private-use characters, unpaired surrogates or other default-ignorable characters; variation selectors are allowed.';
 
 export const terminationRequestInputSchema = {
   $id: 'TerminationRequestInput',
@@ -48,10 +38,21 @@ export const terminationRequestInputSchema = {
       properties: {
         bik: { type: 'string', pattern: '^[0-9]{9}$' },
         accountNumber: { type: 'string', pattern: '^[0-9]{20}$' },
-        recipientName: { type: 'string', minLength: 1, maxLength: 255, pattern: RECIPIENT_NAME_PATTERN },
+        recipientName: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 255,
+          format: 'recipient-name',
+          description: `1 to 255 characters (code points) with at least one letter. ${NO_HIDDEN_TEXT}`,
+        },
       },
     },
-    comment: { type: 'string', maxLength: 1000, pattern: COMMENT_PATTERN },
+    comment: {
+      type: 'string',
+      maxLength: 1000,
+      format: 'customer-text',
+      description: `Up to 1000 characters (code points); line breaks are allowed. ${NO_HIDDEN_TEXT} For reasonCode OTHER it must hold a letter or a digit.`,
+    },
     documentIds: { type: 'array', maxItems: 10, uniqueItems: true, items: uuid },
   },
 } as const;

@@ -82,13 +82,13 @@ function problemOf(error: ErrorObject): Problem {
     case 'enum':
       return { field, code: 'notInDictionary', allowed: REASON_CODES };
     case 'format':
-      return params['format'] === 'uuid' ? { field, code: 'mustBeUuid' } : (fieldRule ?? { field, code: 'invalid' });
+      if (params['format'] === 'uuid') return { field, code: 'mustBeUuid' };
+      if (params['format'] === 'customer-text') return { field, code: 'commentText' };
+      return fieldRule ?? { field, code: 'invalid' };
     case 'maxItems':
       return { field, code: 'maxItems', limit: Number(params['limit']) };
     case 'maxLength':
       return fieldRule ?? { field, code: 'maxLength', limit: Number(params['limit']) };
-    case 'pattern':
-      return fieldRule ?? (field === 'comment' ? { field, code: 'commentText' } : { field, code: 'invalid' });
     default:
       return fieldRule ?? { field, code: 'invalid' };
   }

@@ -30,8 +30,13 @@ export function documentedResponse(
   addFormats(ajv);
   ajv.addSchema({ $id: 'openapi', ...document });
   const content = at(response, 'content', 'application/json');
-  const ref = String(at(content, 'schema', '$ref')).replace('#/', 'openapi#/');
-  const validator = ajv.getSchema(ref);
+  // A schema is a $ref into the document or inline (the error bodies: Error narrowed per status).
+  const schema: unknown = at(content, 'schema');
+  const ref = at(schema, '$ref');
+  const validator =
+    typeof ref === 'string'
+      ? ajv.getSchema(ref.replace('#/', 'openapi#/'))
+      : ajv.compile(jsonObject(JSON.parse(JSON.stringify(schema).replaceAll('"#/', '"openapi#/'))));
   const headers = Object.fromEntries(
     Object.entries(jsonObject(at(response, 'headers'))).map(([name, h]) => {
       const refName = at(h, '$ref');
@@ -47,7 +52,7 @@ export function documentedResponse(
     headers,
     exampleCodes: Object.keys(jsonObject(at(content, 'examples'))),
     validate: (body) => {
-      if (!validator) return [`no schema at ${ref}`];
+      if (!validator) return [`no schema at ${String(ref)}`];
       return validator(body) ? [] : (validator.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
     },
   };

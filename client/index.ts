@@ -1,0 +1,176 @@
+import createFetchClient from 'openapi-fetch';
+import type { components, paths } from './api-types';
+
+/*
+ * The TypeScript client for the web and mobile teams: typed from the API description
+ * (api-types.ts, made by `npm run client:types` from docs/openapi.yaml), running in browsers and
+ * Node with fetch. Its retry rules are docs/clients.md's:
+ *   - one Idempotency-Key (and one X-Correlation-Id) per user action, reused on every retry;
+ *   - retry network errors, time-outs, 429, 500 and 503, with exponential backoff and full
+ *     jitter, waiting at least Retry-After when the answer names it, within an overall deadline;
+ *   - never retry another 4xx: the same call would get the same answer;
+ *   - a retry answered 200 (the write had committed, its answer was lost) is the same success.
+ */
+
+export type TerminationRequest = components['schemas']['TerminationRequest'];
+export type TerminationRequestInput = components['schemas']['TerminationRequestInput'];
+export type TerminationRequestList = components['schemas']['TerminationRequestList'];
+
+const COLLECTION = '/api/v1/contracts/{contractId}/termination-requests';
+const ONE = '/api/v1/contracts/{contractId}/termination-requests/{requestId}';
+
+/** The error bodies an operation's responses can carry, each with its status's literal errorCodes. */
+type ErrorBodies<Responses> = {
+  [Status in keyof Responses]: Status extends 200 | 201
+    ? never
+    : Responses[Status] extends { content: { 'application/json': infer Body } }
+      ? Body
+      : never;
+}[keyof Responses];
+
+export type CreateError = ErrorBodies<paths[typeof COLLECTION]['post']['responses']>;
+export type ListError = ErrorBodies<paths[typeof COLLECTION]['get']['responses']>;
+export type GetError = ErrorBodies<paths[typeof ONE]['get']['responses']>;
+export type CreateErrorCode = CreateError['errorCode'];
+
+/** What a call came to: the answer, a refusal the API gave, or no answer at all. */
+export type Result<Value, Error> =
+  | { ok: true; value: Value; status: number; correlationId: string; attempts: number }
+  | { ok: false; reason: 'refused'; status: number; error: Error; correlationId: string; attempts: number }
+  | { ok: false; reason: 'unreachable'; cause: unknown; correlationId: string; attempts: number };
+
+export interface RetryOptions {
+  /** Attempts in all, the first included. */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Each attempt is abandoned (and retried) after this long. */
+  attemptTimeoutMs: number;
+  /** No retry starts after this long from the first attempt. */
+  deadlineMs: number;
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  /** The customer's access token (a fresh one on each attempt, if it can change). */
+  token: () => string | Promise<string>;
+  language?: 'en' | 'ru';
+  retry?: Partial<RetryOptions>;
+  fetch?: typeof globalThis.fetch;
+  /** For tests: how to wait. */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+export const DEFAULT_RETRY: RetryOptions = {
+  attempts: 5,
+  baseDelayMs: 250,
+  maxDelayMs: 8_000,
+  attemptTimeoutMs: 10_000,
+  deadlineMs: 30_000,
+};
+
+const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+/** Whole seconds of a Retry-After header; an HTTP date or garbage counts as none. */
+function retryAfterMs(response: Response | undefined): number {
+  const value = response?.headers.get('Retry-After');
+  return value !== null && value !== undefined && /^\d+$/.test(value) ? Number(value) * 1000 : 0;
+}
+
+type Attempt<Data, Error> = { data?: Data; error?: Error; response: Response };
+
+export function createTerminationClient(options: ClientOptions) {
+  const api = createFetchClient<paths>({ baseUrl: options.baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const retry: RetryOptions = { ...DEFAULT_RETRY, ...options.retry };
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const random = options.random ?? Math.random;
+
+  async function headers(correlationId: string): Promise<Record<string, string>> {
+    return {
+      Authorization: `Bearer ${await options.token()}`,
+      'X-Correlation-Id': correlationId,
+      ...(options.language ? { 'Accept-Language': options.language } : {}),
+    };
+  }
+
+  /** Runs one user action's attempts until an answer that is not worth retrying, or the budget ends. */
+  async function withRetries<Data, Error>(
+    correlationId: string,
+    attempt: (signal: AbortSignal) => Promise<Attempt<Data, Error>>,
+  ): Promise<Result<Data, Error>> {
+    const started = Date.now();
+    let last: Result<Data, Error> | undefined;
+    for (let n = 1; n <= retry.attempts; n++) {
+      let retryable: boolean;
+      let floorMs = 0;
+      try {
+        const { data, error, response } = await attempt(AbortSignal.timeout(retry.attemptTimeoutMs));
+        if (data !== undefined && response.ok) return { ok: true, value: data, status: response.status, correlationId, attempts: n };
+        if (error === undefined) throw new Error(`Answer ${response.status} without a body`);
+        last = { ok: false, reason: 'refused', status: response.status, error, correlationId, attempts: n };
+        retryable = RETRIED_STATUSES.has(response.status);
+        floorMs = retryAfterMs(response);
+      } catch (cause) {
+        // No answer: the network failed, the attempt timed out, or the answer was not ours.
+        last = { ok: false, reason: 'unreachable', cause, correlationId, attempts: n };
+        retryable = true;
+      }
+      const backoff = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (n - 1)) * random();
+      const wait = Math.max(floorMs, backoff);
+      if (!retryable || n === retry.attempts || Date.now() - started + wait > retry.deadlineMs) return last;
+      await sleep(wait);
+    }
+    return last ?? { ok: false, reason: 'unreachable', cause: new Error('no attempt'), correlationId, attempts: 0 };
+  }
+
+  return {
+    /**
+     * One user action: ask to terminate the contract. Pass the same idempotencyKey again only to
+     * repeat this very action (e.g. after the page reloaded); the client reuses it on its retries.
+     */
+    async createTerminationRequest(
+      contractId: string,
+      input: TerminationRequestInput,
+      action: { idempotencyKey?: string; correlationId?: string } = {},
+    ): Promise<Result<TerminationRequest, CreateError> & { replayed?: boolean; location?: string }> {
+      const idempotencyKey = action.idempotencyKey ?? crypto.randomUUID();
+      const correlationId = action.correlationId ?? crypto.randomUUID();
+      let replayed = false;
+      let location: string | undefined;
+      const result = await withRetries<TerminationRequest, CreateError>(correlationId, async (signal) => {
+        const answer = await api.POST(COLLECTION, {
+          params: { path: { contractId }, header: { 'Idempotency-Key': idempotencyKey } },
+          headers: await headers(correlationId),
+          body: input,
+          signal,
+        });
+        replayed = answer.response.headers.get('Idempotent-Replayed') === 'true';
+        location = answer.response.headers.get('Location') ?? undefined;
+        return answer;
+      });
+      return result.ok ? { ...result, replayed, ...(location ? { location } : {}) } : result;
+    },
+
+    /** One request of the contract, with its current status. */
+    getTerminationRequest(contractId: string, requestId: string): Promise<Result<TerminationRequest, GetError>> {
+      const correlationId = crypto.randomUUID();
+      return withRetries<TerminationRequest, GetError>(correlationId, async (signal) =>
+        api.GET(ONE, { params: { path: { contractId, requestId } }, headers: await headers(correlationId), signal }),
+      );
+    },
+
+    /** One page of the contract's requests, newest first; pass the page's nextCursor for the next. */
+    listTerminationRequests(
+      contractId: string,
+      page: { limit?: number; cursor?: string } = {},
+    ): Promise<Result<TerminationRequestList, ListError>> {
+      const correlationId = crypto.randomUUID();
+      return withRetries<TerminationRequestList, ListError>(correlationId, async (signal) =>
+        api.GET(COLLECTION, { params: { path: { contractId }, query: page }, headers: await headers(correlationId), signal }),
+      );
+    },
+  };
+}
+
+export type TerminationClient = ReturnType<typeof createTerminationClient>;
