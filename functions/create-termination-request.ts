@@ -1,7 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { loadServiceConfig } from '../lib/config/config';
-import type { Outcome } from '../lib/http/answers';
-import { edgeFailure, readEdge, respond, unauthorized } from '../lib/http/edge';
+import { answerCall } from '../lib/http/edge';
 import { requestLocation } from '../lib/http/location';
 import { header, readJsonObjectBody } from '../lib/http/request';
 import { createDocumentClient } from '../lib/storage/dynamodb-client';
@@ -20,26 +19,17 @@ const deps: CreateDeps = {
 };
 
 /** POST /api/v1/contracts/{contractId}/termination-requests */
-export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  const edge = readEdge(event);
-  let outcome: Outcome;
-  try {
-    if (edge.customerId === undefined) throw unauthorized();
-    outcome = await createTerminationRequest(deps, {
-      customerId: edge.customerId,
-      contractId: event.pathParameters?.['contractId'],
+export const handler = (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const contractId = event.pathParameters?.['contractId'];
+  const location = (requestId: string) => requestLocation(event, contractId?.toLowerCase() ?? '', requestId);
+  return answerCall(event, { ...config, location }, (customerId, edge) =>
+    createTerminationRequest(deps, {
+      customerId,
+      contractId,
       idempotencyKey: header(event, 'Idempotency-Key'),
       body: readJsonObjectBody(event),
       createdMessage: edge.texts.created,
       edgeProblems: edge.problems,
-    });
-  } catch (error) {
-    outcome = edgeFailure(error);
-  }
-  const contractId = event.pathParameters?.['contractId']?.toLowerCase() ?? '';
-  return respond(edge, outcome, {
-    retryAfterSeconds: config.retryAfterSeconds,
-    allowedOrigins: config.allowedOrigins,
-    location: (requestId) => requestLocation(event, contractId, requestId),
-  });
+    }),
+  );
 };

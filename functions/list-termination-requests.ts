@@ -1,7 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { loadServiceConfig } from '../lib/config/config';
-import type { Outcome } from '../lib/http/answers';
-import { edgeFailure, readEdge, respond, unauthorized } from '../lib/http/edge';
+import { answerCall } from '../lib/http/edge';
 import { createDocumentClient } from '../lib/storage/dynamodb-client';
 import { listTerminationRequests } from '../lib/termination/read-termination-requests';
 import { TerminationStore } from '../lib/termination/termination-store';
@@ -13,21 +12,14 @@ const store = new TerminationStore(createDocumentClient(config.dynamodb), {
 });
 
 /** GET /api/v1/contracts/{contractId}/termination-requests?limit=&cursor= */
-export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  const edge = readEdge(event);
-  let outcome: Outcome;
-  try {
-    if (edge.customerId === undefined) throw unauthorized();
-    outcome = await listTerminationRequests(store, {
-      customerId: edge.customerId,
+export const handler = (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
+  answerCall(event, config, (customerId, edge) =>
+    listTerminationRequests(store, {
+      customerId,
       contractId: event.pathParameters?.['contractId'],
       limit: event.queryStringParameters?.['limit'],
       cursor: event.queryStringParameters?.['cursor'],
       message: edge.texts.requestStatus,
       edgeProblems: edge.problems,
-    });
-  } catch (error) {
-    outcome = edgeFailure(error);
-  }
-  return respond(edge, outcome, { retryAfterSeconds: config.retryAfterSeconds, allowedOrigins: config.allowedOrigins });
-};
+    }),
+  );

@@ -46,11 +46,7 @@ export function readEdge(event: APIGatewayProxyEvent): Edge {
 }
 
 /** The answer to an outcome, logged once and counted once. */
-export function respond(
-  edge: Edge,
-  outcome: Outcome,
-  options: { retryAfterSeconds: number; allowedOrigins: readonly string[]; location?: (requestId: string) => string },
-): APIGatewayProxyResult {
+export function respond(edge: Edge, outcome: Outcome, options: RouteOptions): APIGatewayProxyResult {
   const answer = answerFor(outcome, {
     correlationId: edge.correlationId,
     texts: edge.texts,
@@ -96,3 +92,29 @@ export function edgeFailure(error: unknown): Outcome {
 }
 
 export const unauthorized = () => new EdgeRefusal('UNAUTHORIZED', [{ field: 'Authorization', code: 'bearerTokenRequired' }]);
+
+export interface RouteOptions {
+  retryAfterSeconds: number;
+  allowedOrigins: readonly string[];
+  location?: (requestId: string) => string;
+}
+
+/**
+ * One API call from event to answer: the edge is read, a call without a customer is refused,
+ * the use case runs with the customer, and any error it throws becomes an answer too.
+ */
+export async function answerCall(
+  event: APIGatewayProxyEvent,
+  options: RouteOptions,
+  run: (customerId: string, edge: Edge) => Promise<Outcome>,
+): Promise<APIGatewayProxyResult> {
+  const edge = readEdge(event);
+  let outcome: Outcome;
+  try {
+    if (edge.customerId === undefined) throw unauthorized();
+    outcome = await run(edge.customerId, edge);
+  } catch (error) {
+    outcome = edgeFailure(error);
+  }
+  return respond(edge, outcome, options);
+}
