@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { AttributeValue, TransactWriteItem, TransactWriteItemsCommandInput } from '@aws-sdk/client-dynamodb';
+import type {
+  AttributeValue,
+  GetItemCommandInput,
+  QueryCommandInput,
+  TransactWriteItem,
+  TransactWriteItemsCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { textsFor } from '../lib/http/texts';
 import { buildCreateTransaction, STATUS_SUBMITTED, type NewRequest, type Tables } from '../lib/termination/create-transaction';
 import { requestFingerprint } from '../lib/termination/fingerprint';
+import { REQUEST_SORT_PREFIX, requestKeyOf } from '../lib/termination/keys';
 import { newRequestNumber } from '../lib/termination/request-number';
 import { validateTerminationInput } from '../lib/validation/validator';
 
@@ -59,6 +66,19 @@ export function floorTransaction(tables: Tables, contractId: string, customerId:
   return { ...input, TransactItems: input.TransactItems?.map(marshallItem) };
 }
 
+/** The reads' floors: the GetItem and the Query the read routes send, as plain AttributeValues. */
+export const floorGet = (table: string, contractId: string, requestId: string): GetItemCommandInput => ({
+  TableName: table,
+  Key: marshall(requestKeyOf(contractId, requestId)),
+});
+export const floorQuery = (table: string, contractId: string, limit: number): QueryCommandInput => ({
+  TableName: table,
+  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :requests)',
+  ExpressionAttributeValues: marshall({ ':pk': requestKeyOf(contractId, '').pk, ':requests': REQUEST_SORT_PREFIX }),
+  ScanIndexForward: false,
+  Limit: limit,
+});
+
 /** An item's size as DynamoDB bills it: names plus values (UTF-8; a number about 1 byte per 2 digits). */
 function size(value: AttributeValue): number {
   if (value.S !== undefined) return Buffer.byteLength(value.S);
@@ -73,7 +93,8 @@ const itemSize = (item: Item) => Object.entries(item).reduce((sum, [name, value]
 export function transactionItems(input: TransactWriteItemsCommandInput, checked: Item): { action: string; item: string; bytes: number }[] {
   return (input.TransactItems ?? []).map(({ Put }) => ({
     action: Put ? 'Put' : 'ConditionCheck',
-    item: Put ? (Put.Item?.['pk']?.S ?? '?').replace(/#.*$/, '#…') : 'contract (checked)',
+    // Named by sort key: the slot and the request share their contract's partition.
+    item: Put ? (Put.Item?.['sk']?.S ?? '?').replace(/#.*$/, '#…') : 'contract (checked)',
     bytes: itemSize(Put?.Item ?? checked),
   }));
 }

@@ -5,8 +5,16 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CreateTableCommand, DynamoDBClient, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DeleteItemCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { stop as stopEsbuild } from 'esbuild';
 import { buildFunctions } from '../scripts/build';
@@ -18,7 +26,8 @@ import { freePort } from '../scripts/local/free-port';
 import { startJwksServer } from '../scripts/local/jwks-server';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken } from '../scripts/local/signing-key';
 import { createTables } from '../scripts/local/tables';
-import { floorTransaction, transactionItems } from './floor';
+import { slotKeyOf } from '../lib/termination/keys';
+import { floorGet, floorQuery, floorTransaction, transactionItems } from './floor';
 import { measureAuthorizer, measureLatency, runChild, startProxy, statusOf, stopAll, stops, type Impl, type Row } from './measure';
 import { createPeerHandler } from './peer-handler';
 import * as report from './report';
@@ -82,6 +91,9 @@ const END_DATE = DEMO_CUSTOMERS.anna.contracts.withEndDate;
 // Both dates against the demo end date (2045-12-31): one before it, one after.
 const DESIRED_DATE = '2045-06-30';
 const DATE_AFTER_END = '2046-03-31';
+// The reads: one contract with a few requests, listed a page of 20 at a time.
+const READ_REQUESTS = 5;
+const PAGE = 20;
 
 /** A body that passes every rule, of the size a mobile client sends. */
 const validBody = (desiredTerminationDate = DESIRED_DATE) => ({
@@ -116,6 +128,18 @@ const lambdaContext = (): Context => ({
   succeed: () => undefined,
 });
 const isHandler = (value: unknown): value is Handler => typeof value === 'function';
+async function bundleHandler(file: string): Promise<Handler> {
+  const mod: unknown = await import(pathToFileURL(file).href);
+  const handler = typeof mod === 'object' && mod !== null && 'handler' in mod ? mod.handler : undefined;
+  if (!isHandler(handler)) throw new Error(`${file} exports no handler`);
+  return handler;
+}
+/** An answer's JSON body, {} when it has none. */
+function bodyOf(result: unknown): Record<string, unknown> {
+  const body = typeof result === 'object' && result !== null && 'body' in result && typeof result.body === 'string' ? result.body : '{}';
+  const parsed: unknown = JSON.parse(body);
+  return typeof parsed === 'object' && parsed !== null ? Object.fromEntries(Object.entries(parsed)) : {};
+}
 
 // Handlers log and publish EMF metrics to stdout, as in Lambda: counted and dropped here.
 const print = process.stdout.write.bind(process.stdout);
@@ -161,29 +185,34 @@ async function main(): Promise<void> {
   // Into a temp dir: the shared .build/ of npm start and npm test is never touched.
   const functions = await buildFunctions({ outDir: join(dir, 'functions') });
   const [bare, runner] = await buildFunctions({ outDir: join(dir, 'bench'), entries: ['bench/bare-handler.ts', 'bench/child-runner.ts'] });
-  const [create, authorizer] = ['create-termination-request', 'authorize-customer'].map((name) => functions.find((f) => f.name === name));
-  if (!bare || !runner || !create || !authorizer) throw new Error('a bundle is missing');
+  const [create, getOne, getList, authorizer] = [
+    'create-termination-request',
+    'get-termination-request',
+    'list-termination-requests',
+    'authorize-customer',
+  ].map((name) => functions.find((f) => f.name === name));
+  if (!bare || !runner || !create || !getOne || !getList || !authorizer) throw new Error('a bundle is missing');
 
   const proxy = await startProxy(db.endpoint);
   await createTables(db.client, TABLES);
-  // Powertools' default key is `id`.
-  for (const [TableName, key] of Object.entries({
-    [TABLES.peerIdempotency]: 'id',
-    [TABLES.peerRequests]: 'pk',
-    [TABLES.floorRequests]: 'pk',
+  // Powertools' default key is `id`; the requests tables have the service's keys (pk, sk).
+  for (const [TableName, keys] of Object.entries({
+    [TABLES.peerIdempotency]: ['id'],
+    [TABLES.peerRequests]: ['pk', 'sk'],
+    [TABLES.floorRequests]: ['pk', 'sk'],
   })) {
     await db.client.send(
       new CreateTableCommand({
         TableName,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [{ AttributeName: key, AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
+        AttributeDefinitions: keys.map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+        KeySchema: keys.map((AttributeName, i) => ({ AttributeName, KeyType: i === 0 ? 'HASH' : 'RANGE' })),
       }),
     );
   }
   // A create takes a contract's one active slot for good: fresh contracts for every create.
   const perPass = warmup + iterations;
-  const contracts = Array.from({ length: 7 * perPass + 2 + 2 * coldRuns + Math.ceil(memoryInvocations / 50) }, () => ({
+  const contracts = Array.from({ length: 7 * perPass + 3 + 2 * coldRuns + Math.ceil(memoryInvocations / 50) }, () => ({
     contractId: randomUUID(),
     customerId: CUSTOMER,
     status: 'ACTIVE',
@@ -208,17 +237,21 @@ async function main(): Promise<void> {
     POWERTOOLS_METRICS_DISABLED: 'false',
   };
   Object.assign(process.env, serviceEnv);
-  // The service builds its client when its module loads: count the client it wraps.
+  // Each function builds its client when its module loads: count the client it wraps.
   const from = DynamoDBDocumentClient.from;
   DynamoDBDocumentClient.from = (client, config) => {
     countCalls(client);
     return from(client, config);
   };
   const service: Handler = (await import('../functions/create-termination-request')).handler;
+  const serviceGet: Handler = (await import('../functions/get-termination-request')).handler;
+  const serviceList: Handler = (await import('../functions/list-termination-requests')).handler;
   DynamoDBDocumentClient.from = from;
-  const bundleModule: unknown = await import(pathToFileURL(create.file).href);
-  const bundle = typeof bundleModule === 'object' && bundleModule !== null && 'handler' in bundleModule ? bundleModule.handler : undefined;
-  if (!isHandler(bundle)) throw new Error(`${create.file} exports no handler`);
+  const [bundle, bundleGet, bundleList] = await Promise.all([
+    bundleHandler(create.file),
+    bundleHandler(getOne.file),
+    bundleHandler(getList.file),
+  ]);
 
   const client = () => {
     const sdk = new DynamoDBClient({ region: REGION, endpoint: proxy.endpoint, credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
@@ -233,45 +266,91 @@ async function main(): Promise<void> {
     contracts: TABLES.contracts,
   });
 
-  const seed = async (handler: Handler) => {
-    const call = fresh(nextContract());
+  const seed = async (handler: Handler, contractId = nextContract()) => {
+    const call = fresh(contractId);
     const result = await handler(eventOf(call), lambdaContext());
     if (statusOf(result) !== 201) throw new Error(`seeding answered ${JSON.stringify(result)}`);
-    return call;
+    return { ...call, requestId: String(bodyOf(result)['requestId']) };
   };
   const seeds = { service: await seed(service), peer: await seed(peer) };
   if (sdkCalls === 0) throw new Error("the SDK counter did not see the service's DynamoDB client");
+  // The reads' contract: a few requests made by the service, its slot released after each.
+  const readContract = nextContract();
+  const requestIds: string[] = [];
+  while (requestIds.length < READ_REQUESTS) {
+    requestIds.push((await seed(service, readContract)).requestId);
+    await db.client.send(new DeleteItemCommand({ TableName: TABLES.requests, Key: marshall(slotKeyOf(readContract)) }));
+  }
+  const readId = requestIds[0] ?? '';
+  const readEvent = (requestId?: string) =>
+    apiEvent({
+      method: 'GET',
+      customerId: CUSTOMER,
+      contractId: readContract,
+      ...(requestId === undefined ? { query: { limit: String(PAGE) } } : { requestId }),
+      headers: { 'X-Correlation-Id': randomUUID() },
+    });
+  const [getInput, queryInput] = [floorGet(TABLES.requests, readContract, readId), floorQuery(TABLES.requests, readContract, PAGE)];
+  // Every side reads the same items: the request, and the contract's whole list in one page.
+  const found = [(await floorClient.send(new GetItemCommand(getInput))).Item?.['requestId']?.S];
+  const listed = [(await floorClient.send(new QueryCommand(queryInput))).Items?.length];
+  for (const [get, list] of [
+    [serviceGet, serviceList],
+    [bundleGet, bundleList],
+  ] satisfies [Handler, Handler][]) {
+    found.push(String(bodyOf(await get(readEvent(readId), lambdaContext()))['requestId']));
+    const { items } = bodyOf(await list(readEvent(), lambdaContext()));
+    listed.push(Array.isArray(items) ? items.length : 0);
+  }
+  if (found.some((id) => id !== readId) || listed.some((n) => n !== READ_REQUESTS))
+    throw new Error(`the reads disagree: found ${found.join(', ')}, listed ${listed.join(', ')} (expected ${readId}, ${READ_REQUESTS})`);
 
-  const pathRows = (impl: Impl, handler: Handler, seeded: Call): Row[] =>
-    (
-      [
-        ['create', 201, () => fresh(nextContract())],
-        ['replay', 200, () => seeded],
-        ['409 active request', 409, () => fresh(seeded.contractId)],
-        ['422 contract closed', 422, () => fresh(CLOSED)],
-        ['422 date after end', 422, () => fresh(END_DATE, validBody(DATE_AFTER_END))],
-      ] satisfies [string, number, () => Call][]
-    ).map(([path, expect, call]) => ({
+  const handlerRows = (impl: Impl, scenarios: [string, number, Handler, () => APIGatewayProxyEvent][]): Row[] =>
+    scenarios.map(([path, expect, handler, event]) => ({
       path,
       impl,
       expect,
       sdkSeen: impl !== 'bundle',
       prepare: () => {
-        const [event, context] = [eventOf(call()), lambdaContext()];
-        return () => handler(event, context);
+        const [e, context] = [event(), lambdaContext()];
+        return () => handler(e, context);
       },
     }));
-  const floorTables = { requests: TABLES.floorRequests, contracts: TABLES.contracts };
-  const floorRow: Row = {
-    path: 'create',
+  const pathRows = (impl: Impl, handler: Handler, seeded: Call): Row[] =>
+    handlerRows(
+      impl,
+      (
+        [
+          ['create', 201, () => fresh(nextContract())],
+          ['replay', 200, () => seeded],
+          ['409 active request', 409, () => fresh(seeded.contractId)],
+          ['422 contract closed', 422, () => fresh(CLOSED)],
+          ['422 date after end', 422, () => fresh(END_DATE, validBody(DATE_AFTER_END))],
+        ] satisfies [string, number, () => Call][]
+      ).map(([path, expect, call]) => [path, expect, handler, () => eventOf(call())]),
+    );
+  const readRows = (impl: Impl, get: Handler, list: Handler): Row[] =>
+    handlerRows(impl, [
+      ['GET one', 200, get, () => readEvent(readId)],
+      ['GET list', 200, list, () => readEvent()],
+    ]);
+  // Each floor is the bare DynamoDBClient sending what the path sends, marshalled before timing.
+  const floorRow = (path: string, prepare: () => () => Promise<unknown>): Row => ({
+    path,
     impl: 'floor',
     expect: 0,
     sdkSeen: true,
-    prepare: () => {
-      const input = floorTransaction(floorTables, nextContract(), CUSTOMER, validBody());
-      return () => floorClient.send(new TransactWriteItemsCommand(input));
-    },
-  };
+    prepare,
+  });
+  const floorTables = { requests: TABLES.floorRequests, contracts: TABLES.contracts };
+  const createFloor = floorRow('create', () => {
+    const input = floorTransaction(floorTables, nextContract(), CUSTOMER, validBody());
+    return () => floorClient.send(new TransactWriteItemsCommand(input));
+  });
+  const readFloors = [
+    floorRow('GET one', () => () => floorClient.send(new GetItemCommand(getInput))),
+    floorRow('GET list', () => () => floorClient.send(new QueryCommand(queryInput))),
+  ];
   const counters = {
     http: () => proxy.operations.length,
     dynamoDbMs: () => proxy.busyMs,
@@ -285,9 +364,10 @@ async function main(): Promise<void> {
     progress(`latency: DynamoDB Local ${name}...`);
     proxy.delayMs = delay;
     // The bundle runs the same code as the handler: measured as is only, to keep the run short.
-    const rows = [floorRow, ...pathRows('service', service, seeds.service)];
+    const rows = [createFloor, ...pathRows('service', service, seeds.service)];
     if (delay === 0) rows.push(...pathRows('bundle', bundle, seeds.service));
-    rows.push(...pathRows('peer', peer, seeds.peer));
+    rows.push(...pathRows('peer', peer, seeds.peer), ...readFloors, ...readRows('service', serviceGet, serviceList));
+    if (delay === 0) rows.push(...readRows('bundle', bundleGet, bundleList));
     const results = await measureLatency(rows, counters, warmup, iterations);
     passes.push({ name: delay === 0 ? 'as is' : `+${delay} ms`, results });
     say(report.latencyTable({ name, results }, iterations));
