@@ -6,15 +6,18 @@ import { getTerminationRequest } from '../lib/termination/read-termination-reque
 import { TerminationStore } from '../lib/termination/termination-store';
 
 const config = loadServiceConfig();
-const store = new TerminationStore(createDocumentClient(config.dynamodb), {
-  requests: config.requestsTableName,
-  contracts: config.contractsTableName,
-});
+const deps = {
+  budgetMs: config.budgetMs,
+  store: new TerminationStore(createDocumentClient(config.dynamodb), {
+    requests: config.requestsTableName,
+    contracts: config.contractsTableName,
+  }),
+};
 
 /** GET /api/v1/contracts/{contractId}/termination-requests/{requestId} */
 export const handler = (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
   answerCall(event, config, (customerId, edge) =>
-    getTerminationRequest(store, {
+    getTerminationRequest(deps, {
       customerId,
       contractId: event.pathParameters?.['contractId'],
       requestId: event.pathParameters?.['requestId'],

@@ -6,15 +6,18 @@ import { listTerminationRequests } from '../lib/termination/read-termination-req
 import { TerminationStore } from '../lib/termination/termination-store';
 
 const config = loadServiceConfig();
-const store = new TerminationStore(createDocumentClient(config.dynamodb), {
-  requests: config.requestsTableName,
-  contracts: config.contractsTableName,
-});
+const deps = {
+  budgetMs: config.budgetMs,
+  store: new TerminationStore(createDocumentClient(config.dynamodb), {
+    requests: config.requestsTableName,
+    contracts: config.contractsTableName,
+  }),
+};
 
 /** GET /api/v1/contracts/{contractId}/termination-requests?limit=&cursor= */
 export const handler = (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
   answerCall(event, config, (customerId, edge) =>
-    listTerminationRequests(store, {
+    listTerminationRequests(deps, {
       customerId,
       contractId: event.pathParameters?.['contractId'],
       limit: event.queryStringParameters?.['limit'],

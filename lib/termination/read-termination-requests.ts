@@ -30,6 +30,12 @@ export interface ReadCall {
   edgeProblems: Problem[];
 }
 
+export interface ReadDeps {
+  store: TerminationStore;
+  /** All DynamoDB work of one read ends by then as unavailable (503), well inside the Lambda timeout. */
+  budgetMs: number;
+}
+
 export type ReadOutcome =
   | { kind: 'found'; request: TerminationRequest }
   | { kind: 'listed'; requests: TerminationRequest[]; nextCursor: string | undefined }
@@ -49,19 +55,25 @@ const view = (item: Record<string, unknown>, message: ReadCall['message']): Term
   return { ...stored, message: message(stored) };
 };
 
-async function settle(run: () => Promise<ReadOutcome>): Promise<ReadOutcome> {
+async function settle(budgetMs: number, run: (abortSignal: AbortSignal) => Promise<ReadOutcome>): Promise<ReadOutcome> {
+  const abortSignal = AbortSignal.timeout(budgetMs);
   try {
-    return await run();
+    return await run(abortSignal);
   } catch (error) {
     if (error instanceof RefusedError) return { kind: 'refused', refusal: error.refusal };
-    if (isDynamoDbUnavailable(error)) return { kind: 'unavailable', cause: error };
+    if (isDynamoDbUnavailable(error) || abortSignal.aborted) return { kind: 'unavailable', cause: error };
     throw error;
   }
 }
 
 /** The contract's 404 or 403 when the caller may not see it, else the given refusal or nothing. */
-async function contractRefusal(store: TerminationStore, contractId: string, customerId: string): Promise<RefusedError | undefined> {
-  const ownership = ownershipOf(await store.findContract(contractId), customerId);
+async function contractRefusal(
+  store: TerminationStore,
+  contractId: string,
+  customerId: string,
+  abortSignal: AbortSignal,
+): Promise<RefusedError | undefined> {
+  const ownership = ownershipOf(await store.findContract(contractId, abortSignal), customerId);
   if (ownership === 'not-found') return refuse('CONTRACT_NOT_FOUND', [{ field: 'contractId', code: 'contractNotFound' }]);
   if (ownership === 'access-denied') return refuse('CONTRACT_ACCESS_DENIED', [{ field: 'contractId', code: 'contractAccessDenied' }]);
   return undefined;
@@ -70,22 +82,25 @@ async function contractRefusal(store: TerminationStore, contractId: string, cust
 const accessDenied = () => refuse('CONTRACT_ACCESS_DENIED', [{ field: 'contractId', code: 'contractAccessDenied' }]);
 
 /** GET .../termination-requests/{requestId} */
-export function getTerminationRequest(store: TerminationStore, call: ReadCall & { requestId: string | undefined }): Promise<ReadOutcome> {
-  return settle(async () => {
+export function getTerminationRequest(
+  { store, budgetMs }: ReadDeps,
+  call: ReadCall & { requestId: string | undefined },
+): Promise<ReadOutcome> {
+  return settle(budgetMs, async (abortSignal) => {
     const problems = [...call.edgeProblems];
     if (!isUuid(call.contractId)) problems.push({ field: 'contractId', code: 'mustBeUuid' });
     if (!isUuid(call.requestId)) problems.push({ field: 'requestId', code: 'mustBeUuid' });
     if (problems.length > 0 || call.contractId === undefined || call.requestId === undefined) throw refuse('VALIDATION_ERROR', problems);
     const contractId = call.contractId.toLowerCase();
 
-    const item = await store.findRequest(contractId, call.requestId.toLowerCase());
+    const item = await store.findRequest(contractId, call.requestId.toLowerCase(), abortSignal);
     if (item) {
       // The request names the customer whose contract it was made on.
       if (item['customerId'] !== call.customerId) throw accessDenied();
       return { kind: 'found', request: view(item, call.message) };
     }
     throw (
-      (await contractRefusal(store, contractId, call.customerId)) ??
+      (await contractRefusal(store, contractId, call.customerId, abortSignal)) ??
       refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
     );
   });
@@ -100,10 +115,10 @@ function decodeCursor(cursor: string): string | undefined {
 
 /** GET .../termination-requests?limit=&cursor= : newest first. */
 export function listTerminationRequests(
-  store: TerminationStore,
+  { store, budgetMs }: ReadDeps,
   call: ReadCall & { limit: string | undefined; cursor: string | undefined },
 ): Promise<ReadOutcome> {
-  return settle(async () => {
+  return settle(budgetMs, async (abortSignal) => {
     const problems = [...call.edgeProblems];
     if (!isUuid(call.contractId)) problems.push({ field: 'contractId', code: 'mustBeUuid' });
     const limit = call.limit === undefined ? DEFAULT_PAGE_SIZE : /^\d{1,3}$/.test(call.limit) ? Number(call.limit) : Number.NaN;
@@ -113,10 +128,10 @@ export function listTerminationRequests(
     if (problems.length > 0 || call.contractId === undefined) throw refuse('VALIDATION_ERROR', problems);
     const contractId = call.contractId.toLowerCase();
 
-    const page = await store.listRequests(contractId, limit, after);
+    const page = await store.listRequests(contractId, limit, after, abortSignal);
     if (page.items.some((item) => item['customerId'] !== call.customerId)) throw accessDenied();
     if (page.items.length === 0) {
-      const refusal = await contractRefusal(store, contractId, call.customerId);
+      const refusal = await contractRefusal(store, contractId, call.customerId, abortSignal);
       if (refusal) throw refusal;
     }
     return {

@@ -46,9 +46,10 @@ export class TerminationStore {
   }
 
   /** A request of a contract, as stored. */
-  async findRequest(contractId: string, requestId: string): Promise<Record<string, unknown> | undefined> {
+  async findRequest(contractId: string, requestId: string, abortSignal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tables.requests, Key: { ...requestKeyOf(contractId, requestId) } }),
+      { abortSignal },
     );
     return Item;
   }
@@ -58,6 +59,7 @@ export class TerminationStore {
     contractId: string,
     limit: number,
     after?: string,
+    abortSignal?: AbortSignal,
   ): Promise<{ items: Record<string, unknown>[]; lastRequestId?: string }> {
     const start: TableKey | undefined = after === undefined ? undefined : requestKeyOf(contractId, after);
     const { Items = [], LastEvaluatedKey } = await this.client.send(
@@ -69,6 +71,7 @@ export class TerminationStore {
         Limit: limit,
         ...(start ? { ExclusiveStartKey: { ...start } } : {}),
       }),
+      { abortSignal },
     );
     const lastSortKey = LastEvaluatedKey?.['sk'];
     return typeof lastSortKey === 'string'
@@ -77,8 +80,8 @@ export class TerminationStore {
   }
 
   /** The contract, to explain why a read found nothing. */
-  async findContract(contractId: string): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.contracts, Key: { contractId } }));
+  async findContract(contractId: string, abortSignal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.contracts, Key: { contractId } }), { abortSignal });
     return Item;
   }
 

@@ -205,8 +205,10 @@ describe('least privilege', () => {
     }
   });
 
-  it('grants X-Ray, and only the two X-Ray actions, exactly when tracing is switched on', () => {
-    for (const role of ['CreateTerminationRequestRole', 'AuthorizerRole']) {
+  it("grants X-Ray, and only the two X-Ray actions, to every function's role exactly when tracing is switched on", () => {
+    const roles = ofType(prod, 'AWS::Lambda::Function').map(([, fn]) => String(at(fn, 'Properties', 'Role', 'Fn::GetAtt', 0)));
+    expect(roles).toHaveLength(4);
+    for (const role of roles) {
       const [conditional] = [at(resource(prod, role), 'Properties', 'Policies', 0, 'Fn::If')].flat();
       expect(conditional).toBe('TracingEnabled');
       const branches = at(resource(prod, role), 'Properties', 'Policies', 0, 'Fn::If');

@@ -141,6 +141,20 @@ describe('over HTTP with real tokens', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it('reads, too, answer 503 with Retry-After within the time budget when DynamoDB never answers', async () => {
+    const authorization = `Bearer ${signToken(key, { customerId: anna.customerId })}`;
+    const url = `${stack.offline.url}/api/v1/contracts/${anna.contracts.closed}/termination-requests`;
+    proxy.setMode('hang');
+    const started = Date.now();
+    const answers = await Promise.all([
+      fetch(url, { headers: { Authorization: authorization } }),
+      fetch(`${url}/${randomUUID()}`, { headers: { Authorization: authorization } }),
+    ]).finally(() => proxy.setMode('pass'));
+    expect(answers.map((a) => a.status)).toEqual([503, 503]);
+    expect(answers.map((a) => a.headers.get('retry-after'))).toEqual(['1', '1']);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
   it('500 with a generic body when DynamoDB answers nonsense', async () => {
     proxy.setMode('garbage');
     const answer = await post(boris.contracts.withEndDate, { token: signToken(key, { customerId: boris.customerId }) });
