@@ -6,7 +6,7 @@ import type { components, paths } from './api-types';
  * (api-types.ts, made by `npm run client:types` from docs/openapi.yaml), running in browsers and
  * Node with fetch. Its retry rules are docs/clients.md's:
  *   - one Idempotency-Key (and one X-Correlation-Id) per user action, reused on every retry;
- *   - retry network errors, time-outs, 429, 500 and 503, with exponential backoff and full
+ *   - retry network errors, time-outs, 429, 500, 502, 503 and 504, with exponential backoff and full
  *     jitter, waiting at least Retry-After when the answer names it, within an overall deadline;
  *   - never retry another 4xx: the same call would get the same answer;
  *   - a retry answered 200 (the write had committed, its answer was lost) is the same success.
