@@ -5,6 +5,7 @@ import { assertJava, JavaMissingError, startDynamoDbLocal } from './local/dynamo
 import { docsRoutes } from './local/docs-routes';
 import { startJwksServer } from './local/jwks-server';
 import { startOffline } from './local/offline';
+import { demoPageConfig, startPageServer } from './local/page-server';
 import { assertUsablePorts, PortsError } from './local/ports';
 import { localDefaults, localServiceEnv } from './local/service-env';
 import { loadOrCreateSigningKey, signToken } from './local/signing-key';
@@ -17,14 +18,15 @@ import { assertLambdaNode } from './lambda-node';
  * npm start: the whole service on a laptop. DynamoDB Local (in memory; --persist keeps it
  * under .local/dynamodb), the tables from the deployed definitions, demo contracts, a local
  * signing key and its JWKS, serverless offline behind the local gateway (CORS and the gateway's
- * own answers, as deployed), and a curl line per demo customer. Flags: --persist, --host.
+ * own answers, as deployed), the demo page (web/) on its own origin, and a curl line per demo
+ * customer. Flags: --persist, --host.
  */
 
 const { values: flags } = parseArgs({
   options: {
     // Keep DynamoDB's data in .local/dynamodb across runs.
     persist: { type: 'boolean', default: false },
-    // Where the API listens: loopback, or 0.0.0.0 for a phone or an emulator on the network.
+    // Where the API and the demo page listen: loopback, or 0.0.0.0 for a phone or an emulator on the network.
     host: { type: 'string', default: '127.0.0.1' },
   },
 });
@@ -55,10 +57,16 @@ function curlLine(apiUrl: string, token: string, contractId: string, desiredTerm
 }
 
 async function main(): Promise<void> {
-  const { apiPort, dynamoDbPort, jwksPort, lambdaPort, keyDir, dataDir, tables } = localDefaults;
+  const { apiPort, dynamoDbPort, jwksPort, lambdaPort, pagePort, keyDir, dataDir, tables } = localDefaults;
   assertLambdaNode();
   assertJava();
-  await assertUsablePorts({ API_PORT: apiPort, DYNAMODB_PORT: dynamoDbPort, JWKS_PORT: jwksPort, LAMBDA_PORT: lambdaPort });
+  await assertUsablePorts({
+    API_PORT: apiPort,
+    DYNAMODB_PORT: dynamoDbPort,
+    JWKS_PORT: jwksPort,
+    LAMBDA_PORT: lambdaPort,
+    PAGE_PORT: pagePort,
+  });
   console.log('Building functions...');
   await buildFunctions();
 
@@ -87,11 +95,14 @@ async function main(): Promise<void> {
       void shutdown(1);
     }
   });
+  const page = await startPageServer({ port: pagePort, host: flags.host, config: () => demoPageConfig(key, offline.url) });
+  stops.push(page.stop);
 
   const date = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
   if (flags.host !== '127.0.0.1') console.log(`\nThe API listens on ${flags.host}:${apiPort}: other machines on the network can reach it.`);
   console.log(`\nThe service is up: ${offline.url}  (DynamoDB Local: ${db.endpoint}, JWKS: ${jwks.uri})`);
-  console.log(`API description: ${jwks.origin}/docs/  (OpenAPI: ${jwks.origin}/openapi.yaml)\n`);
+  console.log(`API description: ${jwks.origin}/docs/  (OpenAPI: ${jwks.origin}/openapi.yaml)`);
+  console.log(`Demo page: ${page.url}\n`);
   for (const [name, customer] of Object.entries(DEMO_CUSTOMERS)) {
     const token = signToken(key, { customerId: customer.customerId, expiresIn: 12 * 3600 });
     console.log(`== ${name}: customerId ${customer.customerId}`);

@@ -90,9 +90,10 @@ export async function startHttpStack(options: {
 
 /**
  * The HTTP stack on this test file's own tables, with DynamoDB behind a fault proxy and short
- * budgets, so that 503 and 500 can be shown over HTTP in seconds.
+ * budgets, so that 503 and 500 can be shown over HTTP in seconds. `env` adds to (or overrides)
+ * the functions' settings, e.g. ALLOWED_ORIGINS for a page on a port of the test's own.
  */
-export async function startHttpStackWithFaults(): Promise<{
+export async function startHttpStackWithFaults(options: { env?: Record<string, string> } = {}): Promise<{
   stack: HttpStack;
   proxy: FaultProxy;
   tables: TestTables;
@@ -103,7 +104,7 @@ export async function startHttpStackWithFaults(): Promise<{
   const stack = await startHttpStack({
     dynamoDbEndpoint: proxy.endpoint,
     tables: tables.names,
-    env: { DYNAMODB_BUDGET_MS: '1500', DYNAMODB_REQUEST_TIMEOUT_MS: '700' },
+    env: { DYNAMODB_BUDGET_MS: '1500', DYNAMODB_REQUEST_TIMEOUT_MS: '700', ...options.env },
   });
   return {
     stack,

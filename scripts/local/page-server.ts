@@ -1,0 +1,110 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { DEMO_CONTRACTS, DEMO_CUSTOMERS } from './demo-data';
+import { signToken, type SigningKey } from './signing-key';
+
+/*
+ * The demo page (web/) on an origin of its own, as a bank's web personal account would call the
+ * API from: `/` the form, `/page.js` its bundle (built here at start with esbuild), `/page.css`,
+ * and `/config.json` telling the page where the API is, whose token to send and which contracts
+ * to offer. npm start serves it on localDefaults.pagePort; the browser tests on ports of their own.
+ */
+
+export interface PageContract {
+  contractId: string;
+  status: string;
+  endDate?: string;
+}
+
+export interface PageConfig {
+  apiUrl: string;
+  /** The customer's access token. */
+  token: string;
+  customerId: string;
+  contracts: PageContract[];
+}
+
+export interface PageServer {
+  url: string;
+  /** The page's origin, as a browser sends it in Origin. */
+  origin: string;
+  stop: () => Promise<void>;
+}
+
+const webFile = (name: string) => fileURLToPath(new URL(`../../web/${name}`, import.meta.url));
+
+/** web/page.ts with the client and openapi-fetch in one ES module for the browser. */
+export async function bundlePage(): Promise<string> {
+  const result = await build({
+    entryPoints: [webFile('page.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  });
+  const [output] = result.outputFiles;
+  if (!output) throw new Error('esbuild wrote no bundle for web/page.ts');
+  return output.text;
+}
+
+/**
+ * Anna's page: her contracts and a token for her signed with the local key. Demo only: a real
+ * page gets its token from the bank's sign-in, never from a file a server hands to anyone asking.
+ */
+export function demoPageConfig(key: SigningKey, apiUrl: string): PageConfig {
+  const { customerId } = DEMO_CUSTOMERS.anna;
+  return {
+    apiUrl,
+    token: signToken(key, { customerId, expiresIn: 12 * 3600 }),
+    customerId,
+    contracts: DEMO_CONTRACTS.filter((contract) => contract.customerId === customerId).map(({ contractId, status, endDate }) => ({
+      contractId,
+      status,
+      ...(endDate === undefined ? {} : { endDate }),
+    })),
+  };
+}
+
+/** Serves the page on host:port (port 0: any free one); `config` is asked on every /config.json. */
+export async function startPageServer(options: { port: number; host?: string; config: () => PageConfig }): Promise<PageServer> {
+  const host = options.host ?? '127.0.0.1';
+  const files: Record<string, { type: string; body: string }> = {
+    '/': { type: 'text/html; charset=utf-8', body: readFileSync(webFile('index.html'), 'utf8') },
+    '/page.css': { type: 'text/css; charset=utf-8', body: readFileSync(webFile('page.css'), 'utf8') },
+    '/page.js': { type: 'text/javascript; charset=utf-8', body: await bundlePage() },
+  };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const headers = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { ...headers, Allow: 'GET, HEAD' }).end();
+      return;
+    }
+    const path = new URL(req.url ?? '/', 'http://page').pathname;
+    const file = path === '/config.json' ? { type: 'application/json', body: JSON.stringify(options.config()) } : files[path];
+    if (!file) {
+      res.writeHead(404, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found');
+      return;
+    }
+    res.writeHead(200, { ...headers, 'Content-Type': file.type }).end(req.method === 'HEAD' ? undefined : file.body);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, resolve);
+  });
+  const address = server.address();
+  const port = address !== null && typeof address === 'object' ? address.port : options.port;
+  const origin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  return {
+    url: `${origin}/`,
+    origin,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

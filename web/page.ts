@@ -1,0 +1,396 @@
+import { createTerminationClient, type ClientOptions, type TerminationRequest, type TerminationRequestInput } from '../client/index.ts';
+
+/*
+ * The personal account's termination form: a plain page over the typed client (client/), which
+ * is all it knows of the API. One user action is one Idempotency-Key: the submit button is
+ * disabled while a call is in flight, and a submit of the very same form after an answer that
+ * never came (or one worth retrying) reuses the key, so the bank records the request once.
+ * Served by scripts/local/page-server.ts, which also serves /config.json.
+ */
+
+type Language = NonNullable<ClientOptions['language']>;
+type Reason = TerminationRequestInput['reasonCode'];
+type Status = TerminationRequest['status'];
+
+interface ContractChoice {
+  contractId: string;
+  status: string;
+  endDate?: string;
+}
+
+interface PageConfig {
+  apiUrl: string;
+  token: string;
+  customerId: string;
+  contracts: ContractChoice[];
+}
+
+interface Problem {
+  field: string;
+  reason: string;
+}
+
+// ---- texts ---------------------------------------------------------------------------------
+
+const REASON_LABELS: Record<Reason, Record<Language, string>> = {
+  RELOCATION: { en: 'Relocation', ru: 'Переезд' },
+  FINANCIAL_HARDSHIP: { en: 'Financial hardship', ru: 'Финансовые трудности' },
+  SERVICE_DISSATISFACTION: { en: 'Dissatisfied with the service', ru: 'Недоволен обслуживанием' },
+  BETTER_OFFER_ELSEWHERE: { en: 'A better offer elsewhere', ru: 'Более выгодное предложение в другом месте' },
+  NO_LONGER_NEEDED: { en: 'No longer needed', ru: 'Больше не нужен' },
+  OTHER: { en: 'Other', ru: 'Другое' },
+};
+const isReason = (value: string): value is Reason => Object.hasOwn(REASON_LABELS, value);
+/** The reason codes of the client's types, in the order above. */
+const REASONS: Reason[] = Object.keys(REASON_LABELS).filter(isReason);
+
+const STATUS_LABELS: Record<Status, Record<Language, string>> = {
+  SUBMITTED: { en: 'Submitted', ru: 'Подана' },
+};
+
+const EN = {
+  title: 'Early termination of a contract',
+  intro: 'Ask the bank to terminate one of your contracts ahead of its term.',
+  contract: 'Contract',
+  reason: 'Reason',
+  date: 'Desired termination date',
+  bankDetails: 'Where to pay the balance',
+  bik: 'BIK',
+  account: 'Account number',
+  recipient: 'Recipient name',
+  comment: 'Comment (optional)',
+  submit: 'Submit request',
+  sending: 'Sending…',
+  resultTitle: 'Request submitted',
+  requestNumber: 'Request number',
+  status: 'Status',
+  contractActive: 'active',
+  contractActiveUntil: 'active until {date}',
+  contractClosed: 'closed',
+  unreachable: 'The bank could not be reached. Check your connection and press "Submit request" again: the request will not be made twice.',
+  unexpected: 'Something went wrong on this page. Reload it and try again.',
+  loadFailed: 'The page could not load its settings. Reload it to try again.',
+  reference: 'Reference for support: {id}',
+};
+type TextKey = keyof typeof EN;
+const isTextKey = (value: string): value is TextKey => Object.hasOwn(EN, value);
+
+const TEXTS: Record<Language, Record<TextKey, string>> = {
+  en: EN,
+  ru: {
+    title: 'Досрочное расторжение договора',
+    intro: 'Попросите банк расторгнуть один из ваших договоров досрочно.',
+    contract: 'Договор',
+    reason: 'Причина',
+    date: 'Желаемая дата расторжения',
+    bankDetails: 'Куда перечислить остаток',
+    bik: 'БИК',
+    account: 'Номер счёта',
+    recipient: 'Получатель',
+    comment: 'Комментарий (необязательно)',
+    submit: 'Отправить заявление',
+    sending: 'Отправляем…',
+    resultTitle: 'Заявление принято',
+    requestNumber: 'Номер заявления',
+    status: 'Статус',
+    contractActive: 'действует',
+    contractActiveUntil: 'действует до {date}',
+    contractClosed: 'закрыт',
+    unreachable:
+      'Не удалось связаться с банком. Проверьте соединение и нажмите «Отправить заявление» ещё раз: заявление не будет создано дважды.',
+    unexpected: 'На странице произошла ошибка. Обновите её и попробуйте снова.',
+    loadFailed: 'Не удалось загрузить настройки страницы. Обновите её, чтобы попробовать снова.',
+    reference: 'Номер обращения для поддержки: {id}',
+  },
+};
+
+// ---- the page's elements -------------------------------------------------------------------
+
+function byId<T extends HTMLElement>(id: string, type: new () => T): T {
+  const element = document.getElementById(id);
+  if (!(element instanceof type)) throw new Error(`The page has no #${id}`);
+  return element;
+}
+
+const form = byId('termination-form', HTMLFormElement);
+const contractSelect = byId('contract', HTMLSelectElement);
+const reasonSelect = byId('reason', HTMLSelectElement);
+const dateInput = byId('date', HTMLInputElement);
+const bikInput = byId('bik', HTMLInputElement);
+const accountInput = byId('account', HTMLInputElement);
+const recipientInput = byId('recipient', HTMLInputElement);
+const commentInput = byId('comment', HTMLTextAreaElement);
+const submitButton = byId('submit', HTMLButtonElement);
+const generalError = byId('general-error', HTMLElement);
+const resultSection = byId('result', HTMLElement);
+
+/** Where each field an error's details name is shown: its control's id (the error text is `<id>-error`). */
+const FIELD_CONTROLS = new Map<string, string>([
+  ['contractId', 'contract'],
+  ['reasonCode', 'reason'],
+  ['desiredTerminationDate', 'date'],
+  ['bankDetails.bik', 'bik'],
+  ['bankDetails.accountNumber', 'account'],
+  ['bankDetails.recipientName', 'recipient'],
+  ['comment', 'comment'],
+]);
+
+/** Answers the client retries on its own: after them the outcome is unknown, so the same action keeps its key. */
+const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+// ---- state ---------------------------------------------------------------------------------
+
+let language: Language = navigator.language.toLowerCase().startsWith('ru') ? 'ru' : 'en';
+let inFlight = false;
+/** The last action whose outcome is unknown: the form it sent and its keys, reused if that very form is sent again. */
+let unsettled: { form: string; action: { idempotencyKey: string; correlationId: string } } | undefined;
+/** The request on show, fetched again when the language changes. */
+let shown: { contractId: string; request: TerminationRequest } | undefined;
+/** A problem the page itself words (not the API), shown again in a new language. */
+let localProblem: { key: TextKey; correlationId?: string } | undefined;
+
+const t = (key: TextKey, values: Record<string, string> = {}): string =>
+  TEXTS[language][key].replace(/\{(\w+)\}/g, (match, name: string) => values[name] ?? match);
+
+// ---- config --------------------------------------------------------------------------------
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseContract(value: unknown): ContractChoice {
+  if (!isRecord(value) || typeof value['contractId'] !== 'string' || typeof value['status'] !== 'string') {
+    throw new Error('config.json: a contract without contractId and status');
+  }
+  const endDate = value['endDate'];
+  return { contractId: value['contractId'], status: value['status'], ...(typeof endDate === 'string' ? { endDate } : {}) };
+}
+
+function parseConfig(value: unknown): PageConfig {
+  if (!isRecord(value)) throw new Error('config.json is not an object');
+  const { apiUrl, token, customerId, contracts } = value;
+  if (typeof apiUrl !== 'string' || typeof token !== 'string' || typeof customerId !== 'string' || !Array.isArray(contracts)) {
+    throw new Error('config.json needs apiUrl, token, customerId and contracts');
+  }
+  return { apiUrl, token, customerId, contracts: contracts.map(parseContract) };
+}
+
+// ---- rendering -----------------------------------------------------------------------------
+
+function contractLabel(contract: ContractChoice): string {
+  const state =
+    contract.status === 'ACTIVE'
+      ? contract.endDate
+        ? t('contractActiveUntil', { date: contract.endDate })
+        : t('contractActive')
+      : contract.status === 'CLOSED'
+        ? t('contractClosed')
+        : contract.status;
+  return `${contract.contractId} · ${state}`;
+}
+
+function renderOptions(select: HTMLSelectElement, options: { value: string; label: string }[]): void {
+  const selected = select.value;
+  select.replaceChildren(...options.map(({ value, label }) => new Option(label, value)));
+  if (options.some((option) => option.value === selected)) select.value = selected;
+}
+
+function renderResult(request: TerminationRequest): void {
+  byId('result-number', HTMLElement).textContent = request.requestNumber;
+  byId('result-status', HTMLElement).textContent = STATUS_LABELS[request.status][language];
+  byId('result-message', HTMLElement).textContent = request.message;
+  resultSection.hidden = false;
+}
+
+function renderGeneral(lines: string[], correlationId?: string): void {
+  const paragraphs = lines.map((line) => {
+    const p = document.createElement('p');
+    p.textContent = line;
+    return p;
+  });
+  if (correlationId !== undefined) {
+    const reference = document.createElement('p');
+    reference.className = 'reference';
+    reference.textContent = t('reference', { id: correlationId });
+    paragraphs.push(reference);
+  }
+  generalError.replaceChildren(...paragraphs);
+}
+
+function applyLanguage(config: PageConfig | undefined): void {
+  document.documentElement.lang = language;
+  document.title = t('title');
+  for (const element of document.querySelectorAll<HTMLElement>('[data-text]')) {
+    const key = element.dataset['text'];
+    if (key !== undefined && isTextKey(key)) element.textContent = t(key);
+  }
+  for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-lang]')) {
+    button.setAttribute('aria-pressed', String(button.dataset['lang'] === language));
+  }
+  if (inFlight) submitButton.textContent = t('sending');
+  renderOptions(
+    reasonSelect,
+    REASONS.map((reason) => ({ value: reason, label: REASON_LABELS[reason][language] })),
+  );
+  if (config) {
+    const contracts = config.contracts.map((contract) => ({ value: contract.contractId, label: contractLabel(contract) }));
+    renderOptions(contractSelect, contracts);
+  }
+  if (localProblem) renderGeneral([t(localProblem.key)], localProblem.correlationId);
+  if (shown) renderResult(shown.request);
+}
+
+function clearProblems(): void {
+  localProblem = undefined;
+  generalError.replaceChildren();
+  for (const control of FIELD_CONTROLS.values()) {
+    byId(`${control}-error`, HTMLElement).textContent = '';
+    byId(control, HTMLElement).removeAttribute('aria-invalid');
+  }
+}
+
+function showLocalProblem(key: TextKey, correlationId?: string): void {
+  localProblem = correlationId === undefined ? { key } : { key, correlationId };
+  renderGeneral([t(key)], correlationId);
+}
+
+/** The API's refusal: its message in the general area, each detail beside its field (or there, if the form has no such field). */
+function showRefusal(error: { message: string; correlationId: string; details: Problem[] }): void {
+  const elsewhere: string[] = [];
+  const invalid: HTMLElement[] = [];
+  for (const { field, reason } of error.details) {
+    const control = FIELD_CONTROLS.get(field);
+    if (control === undefined) {
+      elsewhere.push(`${field}: ${reason}`);
+      continue;
+    }
+    const text = byId(`${control}-error`, HTMLElement);
+    text.textContent = text.textContent ? `${text.textContent}\n${reason}` : reason;
+    const input = byId(control, HTMLElement);
+    input.setAttribute('aria-invalid', 'true');
+    invalid.push(input);
+  }
+  renderGeneral([error.message, ...elsewhere], error.correlationId);
+  invalid[0]?.focus();
+}
+
+// ---- the action ----------------------------------------------------------------------------
+
+const client = (config: PageConfig) => createTerminationClient({ baseUrl: config.apiUrl, token: () => config.token, language });
+
+/** BIK and account number as typed, spaces (a common way to group digits) dropped. */
+const withoutSpaces = (value: string) => value.replace(/\s+/g, '');
+
+function readInput(): TerminationRequestInput {
+  const reasonCode = REASONS.find((reason) => reason === reasonSelect.value);
+  if (reasonCode === undefined) throw new Error(`Unknown reason ${reasonSelect.value}`);
+  const comment = commentInput.value;
+  return {
+    reasonCode,
+    desiredTerminationDate: dateInput.value,
+    bankDetails: {
+      bik: withoutSpaces(bikInput.value),
+      accountNumber: withoutSpaces(accountInput.value),
+      recipientName: recipientInput.value.trim(),
+    },
+    ...(comment.trim() === '' ? {} : { comment }),
+  };
+}
+
+async function showRequest(config: PageConfig, contractId: string, created: TerminationRequest): Promise<void> {
+  // The request as the bank now has it (its current status), in the page's language.
+  const fetched = await client(config).getTerminationRequest(contractId, created.requestId);
+  shown = { contractId, request: fetched.ok ? fetched.value : created };
+  renderResult(shown.request);
+}
+
+async function submit(config: PageConfig): Promise<void> {
+  if (inFlight) return;
+  inFlight = true;
+  submitButton.disabled = true;
+  submitButton.textContent = t('sending');
+  form.dataset['state'] = 'sending';
+  clearProblems();
+  resultSection.hidden = true;
+  shown = undefined;
+  try {
+    const contractId = contractSelect.value;
+    const input = readInput();
+    const sent = JSON.stringify([contractId, input]);
+    const action =
+      unsettled?.form === sent ? unsettled.action : { idempotencyKey: crypto.randomUUID(), correlationId: crypto.randomUUID() };
+    unsettled = undefined;
+    const result = await client(config).createTerminationRequest(contractId, input, action);
+    // How many calls the client made for this action (its retries included): for support and tests.
+    form.dataset['attempts'] = String(result.attempts);
+    if (result.ok) {
+      await showRequest(config, contractId, result.value);
+    } else if (result.reason === 'unreachable') {
+      unsettled = { form: sent, action };
+      showLocalProblem('unreachable', result.correlationId);
+    } else {
+      if (RETRIED_STATUSES.has(result.status)) unsettled = { form: sent, action };
+      showRefusal(result.error);
+    }
+  } catch (error) {
+    console.error(error);
+    showLocalProblem('unexpected');
+  } finally {
+    inFlight = false;
+    submitButton.disabled = false;
+    submitButton.textContent = t('submit');
+    form.dataset['state'] = 'ready';
+  }
+}
+
+async function refreshShown(config: PageConfig): Promise<void> {
+  if (!shown) return;
+  const { contractId, request } = shown;
+  const fetched = await client(config).getTerminationRequest(contractId, request.requestId);
+  if (fetched.ok && shown?.request.requestId === request.requestId) {
+    shown = { contractId, request: fetched.value };
+    renderResult(fetched.value);
+  }
+}
+
+/** A date some weeks ahead, as the date input writes it. */
+function dateInDays(days: number): string {
+  const date = new Date();
+  date.setDate(date.getDate() + days);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+async function main(): Promise<void> {
+  let config: PageConfig | undefined;
+  for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-lang]')) {
+    button.addEventListener('click', () => {
+      const chosen = button.dataset['lang'];
+      if (chosen !== 'en' && chosen !== 'ru') return;
+      language = chosen;
+      applyLanguage(config);
+      if (config) void refreshShown(config);
+    });
+  }
+  applyLanguage(config);
+  try {
+    const answer = await fetch('/config.json', { cache: 'no-store' });
+    config = parseConfig(await answer.json());
+  } catch (error) {
+    console.error(error);
+    showLocalProblem('loadFailed');
+    return;
+  }
+  const loaded = config;
+  applyLanguage(loaded);
+  dateInput.min = dateInDays(0);
+  dateInput.value = dateInDays(30);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void submit(loaded);
+  });
+  submitButton.disabled = false;
+  form.dataset['state'] = 'ready';
+}
+
+void main();
