@@ -23,6 +23,8 @@ interface PageConfig {
   token: string;
   customerId: string;
   contracts: ContractChoice[];
+  /** Bank details to start the form with (the demo's, so one click submits). */
+  bankDetails?: { bik: string; accountNumber: string; recipientName: string };
 }
 
 interface Problem {
@@ -172,7 +174,15 @@ function parseConfig(value: unknown): PageConfig {
   if (typeof apiUrl !== 'string' || typeof token !== 'string' || typeof customerId !== 'string' || !Array.isArray(contracts)) {
     throw new Error('config.json needs apiUrl, token, customerId and contracts');
   }
-  return { apiUrl, token, customerId, contracts: contracts.map(parseContract) };
+  const bank = value['bankDetails'];
+  const bankDetails =
+    isRecord(bank) &&
+    typeof bank['bik'] === 'string' &&
+    typeof bank['accountNumber'] === 'string' &&
+    typeof bank['recipientName'] === 'string'
+      ? { bik: bank['bik'], accountNumber: bank['accountNumber'], recipientName: bank['recipientName'] }
+      : undefined;
+  return { apiUrl, token, customerId, contracts: contracts.map(parseContract), ...(bankDetails ? { bankDetails } : {}) };
 }
 
 // ---- rendering -----------------------------------------------------------------------------
@@ -385,6 +395,11 @@ async function main(): Promise<void> {
   applyLanguage(loaded);
   dateInput.min = dateInDays(0);
   dateInput.value = dateInDays(30);
+  if (loaded.bankDetails) {
+    bikInput.value = loaded.bankDetails.bik;
+    accountInput.value = loaded.bankDetails.accountNumber;
+    recipientInput.value = loaded.bankDetails.recipientName;
+  }
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     void submit(loaded);

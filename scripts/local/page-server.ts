@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { DEMO_CONTRACTS, DEMO_CUSTOMERS } from './demo-data';
+import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS } from './demo-data';
 import { signToken, type SigningKey } from './signing-key';
 
 /*
@@ -24,6 +24,8 @@ export interface PageConfig {
   token: string;
   customerId: string;
   contracts: PageContract[];
+  /** Bank details the form starts with, so the demo submits in one click. */
+  bankDetails?: { bik: string; accountNumber: string; recipientName: string };
 }
 
 export interface PageServer {
@@ -66,6 +68,7 @@ export function demoPageConfig(key: SigningKey, apiUrl: string): PageConfig {
       status,
       ...(endDate === undefined ? {} : { endDate }),
     })),
+    bankDetails: { ...DEMO_BANK_DETAILS, recipientName: 'Anna Ivanova' },
   };
 }
 
