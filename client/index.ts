@@ -78,6 +78,23 @@ function retryAfterMs(response: Response | undefined): number {
   return value !== null && value !== undefined && /^\d+$/.test(value) ? Number(value) * 1000 : 0;
 }
 
+/** The caller's token() failed: its error is handed back as it is, never retried. */
+class TokenUnavailableError extends Error {
+  constructor(override readonly cause: unknown) {
+    super('token() failed');
+  }
+}
+
+/** A v4 UUID; randomUUID exists only on secure (https or localhost) pages, getRandomValues everywhere. */
+export function newUuid(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 type Attempt<Data, Error> = { data?: Data; error?: Error; response: Response };
 
 export function createTerminationClient(options: ClientOptions) {
@@ -87,8 +104,13 @@ export function createTerminationClient(options: ClientOptions) {
   const random = options.random ?? Math.random;
 
   async function headers(correlationId: string): Promise<Record<string, string>> {
+    const token = await Promise.resolve()
+      .then(options.token)
+      .catch((cause: unknown) => {
+        throw new TokenUnavailableError(cause);
+      });
     return {
-      Authorization: `Bearer ${await options.token()}`,
+      Authorization: `Bearer ${token}`,
       'X-Correlation-Id': correlationId,
       ...(options.language ? { 'Accept-Language': options.language } : {}),
     };
@@ -102,23 +124,39 @@ export function createTerminationClient(options: ClientOptions) {
     const started = Date.now();
     let last: Result<Data, Error> | undefined;
     for (let n = 1; n <= retry.attempts; n++) {
+      const left = retry.deadlineMs - (Date.now() - started);
+      if (left <= 0 && last) return last;
       let retryable: boolean;
       let floorMs = 0;
+      let answer: Attempt<Data, Error> | undefined;
+      let unreachable: unknown;
       try {
-        const { data, error, response } = await attempt(AbortSignal.timeout(retry.attemptTimeoutMs));
+        answer = await attempt(AbortSignal.timeout(Math.max(1, Math.min(retry.attemptTimeoutMs, left))));
+      } catch (cause) {
+        // The caller's own token could not be had: not the network's fault, not worth a retry.
+        if (cause instanceof TokenUnavailableError) throw cause.cause;
+        // No answer: the network failed or the attempt timed out.
+        unreachable = cause;
+      }
+      let outcome: Result<Data, Error>;
+      if (answer === undefined) {
+        outcome = { ok: false, reason: 'unreachable', cause: unreachable, correlationId, attempts: n };
+        retryable = true;
+      } else {
+        const { data, error, response } = answer;
         if (data !== undefined && response.ok) return { ok: true, value: data, status: response.status, correlationId, attempts: n };
-        if (error === undefined) throw new Error(`Answer ${response.status} without a body`);
-        last = { ok: false, reason: 'refused', status: response.status, error, correlationId, attempts: n };
+        // An answer decides by its status, body or not (a proxy's empty 413 is not retried).
         retryable = RETRIED_STATUSES.has(response.status);
         floorMs = retryAfterMs(response);
-      } catch (cause) {
-        // No answer: the network failed, the attempt timed out, or the answer was not ours.
-        last = { ok: false, reason: 'unreachable', cause, correlationId, attempts: n };
-        retryable = true;
+        outcome =
+          error === undefined
+            ? { ok: false, reason: 'unreachable', cause: new Error(`HTTP ${response.status} without a body`), correlationId, attempts: n }
+            : { ok: false, reason: 'refused', status: response.status, error, correlationId, attempts: n };
       }
+      last = outcome;
       const backoff = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (n - 1)) * random();
       const wait = Math.max(floorMs, backoff);
-      if (!retryable || n === retry.attempts || Date.now() - started + wait > retry.deadlineMs) return last;
+      if (!retryable || n === retry.attempts || Date.now() - started + wait >= retry.deadlineMs) return outcome;
       await sleep(wait);
     }
     return last ?? { ok: false, reason: 'unreachable', cause: new Error('no attempt'), correlationId, attempts: 0 };
@@ -134,8 +172,8 @@ export function createTerminationClient(options: ClientOptions) {
       input: TerminationRequestInput,
       action: { idempotencyKey?: string; correlationId?: string } = {},
     ): Promise<Result<TerminationRequest, CreateError> & { replayed?: boolean; location?: string }> {
-      const idempotencyKey = action.idempotencyKey ?? crypto.randomUUID();
-      const correlationId = action.correlationId ?? crypto.randomUUID();
+      const idempotencyKey = action.idempotencyKey ?? newUuid();
+      const correlationId = action.correlationId ?? newUuid();
       let replayed = false;
       let location: string | undefined;
       const result = await withRetries<TerminationRequest, CreateError>(correlationId, async (signal) => {
@@ -154,7 +192,7 @@ export function createTerminationClient(options: ClientOptions) {
 
     /** One request of the contract, with its current status. */
     getTerminationRequest(contractId: string, requestId: string): Promise<Result<TerminationRequest, GetError>> {
-      const correlationId = crypto.randomUUID();
+      const correlationId = newUuid();
       return withRetries<TerminationRequest, GetError>(correlationId, async (signal) =>
         api.GET(ONE, { params: { path: { contractId, requestId } }, headers: await headers(correlationId), signal }),
       );
@@ -165,7 +203,7 @@ export function createTerminationClient(options: ClientOptions) {
       contractId: string,
       page: { limit?: number; cursor?: string } = {},
     ): Promise<Result<TerminationRequestList, ListError>> {
-      const correlationId = crypto.randomUUID();
+      const correlationId = newUuid();
       return withRetries<TerminationRequestList, ListError>(correlationId, async (signal) =>
         api.GET(COLLECTION, { params: { path: { contractId }, query: page }, headers: await headers(correlationId), signal }),
       );

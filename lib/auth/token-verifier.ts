@@ -2,6 +2,7 @@ import { JwtVerifier } from 'aws-jwt-verify';
 import type { Fetcher } from 'aws-jwt-verify/https';
 import {
   FetchError,
+  JwkValidationError,
   JwksNotAvailableInCacheError,
   JwksValidationError,
   JwtBaseError,
@@ -56,6 +57,8 @@ function isTokenFault(error: unknown): error is JwtBaseError {
   const outage =
     error instanceof FetchError ||
     error instanceof JwksValidationError ||
+    // A JWKS with one malformed key is the issuer's fault: every token would fail with it.
+    error instanceof JwkValidationError ||
     error instanceof JwksNotAvailableInCacheError ||
     error instanceof ParameterValidationError;
   return error instanceof JwtBaseError && !outage;

@@ -152,7 +152,9 @@ export function buildCreateTransaction(tables: Tables, request: NewRequest, nowS
 export function asIdempotencyRecord(item: Record<string, unknown> | undefined, nowSeconds: number): IdempotencyRecord | undefined {
   if (!item) return undefined;
   const { fingerprint, requestId, expiresAt, responseJson } = item;
-  if (typeof expiresAt !== 'number' || expiresAt <= nowSeconds) return undefined;
+  // A record without a numeric expiresAt blocks its key forever: malformed, not absent.
+  if (typeof expiresAt !== 'number') throw new Error('Malformed idempotency record');
+  if (expiresAt <= nowSeconds) return undefined;
   if (typeof fingerprint !== 'string' || typeof requestId !== 'string' || typeof responseJson !== 'string') {
     throw new Error('Malformed idempotency record');
   }

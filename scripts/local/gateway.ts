@@ -74,7 +74,8 @@ export async function startLocalGateway(options: {
     const route = ROUTES.find((r) => r.pattern.test(url.pathname));
     const origin = headerOf(req.headers, 'Origin');
 
-    if (req.method === 'OPTIONS' && route) {
+    // Deployed, a stage without allowed origins has no OPTIONS method at all.
+    if (req.method === 'OPTIONS' && route && allowedOrigins.length > 0) {
       // As osls's MOCK preflight: a listed origin is echoed; any other gets the first, which a browser refuses.
       const allowed = origin !== undefined && allowedOrigins.includes(origin) ? origin : allowedOrigins[0];
       const headers: Record<string, string> = allowed
@@ -103,23 +104,24 @@ export async function startLocalGateway(options: {
           send(res, gatewayAnswer(typeOf(status), status, req.headers, allowedOrigins));
           return;
         }
+        // Offline grants CORS to every origin (Allow-Origin, Allow-Credentials) on every answer; only
+        // the function sets Expose-Headers, so its presence says the function granted the origin.
+        const granted = answer.headers['access-control-expose-headers'] !== undefined;
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(answer.headers)) {
-          // Offline grants CORS to every origin; the function's own decision is recomputed below.
-          if (
-            value === undefined ||
-            name.startsWith('access-control-') ||
-            name === 'vary' ||
-            name === 'connection' ||
-            name === 'transfer-encoding'
-          )
+          if (value === undefined || name === 'connection' || name === 'transfer-encoding' || name === 'access-control-allow-credentials')
             continue;
+          if (name.startsWith('access-control-') && !granted) continue;
           headers[name] = Array.isArray(value) ? value.join(', ') : value;
         }
-        send(res, { status, headers: { ...headers, ...corsHeaders(origin, allowedOrigins) }, body: Buffer.concat(chunks) });
+        send(res, { status, headers, body: Buffer.concat(chunks) });
       });
     });
-    upstream.on('error', () => send(res, gatewayAnswer('DEFAULT_5XX', 502, req.headers, allowedOrigins)));
+    // API Gateway waits 29 s for an integration, then answers 504 itself.
+    upstream.setTimeout(29_000, () => upstream.destroy(new Error('integration timeout')));
+    upstream.on('error', (error) =>
+      send(res, gatewayAnswer('DEFAULT_5XX', error.message === 'integration timeout' ? 504 : 502, req.headers, allowedOrigins)),
+    );
     req.pipe(upstream);
   });
   await new Promise<void>((resolve, reject) => {

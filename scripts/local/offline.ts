@@ -60,7 +60,10 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
         port: options.apiPort,
         host: options.host ?? '127.0.0.1',
         upstream,
-        allowedOrigins: allowedOrigins.split(',').filter((o) => o !== ''),
+        allowedOrigins: allowedOrigins
+          .split(',')
+          .map((o) => o.trim())
+          .filter((o) => o !== ''),
       }).catch(async (error: unknown) => {
         await stopOffline();
         throw error;

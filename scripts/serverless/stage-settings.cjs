@@ -1,5 +1,6 @@
 'use strict';
 
+const { URL } = require('node:url');
 const cors = require('../../resources/cors.json');
 
 /*
@@ -68,6 +69,19 @@ class StageSettings {
     const missing = Object.entries(required)
       .filter(([, value]) => value === undefined || value === null || String(value).trim() === '')
       .map(([name]) => name);
+    // The functions refuse a malformed origin at cold start (lib/config/config.ts): refuse it here first.
+    const badOrigins = this.allowedOrigins().filter((origin) => {
+      try {
+        return new URL(origin).origin !== origin;
+      } catch {
+        return true;
+      }
+    });
+    if (badOrigins.length > 0) {
+      throw new this.serverless.classes.Error(
+        `Cannot package stage "${stage}": ALLOWED_ORIGINS must list origins like https://lk.bank.example, not ${badOrigins.join(', ')}.`,
+      );
+    }
     if (missing.length > 0) {
       throw new this.serverless.classes.Error(
         `Cannot package stage "${stage}": ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set. ` +

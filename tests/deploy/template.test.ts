@@ -376,6 +376,7 @@ describe('production protections', () => {
     const noIdentity = { JWT_ISSUER: '', JWT_AUDIENCE: '', JWKS_URI: '' };
     expect(await failure('dev', noIdentity)).toMatch(/Cannot package stage "dev": JWT_ISSUER, JWT_AUDIENCE, JWKS_URI are not set/);
     expect(await failure('prod')).toMatch(/Cannot package stage "prod": CONTRACTS_TABLE_NAME is not set/);
+    expect(await failure('dev', { ALLOWED_ORIGINS: 'https://lk.bank.example/' })).toMatch(/ALLOWED_ORIGINS must list origins/);
   });
 });
 

@@ -77,6 +77,24 @@ describe('authorizer', () => {
     expect(error).not.toBeInstanceOf(InvalidTokenError);
   });
 
+  it('fails, not refuses, when the issuer publishes a malformed key: the JWKS is broken, not the token', async () => {
+    const { createTokenVerifier, InvalidTokenError } = await import('../../lib/auth/token-verifier');
+    const broken = await startJwksServer({ keys: [...key.jwks.keys, { kid: 'no-kty', use: 'sig' }] }, 0);
+    const verify = createTokenVerifier({
+      issuer: LOCAL_ISSUER,
+      audience: LOCAL_AUDIENCE,
+      jwksUri: broken.uri,
+      customerIdClaim: 'sub',
+      maxTokenLifetimeSeconds: 86_400,
+      jwksTtlSeconds: 300,
+    });
+    const error: unknown = await verify(signToken(key, { customerId: 'customer-anna' }))
+      .catch((e: unknown) => e)
+      .finally(() => broken.stop());
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(InvalidTokenError);
+  });
+
   it.each(refusedAuthorizations(key, 'customer-anna'))('refuses %s with Unauthorized (401)', async (_name, authorization) => {
     await expect(authorize(authorization)).rejects.toThrow(/^Unauthorized$/);
   });

@@ -109,6 +109,11 @@ describe('explainCancellation', () => {
     }
   });
 
+  it('a key record without a numeric expiresAt is malformed (a 500), not a retry until the budget ends', () => {
+    const broken = { ...idempotencyItem('fp-1'), expiresAt: 'tomorrow' };
+    expect(() => explainCancellation([failed(broken)], request, NOW)).toThrow(/Malformed idempotency record/);
+  });
+
   it('the contract: judged from its old item; another customer is access-denied', () => {
     const contract = { contractId: request.contractId, customerId: 'customer-boris', status: 'ACTIVE' };
     expect(explainCancellation([none, failed(contract)], request, NOW)).toEqual({ kind: 'contract', verdict: { kind: 'access-denied' } });
