@@ -14,7 +14,7 @@ export default defineConfig({
   test: {
     reporters: ['default', ['json', { outputFile: '.local/test-results.json' }]],
     projects: [
-      { test: { ...shared, name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
+      { test: { ...shared, name: 'unit', include: ['tests/unit/**/*.test.ts'], pool: 'threads' } },
       {
         test: {
           ...shared,
