@@ -3,16 +3,12 @@ import { loadServiceConfig } from '../lib/config/config';
 import { answerCall } from '../lib/http/edge';
 import { requestLocation } from '../lib/http/location';
 import { header, readJsonObjectBody } from '../lib/http/request';
-import { createDocumentClient } from '../lib/storage/dynamodb-client';
 import { createTerminationRequest, type CreateDeps } from '../lib/termination/create-termination-request';
-import { TerminationStore } from '../lib/termination/termination-store';
+import { storeFor } from '../lib/termination/termination-store';
 
 const config = loadServiceConfig();
 const deps: CreateDeps = {
-  store: new TerminationStore(createDocumentClient(config.dynamodb), {
-    requests: config.requestsTableName,
-    contracts: config.contractsTableName,
-  }),
+  store: storeFor(config),
   businessTimeZone: config.businessTimeZone,
   idempotencyTtlSeconds: config.idempotencyTtlSeconds,
   budgetMs: config.budgetMs,

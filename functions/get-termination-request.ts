@@ -1,17 +1,13 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { loadServiceConfig } from '../lib/config/config';
 import { answerCall } from '../lib/http/edge';
-import { createDocumentClient } from '../lib/storage/dynamodb-client';
 import { getTerminationRequest } from '../lib/termination/read-termination-requests';
-import { TerminationStore } from '../lib/termination/termination-store';
+import { storeFor } from '../lib/termination/termination-store';
 
 const config = loadServiceConfig();
 const deps = {
   budgetMs: config.budgetMs,
-  store: new TerminationStore(createDocumentClient(config.dynamodb), {
-    requests: config.requestsTableName,
-    contracts: config.contractsTableName,
-  }),
+  store: storeFor(config),
 };
 
 /** GET /api/v1/contracts/{contractId}/termination-requests/{requestId} */

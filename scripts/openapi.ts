@@ -187,7 +187,7 @@ export function buildOpenApi(): Record<string, unknown> {
             'Creates the request once, however often it is sent: reuse one Idempotency-Key for every retry of one user action. A replay answers 200 with the first answer, byte for byte.',
           tags: ['termination-requests'],
           parameters: [
-            { name: 'contractId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+            contractIdParameter,
             {
               name: 'Idempotency-Key',
               in: 'header',
@@ -195,14 +195,7 @@ export function buildOpenApi(): Record<string, unknown> {
               description: 'UUID; scoped to the customer; kept 24 h. Missing: 400 IDEMPOTENCY_KEY_MISSING.',
               schema: { type: 'string', format: 'uuid' },
             },
-            { name: 'X-Correlation-Id', in: 'header', required: false, schema: { type: 'string', format: 'uuid' } },
-            {
-              name: 'Accept-Language',
-              in: 'header',
-              required: false,
-              description: 'ru for Russian texts; English otherwise.',
-              schema: { type: 'string' },
-            },
+            ...commonHeaders,
           ],
           requestBody: {
             required: true,

@@ -9,7 +9,17 @@ import {
   type Tables,
   type WriteOutcome,
 } from './create-transaction';
+import type { ServiceConfig } from '../config/config';
+import { createDocumentClient } from '../storage/dynamodb-client';
 import { idempotencyKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type TableKey } from './keys';
+
+/** The store of a function's configuration; build it once, at module load. */
+export function storeFor(config: Pick<ServiceConfig, 'dynamodb' | 'requestsTableName' | 'contractsTableName'>): TerminationStore {
+  return new TerminationStore(createDocumentClient(config.dynamodb), {
+    requests: config.requestsTableName,
+    contracts: config.contractsTableName,
+  });
+}
 
 /** All access to the service's table (and its reads of the contracts table). Writes are built in create-transaction.ts. */
 export class TerminationStore {
