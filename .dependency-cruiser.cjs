@@ -24,7 +24,7 @@ module.exports = {
       name: 'domain-knows-no-edge',
       severity: 'error',
       comment: 'The domain speaks domain: statuses, headers and languages are chosen in lib/http.',
-      from: { path: '^lib/(termination|contracts|validation|banking|storage|config)/' },
+      from: { path: '^lib/(termination|contracts|validation|banking|storage|config|events|dead-letters)/' },
       to: { path: '^lib/(http|auth|logging|monitoring)/' },
     },
     {

@@ -163,3 +163,60 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
     jwksTtlSeconds: read.integer('JWKS_TTL_SECONDS', 300, 10, 900),
   });
 }
+
+/** Another AWS service's client: the region, and an endpoint only for the local stand-in. */
+export interface AwsServiceConfig {
+  region: string;
+  endpoint: string | undefined;
+}
+
+function readAwsService(read: Reader, endpointName: string): AwsServiceConfig {
+  const endpoint = read.optional(endpointName);
+  if (endpoint !== undefined && !URL.canParse(endpoint)) read.problems.push(`${endpointName} must be a URL, got "${endpoint}"`);
+  return { region: read.string('AWS_REGION', 'eu-central-1'), endpoint };
+}
+
+export interface DecisionConfig {
+  requestsTableName: string;
+  dynamodb: DynamoDbConfig;
+  /** Only events of this source and detail-type are decisions (docs/events.md). */
+  decisionSource: string;
+  decisionDetailType: string;
+  /** Where a decision that can never apply goes, with the reason. */
+  deadLetterQueueUrl: string;
+  sqs: AwsServiceConfig;
+}
+
+export function loadDecisionConfig(env: Env = process.env): DecisionConfig {
+  const read = new Reader(env);
+  return read.done({
+    requestsTableName: read.string('REQUESTS_TABLE_NAME'),
+    dynamodb: readDynamoDb(read),
+    decisionSource: read.string('DECISION_SOURCE', 'bank.back-office'),
+    decisionDetailType: read.string('DECISION_DETAIL_TYPE', 'TerminationRequestStatusChanged'),
+    deadLetterQueueUrl: read.url('DECISION_DEAD_LETTER_QUEUE_URL'),
+    sqs: readAwsService(read, 'SQS_ENDPOINT'),
+  });
+}
+
+export interface PublisherConfig {
+  eventBusName: string;
+  /** The source of the events the service publishes; never the back office's. */
+  eventSource: string;
+  eventBridge: AwsServiceConfig;
+  /** PutEvents attempts for entries that keep failing, before the records are handed back. */
+  maxAttempts: number;
+}
+
+export function loadPublisherConfig(env: Env = process.env): PublisherConfig {
+  const read = new Reader(env);
+  const config = {
+    eventBusName: read.string('EVENT_BUS_NAME'),
+    eventSource: read.string('EVENT_SOURCE', 'bank.contract-termination'),
+    eventBridge: readAwsService(read, 'EVENTBRIDGE_ENDPOINT'),
+    maxAttempts: read.integer('PUBLISH_MAX_ATTEMPTS', 3, 1, 10),
+  };
+  // A consumer of decisions must never take the service's own events for the back office's.
+  if (config.eventSource === read.optional('DECISION_SOURCE')) read.problems.push('EVENT_SOURCE must differ from DECISION_SOURCE');
+  return read.done(config);
+}

@@ -1,5 +1,5 @@
 import type { Problem, ProblemCode, ProblemOf } from '../validation/problems';
-import type { TerminationRequest } from '../validation/schemas';
+import type { Status, TerminationRequest } from '../validation/schemas';
 import type { ErrorCode } from './errors';
 
 export type Language = 'en' | 'ru';
@@ -9,7 +9,7 @@ export interface Texts {
   error: (code: ErrorCode, args: { requestNumber?: string | undefined }) => string;
   created: (requestNumber: string) => string;
   /** The message of a request read back, for its current status. */
-  requestStatus: (request: { status: TerminationRequest['status']; requestNumber: string }) => string;
+  requestStatus: (request: { status: TerminationRequest['status']; requestNumber: string; statusReason?: string | undefined }) => string;
   problem: (problem: Problem) => string;
 }
 
@@ -20,6 +20,10 @@ function describe<C extends ProblemCode>(table: ProblemTexts, problem: ProblemOf
   const text: (problem: ProblemOf<C>) => string = table[problem.code];
   return text(problem);
 }
+
+/** The back office's own words follow the status text, as it wrote them. */
+const withReason = (text: string, reason: string | undefined, label: string) =>
+  reason === undefined ? text : `${text} ${label}: ${reason}`;
 
 const enProblems: ProblemTexts = {
   required: () => 'is required',
@@ -58,6 +62,15 @@ const enProblems: ProblemTexts = {
 
 const enSubmitted = (n: string) => `Your early termination request No. ${n} has been submitted.`;
 
+/** One text per status: a new status does not compile until both languages have its words. */
+const enStatus: Record<Status, (n: string) => string> = {
+  SUBMITTED: enSubmitted,
+  IN_REVIEW: (n) => `Your early termination request No. ${n} is being reviewed by the bank.`,
+  APPROVED: (n) => `Your early termination request No. ${n} has been approved; the contract will be terminated.`,
+  COMPLETED: (n) => `Your early termination request No. ${n} has been completed: the contract is terminated.`,
+  REJECTED: (n) => `Your early termination request No. ${n} has been rejected.`,
+};
+
 const en: Texts = {
   error: (code, args) =>
     ({
@@ -78,7 +91,8 @@ const en: Texts = {
       SERVICE_UNAVAILABLE: 'The service is temporarily unavailable. Please retry later.',
     })[code],
   created: (n) => enSubmitted(n),
-  requestStatus: ({ requestNumber }) => enSubmitted(requestNumber),
+  requestStatus: ({ status, requestNumber, statusReason }) =>
+    withReason(enStatus[status](requestNumber), statusReason, status === 'REJECTED' ? 'Reason' : 'Note from the bank'),
   problem: (problem) => describe(enProblems, problem),
 };
 
@@ -119,6 +133,14 @@ const ruProblems: ProblemTexts = {
 
 const ruSubmitted = (n: string) => `Ваша заявка на досрочное расторжение договора № ${n} принята.`;
 
+const ruStatus: Record<Status, (n: string) => string> = {
+  SUBMITTED: ruSubmitted,
+  IN_REVIEW: (n) => `Ваша заявка на досрочное расторжение договора № ${n} рассматривается банком.`,
+  APPROVED: (n) => `Ваша заявка на досрочное расторжение договора № ${n} одобрена, договор будет расторгнут.`,
+  COMPLETED: (n) => `Ваша заявка на досрочное расторжение договора № ${n} исполнена: договор расторгнут.`,
+  REJECTED: (n) => `Ваша заявка на досрочное расторжение договора № ${n} отклонена.`,
+};
+
 const ru: Texts = {
   error: (code, args) =>
     ({
@@ -139,7 +161,8 @@ const ru: Texts = {
       SERVICE_UNAVAILABLE: 'Сервис временно недоступен. Повторите попытку позже.',
     })[code],
   created: (n) => ruSubmitted(n),
-  requestStatus: ({ requestNumber }) => ruSubmitted(requestNumber),
+  requestStatus: ({ status, requestNumber, statusReason }) =>
+    withReason(ruStatus[status](requestNumber), statusReason, status === 'REJECTED' ? 'Причина' : 'Комментарий банка'),
   problem: (problem) => describe(ruProblems, problem),
 };
 

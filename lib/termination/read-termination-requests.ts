@@ -3,6 +3,7 @@ import { isDynamoDbUnavailable } from '../storage/dynamodb-client';
 import type { Problem } from '../validation/problems';
 import type { TerminationRequest } from '../validation/schemas';
 import { isUuid } from '../validation/validator';
+import { isStatus } from './lifecycle';
 import { refuse, RefusedError, type Refusal } from './refusals';
 import type { TerminationStore } from './termination-store';
 
@@ -20,6 +21,8 @@ export interface StoredRequest {
   requestNumber: string;
   status: TerminationRequest['status'];
   createdAt: string;
+  /** The back office's words on the current status, when it gave some. */
+  statusReason?: string;
 }
 
 export interface ReadCall {
@@ -43,11 +46,17 @@ export type ReadOutcome =
   | { kind: 'unavailable'; cause: unknown };
 
 function asStoredRequest(item: Record<string, unknown>): StoredRequest {
-  const { requestId, requestNumber, status, createdAt } = item;
-  if (typeof requestId !== 'string' || typeof requestNumber !== 'string' || status !== 'SUBMITTED' || typeof createdAt !== 'string') {
+  const { requestId, requestNumber, status, createdAt, statusReason } = item;
+  if (
+    typeof requestId !== 'string' ||
+    typeof requestNumber !== 'string' ||
+    !isStatus(status) ||
+    typeof createdAt !== 'string' ||
+    !(statusReason === undefined || typeof statusReason === 'string')
+  ) {
     throw new Error(`Malformed request item ${String(requestId)}`);
   }
-  return { requestId, requestNumber, status, createdAt };
+  return { requestId, requestNumber, status, createdAt, ...(statusReason === undefined ? {} : { statusReason }) };
 }
 
 const view = (item: Record<string, unknown>, message: ReadCall['message']): TerminationRequest => {

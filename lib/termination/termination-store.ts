@@ -1,5 +1,13 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import {
+  buildDecisionWrite,
+  explainCancelledDecision,
+  explainRefusedDecision,
+  type Decision,
+  type DecisionWriteOutcome,
+} from './decision-write';
 import {
   asIdempotencyRecord,
   buildCreateTransaction,
@@ -14,10 +22,13 @@ import { createDocumentClient } from '../storage/dynamodb-client';
 import { idempotencyKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type TableKey } from './keys';
 
 /** The store of a function's configuration; build it once, at module load. */
-export function storeFor(config: Pick<ServiceConfig, 'dynamodb' | 'requestsTableName' | 'contractsTableName'>): TerminationStore {
+export function storeFor(
+  config: Pick<ServiceConfig, 'dynamodb' | 'requestsTableName'> & { contractsTableName?: string },
+): TerminationStore {
   return new TerminationStore(createDocumentClient(config.dynamodb), {
     requests: config.requestsTableName,
-    contracts: config.contractsTableName,
+    // The decision consumer never reads contracts: an empty name fails loudly if it ever tried.
+    contracts: config.contractsTableName ?? '',
   });
 }
 
@@ -38,6 +49,34 @@ export class TerminationStore {
         const explained = explainCancellation(error.CancellationReasons ?? [], request, nowSeconds);
         if (explained.kind !== 'read') return explained;
         return explained.decide(await this.readConsistently(this.tables[explained.table], explained.key, abortSignal));
+      }
+      if (error instanceof Error && error.name === 'TransactionConflictException') return { kind: 'retry' };
+      throw error;
+    }
+  }
+
+  /**
+   * One attempt to apply a back-office decision: one call when it applies; a refusal whose
+   * cause did not come back with it costs one consistent read of the request.
+   */
+  async applyDecision(decision: Decision, appliedAt: string): Promise<DecisionWriteOutcome> {
+    const write = buildDecisionWrite(this.tables, decision, appliedAt);
+    const readRequest = async () =>
+      explainRefusedDecision(
+        await this.readConsistently(this.tables.requests, { ...requestKeyOf(decision.contractId, decision.requestId) }),
+        decision,
+      );
+    try {
+      if (write.kind === 'update') await this.client.send(new UpdateCommand(write.input));
+      else await this.client.send(new TransactWriteCommand(write.input));
+      return { kind: 'applied' };
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        return error.Item ? explainRefusedDecision(unmarshall(error.Item), decision) : readRequest();
+      }
+      if (error instanceof TransactionCanceledException) {
+        const explained = explainCancelledDecision(error.CancellationReasons ?? [], decision);
+        return explained.kind === 'read-request' ? readRequest() : explained;
       }
       if (error instanceof Error && error.name === 'TransactionConflictException') return { kind: 'retry' };
       throw error;

@@ -1,6 +1,7 @@
 import { createAjv } from './ajv';
 import { VALIDATED_SCHEMAS } from './ajv';
 import type { TerminationRequest, TerminationRequestInput } from './schemas';
+import type { StatusChangedDetail, StatusDecisionDetail, SubmittedDetail } from './event-schemas';
 
 /*
  * The validators, compiled by Ajv when this module loads. That happens in tests and tools
@@ -12,3 +13,6 @@ const ajv = createAjv();
 export const validateInput = ajv.compile<TerminationRequestInput>(VALIDATED_SCHEMAS.validateInput);
 export const validateUuid = ajv.compile<string>(VALIDATED_SCHEMAS.validateUuid);
 export const validateTerminationRequest = ajv.compile<TerminationRequest>(VALIDATED_SCHEMAS.validateTerminationRequest);
+export const validateStatusDecision = ajv.compile<StatusDecisionDetail>(VALIDATED_SCHEMAS.validateStatusDecision);
+export const validateSubmittedDetail = ajv.compile<SubmittedDetail>(VALIDATED_SCHEMAS.validateSubmittedDetail);
+export const validateStatusChangedDetail = ajv.compile<StatusChangedDetail>(VALIDATED_SCHEMAS.validateStatusChangedDetail);

@@ -17,10 +17,15 @@ export const REASON_CODES = [
 
 export type ReasonCode = (typeof REASON_CODES)[number];
 
-const uuid = { type: 'string', format: 'uuid' } as const;
+/** A request's statuses (docs/decisions/0017-lifecycle.md); transitions are in lib/termination/lifecycle.ts. */
+export const STATUSES = ['SUBMITTED', 'IN_REVIEW', 'APPROVED', 'COMPLETED', 'REJECTED'] as const;
+
+export type Status = (typeof STATUSES)[number];
+
+export const uuid = { type: 'string', format: 'uuid' } as const;
 
 /** The character rule of formats.ts, in words for the API description. */
-const NO_HIDDEN_TEXT =
+export const NO_HIDDEN_TEXT =
   'No control or format characters (zero-width, bidi overrides), line or paragraph separators, private-use characters, unpaired surrogates or other default-ignorable characters; variation selectors are allowed.';
 
 export const terminationRequestInputSchema = {
@@ -67,9 +72,17 @@ export const terminationRequestSchema = {
   properties: {
     requestId: uuid,
     requestNumber: { type: 'string', maxLength: 20 },
-    status: { type: 'string', enum: ['SUBMITTED'] },
+    status: {
+      type: 'string',
+      enum: STATUSES,
+      description: 'SUBMITTED on creation; the back office moves it on. COMPLETED and REJECTED are final.',
+    },
     createdAt: { type: 'string', format: 'date-time' },
-    message: { type: 'string' },
+    message: { type: 'string', description: 'For the customer, in their language: what the current status means.' },
+    statusReason: {
+      type: 'string',
+      description: "The back office's explanation of the current status, for the customer, as the back office wrote it.",
+    },
   },
 } as const;
 

@@ -1,5 +1,13 @@
 import type { ErrorObject } from 'ajv';
-import { validateInput, validateTerminationRequest, validateUuid } from './compiled-validators';
+import {
+  validateInput,
+  validateStatusChangedDetail,
+  validateStatusDecision,
+  validateSubmittedDetail,
+  validateTerminationRequest,
+  validateUuid,
+} from './compiled-validators';
+import type { StatusChangedDetail, StatusDecisionDetail, SubmittedDetail } from './event-schemas';
 import type { Problem } from './problems';
 import { REASON_CODES, type TerminationRequest, type TerminationRequestInput } from './schemas';
 
@@ -136,4 +144,25 @@ export function validateTerminationInput(body: unknown): InputValidation {
     if (!byField.has(problem.field)) byField.set(problem.field, problem);
   }
   return { ok: false, problems: [...byField.values()] };
+}
+
+export type DecisionValidation = { ok: true; detail: StatusDecisionDetail } | { ok: false; problems: string[] };
+
+/** The back office's decision, or what is wrong with it, for the log and the dead-letter queue (no values echoed). */
+export function validateStatusDecisionDetail(detail: unknown): DecisionValidation {
+  if (validateStatusDecision(detail)) return { ok: true, detail };
+  const problems = (validateStatusDecision.errors ?? []).map((error) => {
+    const at =
+      error.keyword === 'required' ? fieldPath(error.instancePath, String(error.params['missingProperty'])) : fieldPath(error.instancePath);
+    return `${at || 'detail'}: ${error.keyword === 'required' ? 'is required' : (error.message ?? 'is not valid')}`;
+  });
+  return { ok: false, problems };
+}
+
+export function isSubmittedDetail(value: unknown): value is SubmittedDetail {
+  return validateSubmittedDetail(value);
+}
+
+export function isStatusChangedDetail(value: unknown): value is StatusChangedDetail {
+  return validateStatusChangedDetail(value);
 }

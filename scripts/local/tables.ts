@@ -42,6 +42,15 @@ async function createTable(
           AttributeName: k.AttributeName,
           KeyType: oneOf(k.KeyType, ['HASH', 'RANGE'] as const),
         })),
+        // The requests table's stream feeds the event publisher, locally too.
+        ...('StreamSpecification' in properties
+          ? {
+              StreamSpecification: {
+                StreamEnabled: true,
+                StreamViewType: oneOf(properties.StreamSpecification.StreamViewType, ['NEW_AND_OLD_IMAGES'] as const),
+              },
+            }
+          : {}),
       }),
     );
   } catch (error) {

@@ -1,0 +1,38 @@
+import type { EventBridgeEvent } from 'aws-lambda';
+import { loadDecisionConfig } from '../lib/config/config';
+import { deadLetterQueueFor } from '../lib/dead-letters/dead-letter-queue';
+import { logger } from '../lib/logging/logger';
+import { applyStatusDecision, type DecisionDeps } from '../lib/termination/apply-status-decision';
+import { storeFor } from '../lib/termination/termination-store';
+
+const config = loadDecisionConfig();
+const deps: DecisionDeps = {
+  store: storeFor(config),
+  expected: { source: config.decisionSource, detailType: config.decisionDetailType },
+  now: () => new Date(),
+};
+const deadLetters = deadLetterQueueFor(config.deadLetterQueueUrl, config.sqs);
+
+/**
+ * EventBridge -> a back-office decision (docs/events.md). A decision that can never apply is
+ * logged as an ERROR and sent to the dead-letter queue, and the invocation succeeds: it is never
+ * retried and blocks nothing. What may pass (DynamoDB unavailable) throws: Lambda tries the event
+ * again, then hands it to the same queue.
+ */
+export const handler = async (event: EventBridgeEvent<string, unknown>): Promise<{ outcome: string }> => {
+  const outcome = await applyStatusDecision(deps, { source: event.source, detailType: event['detail-type'], detail: event.detail });
+  // Never the reason text: it is the customer's business (docs/events.md).
+  const about = { eventBridgeId: event.id, ...(outcome.decision ? { ...outcome.decision, reason: undefined } : {}) };
+  switch (outcome.kind) {
+    case 'applied':
+      logger.info('Decision applied', about);
+      break;
+    case 'duplicate':
+      logger.info('Decision already applied', { ...about, current: outcome.current });
+      break;
+    case 'refused':
+      logger.error('Decision refused: sent to the dead-letter queue', { ...about, refusal: outcome.refusal, problems: outcome.problems });
+      await deadLetters.send({ reason: outcome.refusal, problems: outcome.problems, event });
+  }
+  return { outcome: outcome.kind === 'refused' ? outcome.refusal : outcome.kind };
+};

@@ -1,0 +1,80 @@
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PublisherConfig } from '../config/config';
+import { isDynamoDbUnavailable } from '../storage/dynamodb-client';
+import { publishInOrder, type PendingEntry, type PublishDeps, type PublishResult } from './publish-batches';
+import { eventOfRecord, MalformedRecordError } from './request-events';
+import { UnreadableImageError } from './stream-image';
+
+/*
+ * The stream's records out as events (D12): each record that means an event becomes one
+ * PutEvents entry on the configured bus, in stream order. An event exists if and only if its
+ * write committed, because the stream only carries committed writes.
+ */
+
+export interface StreamPublishResult extends PublishResult {
+  /** Records that mean no event (slots, keys, numbers, removals). */
+  skipped: number;
+}
+
+/** One EventBridge client per function, built at module load. */
+export function putEventsFor(config: PublisherConfig): PublishDeps['putEvents'] {
+  const client = new EventBridgeClient({
+    region: config.eventBridge.region,
+    // Retries are publishInOrder's, entry by entry; the SDK would resend the whole call.
+    maxAttempts: 1,
+    ...(config.eventBridge.endpoint
+      ? { endpoint: config.eventBridge.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+  });
+  return async (entries) => (await client.send(new PutEventsCommand({ Entries: entries }))).Entries ?? [];
+}
+
+export function publisherDeps(config: PublisherConfig, putEvents: PublishDeps['putEvents']): PublishDeps {
+  return {
+    putEvents,
+    maxAttempts: config.maxAttempts,
+    pause: (attempt) => sleep(Math.random() * 100 * 2 ** attempt),
+    // EventBridge's throttling and 5xx look like DynamoDB's, as do network failures.
+    isTransient: isDynamoDbUnavailable,
+  };
+}
+
+export async function publishRequestEvents(
+  records: DynamoDBRecord[],
+  config: Pick<PublisherConfig, 'eventBusName' | 'eventSource'>,
+  deps: PublishDeps,
+): Promise<StreamPublishResult> {
+  const pending: PendingEntry[] = [];
+  let skipped = 0;
+  let malformed: { sequenceNumber: string; reason: string } | undefined;
+  for (const record of records) {
+    const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
+    let event;
+    try {
+      event = eventOfRecord(record);
+    } catch (error) {
+      if (!(error instanceof MalformedRecordError) && !(error instanceof UnreadableImageError)) throw error;
+      // Everything before it is published; it and what follows go back to the stream.
+      malformed = { sequenceNumber, reason: error.message };
+      break;
+    }
+    if (event === undefined) {
+      skipped++;
+      continue;
+    }
+    pending.push({
+      sequenceNumber,
+      entry: {
+        EventBusName: config.eventBusName,
+        Source: config.eventSource,
+        DetailType: event.detailType,
+        Detail: JSON.stringify(event.detail),
+        Time: new Date(event.time),
+      },
+    });
+  }
+  const result = await publishInOrder(pending, deps);
+  return { ...result, skipped, ...(result.failed === undefined && malformed ? { failed: malformed } : {}) };
+}

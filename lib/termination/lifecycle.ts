@@ -1,0 +1,29 @@
+import { STATUSES, type Status } from '../validation/schemas';
+
+/*
+ * Where a request may go (docs/decisions/0017-lifecycle.md): SUBMITTED -> IN_REVIEW -> APPROVED
+ * -> COMPLETED, and SUBMITTED or IN_REVIEW -> REJECTED. Forward skips are fine; nothing moves
+ * back, and COMPLETED and REJECTED are final.
+ */
+
+const RANK: Record<Status, number> = { SUBMITTED: 0, IN_REVIEW: 1, APPROVED: 2, COMPLETED: 3, REJECTED: 3 };
+
+export const FINAL_STATUSES: readonly Status[] = ['COMPLETED', 'REJECTED'];
+
+export const isFinal = (status: Status): boolean => FINAL_STATUSES.includes(status);
+
+/** Active requests hold their contract's slot. */
+export const isActive = (status: Status): boolean => !isFinal(status);
+
+export function mayMove(from: Status, to: Status): boolean {
+  if (isFinal(from)) return false;
+  if (to === 'REJECTED') return from === 'SUBMITTED' || from === 'IN_REVIEW';
+  return RANK[to] > RANK[from];
+}
+
+/** The statuses from which a request may move to `to`: the condition of the write that moves it. */
+export const statusesBefore = (to: Status): Status[] => STATUSES.filter((from) => mayMove(from, to));
+
+export function isStatus(value: unknown): value is Status {
+  return STATUSES.some((status) => status === value);
+}

@@ -1,0 +1,135 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import { NO_HIDDEN_TEXT, REASON_CODES, STATUSES, terminationRequestInputSchema, uuid } from './schemas';
+
+/*
+ * The JSON Schemas of the events (docs/events.md): the decision the back office sends in, and
+ * the two events the service publishes. The consumer and the publisher validate with these, and
+ * docs/events.md is generated from them. `x-personal-data: true` marks a field that identifies a
+ * customer or holds what they wrote: such a field never reaches a log.
+ */
+
+/** The statuses the back office may set; SUBMITTED is the service's own. */
+export const DECISION_STATUSES = ['IN_REVIEW', 'APPROVED', 'COMPLETED', 'REJECTED'] as const;
+
+export const EVENT_TYPES = {
+  submitted: 'TerminationRequestSubmitted',
+  statusChanged: 'TerminationRequestStatusChanged',
+} as const;
+
+const status = { type: 'string', enum: STATUSES } as const;
+const timestamp = { type: 'string', format: 'date-time' } as const;
+const personal = { 'x-personal-data': true } as const;
+
+/** Text for the customer from the back office: the comment's character rules. */
+const reasonText = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 1000,
+  format: 'customer-text',
+  description: `The back office's explanation for the customer, shown with the status. Up to 1000 characters (code points); line breaks are allowed. ${NO_HIDDEN_TEXT}`,
+  ...personal,
+} as const;
+
+/**
+ * The detail of the back office's `TerminationRequestStatusChanged` (D11). contractId is required
+ * as well as requestId: the request is stored under its contract, so a decision is applied in
+ * one write (docs/decisions/0017-lifecycle.md). Unknown fields are ignored (a newer back office
+ * may add some).
+ */
+export const statusDecisionSchema = {
+  $id: 'StatusDecision',
+  type: 'object',
+  required: ['eventId', 'requestId', 'contractId', 'status', 'occurredAt'],
+  properties: {
+    eventId: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 128,
+      pattern: '^[A-Za-z0-9._:/-]+$',
+      description: "The back office's id of this decision; the same decision sent again carries the same id.",
+    },
+    requestId: uuid,
+    contractId: uuid,
+    status: { type: 'string', enum: DECISION_STATUSES },
+    reason: reasonText,
+    occurredAt: { ...timestamp, description: 'When the back office decided.' },
+  },
+} as const;
+
+export type StatusDecisionDetail = FromSchema<typeof statusDecisionSchema>;
+
+const input = terminationRequestInputSchema.properties;
+
+/** Published once per created request: what the back office needs to act on it (D12). */
+export const submittedEventSchema = {
+  $id: 'TerminationRequestSubmitted',
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'eventId',
+    'requestId',
+    'contractId',
+    'customerId',
+    'requestNumber',
+    'status',
+    'reasonCode',
+    'desiredTerminationDate',
+    'bankDetails',
+    'createdAt',
+  ],
+  properties: {
+    eventId: { ...uuid, description: 'Stable: the same for every delivery of this event. Drop a repeated one.' },
+    requestId: uuid,
+    contractId: uuid,
+    customerId: { type: 'string', minLength: 1, ...personal },
+    requestNumber: { type: 'string', maxLength: 20 },
+    status: { type: 'string', const: 'SUBMITTED' },
+    reasonCode: { type: 'string', enum: REASON_CODES },
+    desiredTerminationDate: input.desiredTerminationDate,
+    bankDetails: {
+      ...input.bankDetails,
+      properties: {
+        bik: input.bankDetails.properties.bik,
+        accountNumber: { ...input.bankDetails.properties.accountNumber, ...personal },
+        recipientName: { ...input.bankDetails.properties.recipientName, ...personal },
+      },
+    },
+    comment: { ...input.comment, ...personal },
+    documentIds: input.documentIds,
+    createdAt: timestamp,
+  },
+} as const;
+
+export type SubmittedDetail = FromSchema<typeof submittedEventSchema>;
+
+/** Published once per applied status change. */
+export const statusChangedEventSchema = {
+  $id: 'TerminationRequestStatusChanged',
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'eventId',
+    'requestId',
+    'contractId',
+    'customerId',
+    'requestNumber',
+    'previousStatus',
+    'status',
+    'changedAt',
+    'decisionEventId',
+  ],
+  properties: {
+    eventId: { ...uuid, description: 'Stable: the same for every delivery of this event. Drop a repeated one.' },
+    requestId: uuid,
+    contractId: uuid,
+    customerId: { type: 'string', minLength: 1, ...personal },
+    requestNumber: { type: 'string', maxLength: 20 },
+    previousStatus: status,
+    status,
+    reason: reasonText,
+    changedAt: { ...timestamp, description: 'When the back office decided (its occurredAt).' },
+    decisionEventId: { ...statusDecisionSchema.properties.eventId, description: "The back office's eventId of the decision applied." },
+  },
+} as const;
+
+export type StatusChangedDetail = FromSchema<typeof statusChangedEventSchema>;

@@ -1,0 +1,207 @@
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type AttributeValue as StreamAttributeValue,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/*
+ * What Lambda's event source mapping does for the requests table's stream, on a laptop: reads
+ * every shard of DynamoDB Local's stream, hands records in order to the publisher as Lambda
+ * would (a DynamoDBStreamEvent), retries from a record it hands back, and after `maxRetries`
+ * gives that record to `onDeadLetter` and moves on, as the mapping's on-failure destination.
+ */
+
+export interface StreamPollerOptions {
+  client: DynamoDBClient;
+  endpoint: string;
+  tableName: string;
+  deliver: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
+  onDeadLetter?: (records: DynamoDBRecord[], reason: string) => void;
+  onError?: (error: unknown) => void;
+  maxRetries?: number;
+  batchSize?: number;
+  intervalMs?: number;
+  /** TRIM_HORIZON: every record the stream still has; LATEST: only what comes after the start. */
+  startingPosition?: 'TRIM_HORIZON' | 'LATEST';
+}
+
+export interface StreamPoller {
+  /** Resolves once every record written before the call has been delivered (or dead-lettered). */
+  drain: () => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+function lambdaValue(value: StreamAttributeValue): AttributeValue {
+  if (value.S !== undefined) return { S: value.S };
+  if (value.N !== undefined) return { N: value.N };
+  if (value.BOOL !== undefined) return { BOOL: value.BOOL };
+  if (value.NULL !== undefined) return { NULL: value.NULL };
+  if (value.L !== undefined) return { L: value.L.map(lambdaValue) };
+  if (value.M !== undefined) return { M: lambdaMap(value.M) };
+  if (value.SS !== undefined) return { SS: value.SS };
+  if (value.NS !== undefined) return { NS: value.NS };
+  if (value.B !== undefined) return { B: Buffer.from(value.B).toString('base64') };
+  if (value.BS !== undefined) return { BS: value.BS.map((b) => Buffer.from(b).toString('base64')) };
+  throw new Error(`Stream attribute of an unknown type: ${Object.keys(value).join(',')}`);
+}
+
+const lambdaMap = (map: Record<string, StreamAttributeValue>): Record<string, AttributeValue> =>
+  Object.fromEntries(Object.entries(map).map(([name, value]) => [name, lambdaValue(value)]));
+
+const lambdaImage = (image: Record<string, StreamAttributeValue> | undefined) => (image === undefined ? undefined : lambdaMap(image));
+
+function eventName(name: string | undefined): DynamoDBRecord['eventName'] {
+  return name === 'INSERT' || name === 'MODIFY' || name === 'REMOVE' ? name : undefined;
+}
+
+/** A record as Lambda hands it to a function. */
+export function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
+  const data = record.dynamodb;
+  const approximate = data?.ApproximateCreationDateTime;
+  return {
+    eventID: record.eventID,
+    eventName: eventName(record.eventName),
+    eventVersion: record.eventVersion,
+    eventSource: 'aws:dynamodb',
+    awsRegion: record.awsRegion ?? 'eu-central-1',
+    eventSourceARN: streamArn,
+    dynamodb: {
+      ...(approximate ? { ApproximateCreationDateTime: Math.floor(approximate.getTime() / 1000) } : {}),
+      Keys: lambdaImage(data?.Keys),
+      NewImage: lambdaImage(data?.NewImage),
+      OldImage: lambdaImage(data?.OldImage),
+      SequenceNumber: data?.SequenceNumber,
+      SizeBytes: data?.SizeBytes,
+      StreamViewType: data?.StreamViewType,
+    },
+  };
+}
+
+export async function startStreamPoller(options: StreamPollerOptions): Promise<StreamPoller> {
+  const streams = new DynamoDBStreamsClient({
+    region: 'eu-central-1',
+    endpoint: options.endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const { Table } = await options.client.send(new DescribeTableCommand({ TableName: options.tableName }));
+  const streamArn = Table?.LatestStreamArn;
+  if (!streamArn) throw new Error(`Table ${options.tableName} has no stream`);
+  const maxRetries = options.maxRetries ?? 3;
+  const intervalMs = options.intervalMs ?? 250;
+  const iterators = new Map<string, string | undefined>();
+  /** The last record delivered per shard: where a lost iterator starts again. */
+  const lastDelivered = new Map<string, string>();
+  let stopped = false;
+  let idleRounds = 0;
+  const waiters: (() => void)[] = [];
+
+  async function openShard(shardId: string, position: 'TRIM_HORIZON' | 'LATEST'): Promise<void> {
+    const after = lastDelivered.get(shardId);
+    const { ShardIterator } = await streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: streamArn,
+        ShardId: shardId,
+        ...(after === undefined ? { ShardIteratorType: position } : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }),
+      }),
+    );
+    iterators.set(shardId, ShardIterator);
+  }
+
+  async function openNewShards(position: 'TRIM_HORIZON' | 'LATEST'): Promise<void> {
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    for (const shard of StreamDescription?.Shards ?? []) {
+      if (shard.ShardId && !iterators.has(shard.ShardId)) await openShard(shard.ShardId, position);
+    }
+  }
+
+  async function readShard(shardId: string, iterator: string) {
+    try {
+      return await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: options.batchSize ?? 100 }));
+    } catch (error) {
+      // DynamoDB Local lets an iterator lapse now and then: take a new one after the last record delivered.
+      if (!(error instanceof Error) || !['TrimmedDataAccessException', 'ExpiredIteratorException'].includes(error.name)) throw error;
+      await openShard(shardId, 'TRIM_HORIZON');
+      return { Records: [], NextShardIterator: iterators.get(shardId) };
+    }
+  }
+
+  async function deliverInOrder(records: DynamoDBRecord[]): Promise<void> {
+    let pending = records;
+    let retries = 0;
+    while (pending.length > 0) {
+      let failedFrom: string | undefined;
+      let reason: string;
+      try {
+        const response = await options.deliver({ Records: pending });
+        failedFrom = response?.batchItemFailures[0]?.itemIdentifier;
+        reason = 'handed back by the function';
+      } catch (error) {
+        failedFrom = pending[0]?.dynamodb?.SequenceNumber;
+        reason = error instanceof Error ? error.message : String(error);
+      }
+      if (failedFrom === undefined) return;
+      const from = Math.max(
+        0,
+        pending.findIndex((r) => r.dynamodb?.SequenceNumber === failedFrom),
+      );
+      pending = pending.slice(from);
+      if (retries++ < maxRetries) continue;
+      // As the mapping's on-failure destination: the record at fault goes, the rest go on.
+      options.onDeadLetter?.(pending.slice(0, 1), reason);
+      pending = pending.slice(1);
+      retries = 0;
+    }
+  }
+
+  async function pollOnce(): Promise<number> {
+    await openNewShards('TRIM_HORIZON');
+    let delivered = 0;
+    for (const [shardId, iterator] of iterators) {
+      if (iterator === undefined) continue;
+      const { Records = [], NextShardIterator } = await readShard(shardId, iterator);
+      iterators.set(shardId, NextShardIterator);
+      if (Records.length === 0) continue;
+      delivered += Records.length;
+      await deliverInOrder(Records.map((record) => lambdaRecord(record, streamArn ?? '')));
+      const last = Records.at(-1)?.dynamodb?.SequenceNumber;
+      if (last !== undefined) lastDelivered.set(shardId, last);
+    }
+    return delivered;
+  }
+
+  await openNewShards(options.startingPosition ?? 'TRIM_HORIZON');
+  const loop = (async () => {
+    while (!stopped) {
+      let delivered = 0;
+      try {
+        delivered = await pollOnce();
+      } catch (error) {
+        options.onError?.(error);
+      }
+      idleRounds = delivered === 0 ? idleRounds + 1 : 0;
+      // Two empty rounds in a row: everything written before has been read.
+      if (idleRounds >= 2) waiters.splice(0).forEach((resolve) => resolve());
+      await sleep(delivered === 0 ? intervalMs : 0);
+    }
+  })();
+
+  return {
+    drain: () =>
+      new Promise<void>((resolve) => {
+        idleRounds = 0;
+        waiters.push(resolve);
+      }),
+    stop: async () => {
+      stopped = true;
+      await loop;
+      streams.destroy();
+      waiters.splice(0).forEach((resolve) => resolve());
+    },
+  };
+}
