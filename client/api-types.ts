@@ -77,11 +77,17 @@ export interface components {
             /** Format: uuid */
             requestId: string;
             requestNumber: string;
-            /** @enum {string} */
-            status: "SUBMITTED";
+            /**
+             * @description SUBMITTED on creation; the back office moves it on. COMPLETED and REJECTED are final.
+             * @enum {string}
+             */
+            status: "SUBMITTED" | "IN_REVIEW" | "APPROVED" | "COMPLETED" | "REJECTED";
             /** Format: date-time */
             createdAt: string;
+            /** @description For the customer, in their language: what the current status means. */
             message: string;
+            /** @description The back office's explanation of the current status, for the customer, as the back office wrote it. */
+            statusReason?: string;
         };
         TerminationRequestList: {
             items: components["schemas"]["TerminationRequest"][];
@@ -141,9 +147,10 @@ export interface operations {
                      *         {
                      *           "requestId": "0f8fad5b-d9cb-469f-a165-70867728950e",
                      *           "requestNumber": "TR-7KQM-X2PF",
-                     *           "status": "SUBMITTED",
+                     *           "status": "REJECTED",
                      *           "createdAt": "2026-11-21T09:30:00.000Z",
-                     *           "message": "Your early termination request No. TR-7KQM-X2PF has been submitted."
+                     *           "message": "Your early termination request No. TR-7KQM-X2PF has been rejected. Reason: The contract has an unpaid balance.",
+                     *           "statusReason": "The contract has an unpaid balance."
                      *         }
                      *       ],
                      *       "nextCursor": "MGY4ZmFkNWItZDljYi00NjlmLWExNjUtNzA4Njc3Mjg5NTBl"
@@ -472,9 +479,10 @@ export interface operations {
                      * @example {
                      *       "requestId": "0f8fad5b-d9cb-469f-a165-70867728950e",
                      *       "requestNumber": "TR-7KQM-X2PF",
-                     *       "status": "SUBMITTED",
+                     *       "status": "REJECTED",
                      *       "createdAt": "2026-11-21T09:30:00.000Z",
-                     *       "message": "Your early termination request No. TR-7KQM-X2PF has been submitted."
+                     *       "message": "Your early termination request No. TR-7KQM-X2PF has been rejected. Reason: The contract has an unpaid balance.",
+                     *       "statusReason": "The contract has an unpaid balance."
                      *     }
                      */
                     "application/json": components["schemas"]["TerminationRequest"];

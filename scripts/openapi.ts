@@ -139,7 +139,9 @@ export function buildOpenApi(): Record<string, unknown> {
     createdAt: '2026-11-21T09:30:00.000Z',
     message: en.created('TR-7KQM-X2PF'),
   };
-  const read = { ...created, message: en.requestStatus({ status: 'SUBMITTED', requestNumber: 'TR-7KQM-X2PF' }) };
+  // A request the back office has decided on: its status, its words, and the message for both.
+  const decided = { status: 'REJECTED', requestNumber: 'TR-7KQM-X2PF', statusReason: 'The contract has an unpaid balance.' } as const;
+  const read = { ...created, ...decided, message: en.requestStatus(decided) };
   const contractIdParameter = { name: 'contractId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
   const commonHeaders = [
     { name: 'X-Correlation-Id', in: 'header', required: false, schema: { type: 'string', format: 'uuid' } },
