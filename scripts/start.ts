@@ -10,6 +10,11 @@ import { assertUsablePorts, PortsError } from './local/ports';
 import { localDefaults, localServiceEnv } from './local/service-env';
 import { loadOrCreateSigningKey, signToken } from './local/signing-key';
 import { createTables } from './local/tables';
+import { startAwsStandIn, type PublishedEvent, type QueuedMessage } from './local/aws-stand-in';
+import { invokeOffline } from './local/offline-lambda';
+import { asBatchResponse, startStreamPoller } from './local/stream-poller';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { assertLambdaNode } from './lambda-node';
@@ -19,7 +24,9 @@ import { assertLambdaNode } from './lambda-node';
  * under .local/dynamodb), the tables from the deployed definitions, demo contracts, a local
  * signing key and its JWKS, serverless offline behind the local gateway (CORS and the gateway's
  * own answers, as deployed), the demo page (web/) on its own origin, and a curl line per demo
- * customer. Flags: --persist, --host.
+ * customer. The requests table's stream runs the real publisher into a stand-in for EventBridge,
+ * which prints each event and appends it to .local/events.jsonl; npm run backoffice sends
+ * decisions back. Flags: --persist, --host.
  */
 
 const { values: flags } = parseArgs({
@@ -56,8 +63,23 @@ function curlLine(apiUrl: string, token: string, contractId: string, desiredTerm
   ].join(' \\\n  ');
 }
 
+function appendLine(file: string, value: unknown): void {
+  mkdirSync(dirname(file), { recursive: true });
+  appendFileSync(file, `${JSON.stringify(value)}\n`);
+}
+
+function printEvent(event: PublishedEvent): void {
+  appendLine(localDefaults.eventsFile, event);
+  console.log(`\n[event published] ${event.detailType} on ${event.eventBusName}\n${JSON.stringify(event.detail, null, 2)}`);
+}
+
+function printDeadLetter(message: QueuedMessage): void {
+  appendLine(localDefaults.deadLettersFile, message);
+  console.log(`\n[dead letter] ${message.queueUrl}\n${JSON.stringify(message.body, null, 2)}`);
+}
+
 async function main(): Promise<void> {
-  const { apiPort, dynamoDbPort, jwksPort, lambdaPort, pagePort, keyDir, dataDir, tables } = localDefaults;
+  const { apiPort, dynamoDbPort, jwksPort, lambdaPort, pagePort, awsStandInPort, keyDir, dataDir, tables } = localDefaults;
   assertLambdaNode();
   assertJava();
   await assertUsablePorts({
@@ -66,6 +88,7 @@ async function main(): Promise<void> {
     JWKS_PORT: jwksPort,
     LAMBDA_PORT: lambdaPort,
     PAGE_PORT: pagePort,
+    AWS_STAND_IN_PORT: awsStandInPort,
   });
   console.log('Building functions...');
   await buildFunctions();
@@ -80,13 +103,16 @@ async function main(): Promise<void> {
   const jwks = await startJwksServer(key.jwks, jwksPort, docsRoutes);
   stops.push(jwks.stop);
 
+  const standIn = await startAwsStandIn({ port: awsStandInPort, onEvent: printEvent, onMessage: printDeadLetter });
+  stops.push(standIn.stop);
+
   console.log(`Starting serverless offline on port ${apiPort}...`);
   const offline = await startOffline({
     apiPort,
     host: flags.host,
     lambdaPort,
     output: 'inherit',
-    env: localServiceEnv({ dynamoDbEndpoint: db.endpoint, jwksUri: jwks.uri }),
+    env: localServiceEnv({ dynamoDbEndpoint: db.endpoint, jwksUri: jwks.uri, awsStandIn: standIn.endpoint }),
   });
   stops.push(offline.stop);
   offline.child.once('exit', (code) => {
@@ -95,6 +121,18 @@ async function main(): Promise<void> {
       void shutdown(1);
     }
   });
+  // What Lambda's stream mapping does in AWS: the table's changes, in order, to the publisher.
+  const poller = await startStreamPoller({
+    client: db.client,
+    endpoint: db.endpoint,
+    tableName: tables.requests,
+    // Only what is written from now on: a --persist run has published the rest before.
+    startingPosition: 'LATEST',
+    deliver: async (event) => asBatchResponse(await invokeOffline('publishRequestEvents', event)),
+    onDeadLetter: (records, reason) => printDeadLetter({ queueUrl: 'publisher (stream records)', body: { reason, records } }),
+    onError: (error) => console.error('Reading the stream failed:', error instanceof Error ? error.message : error),
+  });
+  stops.push(poller.stop);
   const page = await startPageServer({ port: pagePort, host: flags.host, config: () => demoPageConfig(key, offline.url) });
   stops.push(page.stop);
 
@@ -110,7 +148,10 @@ async function main(): Promise<void> {
     console.log(`   token (12 h): ${token}\n`);
     console.log(`${curlLine(offline.url, token, customer.contracts.active, date, name === 'anna' ? 'Anna Ivanova' : 'Boris Petrov')}\n`);
   }
-  console.log('Paste a curl line: 201 the first time, 200 with the same requestId the second. Ctrl-C stops everything.');
+  console.log('Paste a curl line: 201 the first time, 200 with the same requestId the second.');
+  console.log(`Events published are printed here and appended to ${localDefaults.eventsFile}. The back office decides with:`);
+  console.log('  npm run backoffice -- --request <requestNumber or requestId> --status REJECTED --reason "..."');
+  console.log('Ctrl-C stops everything.');
 }
 
 main().catch(async (error: unknown) => {

@@ -7,6 +7,11 @@ export const localDefaults = {
   jwksPort: Number(process.env['JWKS_PORT'] ?? 3005),
   pagePort: Number(process.env['PAGE_PORT'] ?? 3006),
   lambdaPort: Number(process.env['LAMBDA_PORT'] ?? 3002),
+  /** The stand-in for EventBridge and SQS (scripts/local/aws-stand-in.ts). */
+  awsStandInPort: Number(process.env['AWS_STAND_IN_PORT'] ?? 3007),
+  /** Every event published, one JSON line each (git-ignored, under .local/). */
+  eventsFile: '.local/events.jsonl',
+  deadLettersFile: '.local/dead-letters.jsonl',
   keyDir: process.env['LOCAL_KEY_DIR'] ?? '.local/keys',
   dataDir: '.local/dynamodb',
   tables: {
@@ -15,12 +20,19 @@ export const localDefaults = {
   },
 };
 
+export const LOCAL_EVENT_BUS = 'termination-events';
+
 /** The demo page's origin (npm start serves it), by address and by name: the browsers allowed locally. */
 export const LOCAL_ALLOWED_ORIGINS = [`http://127.0.0.1:${localDefaults.pagePort}`, `http://localhost:${localDefaults.pagePort}`];
 
 /** What the functions read from the environment when they run against the local stack. */
-export function localServiceEnv(running: { dynamoDbEndpoint: string; jwksUri: string }): Record<string, string> {
+export function localServiceEnv(running: { dynamoDbEndpoint: string; jwksUri: string; awsStandIn?: string }): Record<string, string> {
+  const standIn = running.awsStandIn ?? `http://127.0.0.1:${localDefaults.awsStandInPort}`;
   return {
+    EVENTBRIDGE_ENDPOINT: standIn,
+    SQS_ENDPOINT: standIn,
+    EVENT_BUS_NAME: LOCAL_EVENT_BUS,
+    DECISION_DEAD_LETTER_QUEUE_URL: `${standIn}/000000000000/decision-dead-letters`,
     DYNAMODB_ENDPOINT: running.dynamoDbEndpoint,
     JWKS_URI: running.jwksUri,
     JWT_ISSUER: LOCAL_ISSUER,

@@ -83,6 +83,20 @@ export function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBR
   };
 }
 
+/** A function's answer read as a partial batch response: which record to start again from. */
+export function asBatchResponse(payload: unknown): DynamoDBBatchResponse | undefined {
+  if (payload === null || typeof payload !== 'object' || !('batchItemFailures' in payload) || !Array.isArray(payload.batchItemFailures))
+    return undefined;
+  const failures: unknown[] = payload.batchItemFailures;
+  return {
+    batchItemFailures: failures.flatMap((failure) =>
+      failure !== null && typeof failure === 'object' && 'itemIdentifier' in failure && typeof failure.itemIdentifier === 'string'
+        ? [{ itemIdentifier: failure.itemIdentifier }]
+        : [],
+    ),
+  };
+}
+
 export async function startStreamPoller(options: StreamPollerOptions): Promise<StreamPoller> {
   const streams = new DynamoDBStreamsClient({
     region: 'eu-central-1',

@@ -126,10 +126,12 @@ describe('the functions', () => {
   it('run nodejs22.x on arm64 from their own bundle, with their own role', () => {
     const functions = ofType(prod, 'AWS::Lambda::Function');
     expect(functions.map(([name]) => name).sort()).toEqual([
+      'ApplyStatusDecisionLambdaFunction',
       'AuthorizeCustomerLambdaFunction',
       'CreateTerminationRequestLambdaFunction',
       'GetTerminationRequestLambdaFunction',
       'ListTerminationRequestsLambdaFunction',
+      'PublishRequestEventsLambdaFunction',
     ]);
     for (const [, fn] of functions) {
       expect(at(fn, 'Properties', 'Runtime')).toBe('nodejs22.x');
@@ -146,7 +148,7 @@ describe('the functions', () => {
 
   it('keep their logs, and the API access log, for a set time (90 days on prod)', () => {
     const groups = ofType(prod, 'AWS::Logs::LogGroup');
-    expect(groups).toHaveLength(5);
+    expect(groups).toHaveLength(7);
     for (const [, group] of groups) expect(Number(at(group, 'Properties', 'RetentionInDays'))).toBe(90);
     for (const [, group] of ofType(dev, 'AWS::Logs::LogGroup')) expect(Number(at(group, 'Properties', 'RetentionInDays'))).toBe(30);
   });
@@ -190,6 +192,36 @@ describe('least privilege', () => {
     for (const x of [...get, ...list]) expect(JSON.stringify(x.resource)).not.toMatch(/"\*"|table\/\*/);
   });
 
+  it('lets the decision consumer update, delete and get on the requests table and send to its dead-letter queue: nothing else', () => {
+    const allowed = statements(prod, 'ApplyStatusDecisionRole');
+    expect(allowed.map((s) => s.actions)).toEqual([
+      ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      ['sqs:SendMessage'],
+    ]);
+    expect(JSON.stringify(allowed[0]?.resource)).toContain('applyStatusDecision:*');
+    expect(JSON.stringify(allowed[1]?.resource)).toContain('table/contract-termination-prod-requests');
+    expect(JSON.stringify(allowed[1]?.resource)).not.toContain('contracts-owned-elsewhere');
+    expect(allowed[2]?.resource).toEqual({ 'Fn::GetAtt': ['DecisionDeadLetterQueue', 'Arn'] });
+  });
+
+  it('lets the publisher read only its stream, put events only on its bus, and send only to its dead-letter queue', () => {
+    const allowed = statements(prod, 'PublishRequestEventsRole');
+    expect(allowed.map((s) => s.actions)).toEqual([
+      ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+      ['dynamodb:ListStreams'],
+      ['events:PutEvents'],
+      ['sqs:SendMessage'],
+    ]);
+    expect(allowed[1]?.resource).toEqual({ 'Fn::GetAtt': ['RequestsTable', 'StreamArn'] });
+    // ListStreams has no resource-level permission: it names streams, it reads none.
+    expect(allowed[2]?.resource).toBe('*');
+    expect(JSON.stringify(allowed[3]?.resource)).toContain('event-bus/contract-termination-prod-events');
+    expect(allowed[4]?.resource).toEqual({ 'Fn::GetAtt': ['PublisherDeadLetterQueue', 'Arn'] });
+    expect(JSON.stringify(allowed)).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem|GetItem|Query|Scan)/);
+  });
+
   it('lets the authorizer write its own logs and nothing else', () => {
     const allowed = statements(prod, 'AuthorizerRole');
     expect(allowed.map((s) => s.actions)).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents']]);
@@ -197,7 +229,14 @@ describe('least privilege', () => {
   });
 
   it('gives each role a trust policy and inline policies only: no managed policies', () => {
-    for (const role of ['CreateTerminationRequestRole', 'AuthorizerRole']) {
+    for (const role of [
+      'CreateTerminationRequestRole',
+      'AuthorizerRole',
+      'GetTerminationRequestRole',
+      'ListTerminationRequestsRole',
+      'ApplyStatusDecisionRole',
+      'PublishRequestEventsRole',
+    ]) {
       expect(Object.keys(jsonObject(at(resource(prod, role), 'Properties'))).sort()).toEqual(['AssumeRolePolicyDocument', 'Policies']);
       expect(at(resource(prod, role), 'Properties', 'AssumeRolePolicyDocument', 'Statement')).toEqual([
         { Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' },
@@ -207,7 +246,7 @@ describe('least privilege', () => {
 
   it("grants X-Ray, and only the two X-Ray actions, to every function's role exactly when tracing is switched on", () => {
     const roles = ofType(prod, 'AWS::Lambda::Function').map(([, fn]) => String(at(fn, 'Properties', 'Role', 'Fn::GetAtt', 0)));
-    expect(roles).toHaveLength(4);
+    expect(new Set(roles).size).toBe(6);
     for (const role of roles) {
       const [conditional] = [at(resource(prod, role), 'Properties', 'Policies', 0, 'Fn::If')].flat();
       expect(conditional).toBe('TracingEnabled');
@@ -226,6 +265,76 @@ describe('least privilege', () => {
     for (const [, fn] of ofType(prod, 'AWS::Lambda::Function')) expect(at(fn, 'Properties', 'TracingConfig')).toBeUndefined();
     expect(at(resource(traced, 'ApiGatewayStage'), 'Properties', 'TracingEnabled')).toBe(true);
     expect(at(resource(prod, 'ApiGatewayStage'), 'Properties', 'TracingEnabled')).toBe(false);
+  });
+});
+
+describe('the lifecycle (docs/events.md)', () => {
+  it("streams the requests table's changes with both images", () => {
+    expect(at(resource(prod, 'RequestsTable'), 'Properties', 'StreamSpecification')).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+  });
+
+  it('feeds the stream to the publisher: request items only, partial failures, bisection, bounded retries, then the dead-letter queue', () => {
+    const [[, mapping] = []] = ofType(prod, 'AWS::Lambda::EventSourceMapping');
+    expect(at(mapping, 'Properties')).toMatchObject({
+      FunctionName: { 'Fn::GetAtt': ['PublishRequestEventsLambdaFunction', 'Arn'] },
+      EventSourceArn: { 'Fn::GetAtt': ['RequestsTable', 'StreamArn'] },
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: '10',
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['PublisherDeadLetterQueue', 'Arn'] } } },
+    });
+    const [filter] = [at(mapping, 'Properties', 'FilterCriteria', 'Filters', 0, 'Pattern')];
+    expect(JSON.parse(String(filter))).toEqual({ dynamodb: { NewImage: { kind: { S: ['REQUEST'] } } } });
+  });
+
+  it("routes only the back office's decisions to the consumer, with a dead-letter queue for what cannot be delivered", () => {
+    const rule = at(resource(prod, 'DecisionRule'), 'Properties');
+    expect(at(rule, 'EventPattern')).toEqual({ source: ['bank.back-office'], 'detail-type': ['TerminationRequestStatusChanged'] });
+    expect(at(rule, 'Targets', 0, 'Arn')).toEqual({ 'Fn::GetAtt': ['ApplyStatusDecisionLambdaFunction', 'Arn'] });
+    expect(at(rule, 'Targets', 0, 'DeadLetterConfig')).toEqual({ Arn: { 'Fn::GetAtt': ['DecisionDeadLetterQueue', 'Arn'] } });
+    expect(at(resource(prod, 'DecisionRulePermission'), 'Properties', 'SourceArn')).toEqual({ 'Fn::GetAtt': ['DecisionRule', 'Arn'] });
+    // Only that rule may drop letters into the queue.
+    expect(at(resource(prod, 'DecisionDeadLetterQueuePolicy'), 'Properties', 'PolicyDocument', 'Statement', 0, 'Condition')).toEqual({
+      ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': ['DecisionRule', 'Arn'] } },
+    });
+  });
+
+  it('retries a failed decision twice, then hands it to the same dead-letter queue', () => {
+    expect(at(resource(prod, 'ApplyStatusDecisionInvokeConfig'), 'Properties')).toMatchObject({
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['DecisionDeadLetterQueue', 'Arn'] } } },
+    });
+    expect(
+      at(resource(prod, 'ApplyStatusDecisionLambdaFunction'), 'Properties', 'Environment', 'Variables', 'DECISION_DEAD_LETTER_QUEUE_URL'),
+    ).toEqual({
+      Ref: 'DecisionDeadLetterQueue',
+    });
+  });
+
+  it('keeps dead letters 14 days, encrypted', () => {
+    for (const queue of ['DecisionDeadLetterQueue', 'PublisherDeadLetterQueue']) {
+      expect(at(resource(prod, queue), 'Properties')).toMatchObject({ MessageRetentionPeriod: 1209600, SqsManagedSseEnabled: true });
+    }
+  });
+
+  it('makes its own bus unless told to use one that exists', async () => {
+    expect(at(prod, 'Conditions', 'CreateEventBus')).toEqual({ 'Fn::Equals': ['true', 'true'] });
+    const shared = await packageStage('prod', { CONTRACTS_TABLE_NAME: 'c', CREATE_EVENT_BUS: 'false', EVENT_BUS_NAME: 'bank-bus' });
+    expect(at(shared, 'Conditions', 'CreateEventBus')).toEqual({ 'Fn::Equals': ['false', 'true'] });
+    expect(JSON.stringify(statements(shared, 'PublishRequestEventsRole'))).toContain('event-bus/bank-bus');
+  }, 60_000);
+
+  it.each([
+    ['DecisionDeadLettersAlarm', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible'],
+    ['PublisherDeadLettersAlarm', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible'],
+    ['StreamIteratorAgeAlarm', 'AWS/Lambda', 'IteratorAge'],
+    ['DecisionRuleFailuresAlarm', 'AWS/Events', 'FailedInvocations'],
+  ])('%s watches %s %s and tells the alarm topic', (name, namespace, metric) => {
+    const alarm = at(resource(prod, name), 'Properties');
+    expect(at(alarm, 'Namespace')).toBe(namespace);
+    expect(at(alarm, 'MetricName')).toBe(metric);
+    expect(at(alarm, 'AlarmActions')).toEqual([{ Ref: 'AlarmTopic' }]);
   });
 });
 
