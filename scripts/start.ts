@@ -149,6 +149,7 @@ async function main(): Promise<void> {
     console.log(`${curlLine(offline.url, token, customer.contracts.active, date, name === 'anna' ? 'Anna Ivanova' : 'Boris Petrov')}\n`);
   }
   console.log('Paste a curl line: 201 the first time, 200 with the same requestId the second.');
+  console.log(`A new Idempotency-Key is a new request: -H "Idempotency-Key: $(node -p 'crypto.randomUUID()')" (409 while one is active).`);
   console.log(`Events published are printed here and appended to ${localDefaults.eventsFile}. The back office decides with:`);
   console.log('  npm run backoffice -- --request <requestNumber or requestId> --status REJECTED --reason "..."');
   console.log('Ctrl-C stops everything.');

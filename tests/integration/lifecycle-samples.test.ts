@@ -1,0 +1,164 @@
+import { readdirSync } from 'node:fs';
+import type { EventBridgeEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import decisionCompletedAfterRejected from '../../events/decision-completed-after-rejected.json' with { type: 'json' };
+import decisionInReview from '../../events/decision-in-review.json' with { type: 'json' };
+import decisionMalformed from '../../events/decision-malformed.json' with { type: 'json' };
+import decisionRejected from '../../events/decision-rejected.json' with { type: 'json' };
+import decisionUnknownRequest from '../../events/decision-unknown-request.json' with { type: 'json' };
+import streamIdempotencyExpired from '../../events/stream-idempotency-expired.json' with { type: 'json' };
+import streamRequestCreated from '../../events/stream-request-created.json' with { type: 'json' };
+import streamStatusChanged from '../../events/stream-status-changed.json' with { type: 'json' };
+import { eventIdOf } from '../../lib/events/request-events';
+import { slotKeyOf } from '../../lib/termination/keys';
+import { isStatusChangedDetail, isSubmittedDetail } from '../../lib/validation/validator';
+import { ofKind } from '../support/local-tables';
+import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
+import { SAMPLE_CONTRACT_ID, SAMPLE_REQUEST, SAMPLE_REQUEST_ID, writeSampleRequest } from '../support/sample-request';
+import { streamEvent } from '../support/stream-events';
+
+/*
+ * Replays the lifecycle's sample events (events/decision-*.json, events/stream-*.json) through
+ * the real handlers, in the order of a request's life: the samples are about the request of
+ * tests/support/sample-request.ts, written by the create's own transaction.
+ */
+
+let stack: LifecycleStack;
+
+// Declared with Lambda's type and no cast: tsc checks each file's shape.
+const decisions: Record<string, EventBridgeEvent<string, unknown>> = {
+  'decision-in-review.json': decisionInReview,
+  'decision-rejected.json': decisionRejected,
+  'decision-completed-after-rejected.json': decisionCompletedAfterRejected,
+  'decision-unknown-request.json': decisionUnknownRequest,
+  'decision-malformed.json': decisionMalformed,
+};
+const streams = {
+  'stream-request-created.json': streamEvent(streamRequestCreated),
+  'stream-status-changed.json': streamEvent(streamStatusChanged),
+  'stream-idempotency-expired.json': streamEvent(streamIdempotencyExpired),
+};
+
+beforeAll(async () => {
+  stack = await useLifecycleStack();
+  await writeSampleRequest(stack.tables.doc, stack.tables.names);
+});
+afterAll(() => stack.stop());
+
+async function publish(file: keyof typeof streams) {
+  stack.standIn.clear();
+  const { handler } = await import('../../functions/publish-request-events');
+  const response = await handler(streams[file]);
+  return { response, events: [...stack.standIn.events], calls: [...stack.standIn.putEventsCalls] };
+}
+
+async function decide(file: string) {
+  stack.standIn.clear();
+  const event = decisions[file];
+  if (event === undefined) throw new Error(`No sample ${file}`);
+  const { outcome } = await stack.decide(event);
+  return { outcome, deadLetters: [...stack.standIn.messages] };
+}
+
+describe('the samples of events/', () => {
+  it('are all replayed here', () => {
+    const files = readdirSync(new URL('../../events/', import.meta.url)).filter((file) => /^(decision|stream)-/.test(file));
+    expect(files.sort()).toEqual([...Object.keys(decisions), ...Object.keys(streams)].sort());
+  });
+});
+
+describe('a request, from the stream records of its creation to its rejection', () => {
+  it('stream-request-created.json: of four new items, the request is one TerminationRequestSubmitted, in one call', async () => {
+    const { response, events, calls } = await publish('stream-request-created.json');
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(calls).toEqual([1]);
+    expect(events).toHaveLength(1);
+    const detail = events[0]?.detail;
+    expect(isSubmittedDetail(detail)).toBe(true);
+    expect(detail).toEqual({
+      eventId: eventIdOf(SAMPLE_REQUEST_ID, 'SUBMITTED'),
+      requestId: SAMPLE_REQUEST_ID,
+      contractId: SAMPLE_CONTRACT_ID,
+      customerId: SAMPLE_REQUEST.customerId,
+      requestNumber: SAMPLE_REQUEST.requestNumber,
+      status: 'SUBMITTED',
+      ...SAMPLE_REQUEST.input,
+      createdAt: SAMPLE_REQUEST.response.createdAt,
+    });
+    expect(events[0]?.time).toBe(SAMPLE_REQUEST.response.createdAt);
+  });
+
+  it('stream-request-created.json again: the same event id (consumers drop the repeat)', async () => {
+    const { events } = await publish('stream-request-created.json');
+    expect(events.map((e) => e.detail)).toEqual([expect.objectContaining({ eventId: eventIdOf(SAMPLE_REQUEST_ID, 'SUBMITTED') })]);
+  });
+
+  it('decision-in-review.json: applied; sent again: a duplicate, nothing changes', async () => {
+    expect(await decide('decision-in-review.json')).toEqual({ outcome: 'applied', deadLetters: [] });
+    const before = await stack.tables.contractItems(SAMPLE_CONTRACT_ID);
+    expect(await decide('decision-in-review.json')).toEqual({ outcome: 'duplicate', deadLetters: [] });
+    expect(await stack.tables.contractItems(SAMPLE_CONTRACT_ID)).toEqual(before);
+  });
+
+  it('decision-rejected.json: applied with its reason, and the contract slot released', async () => {
+    expect(await decide('decision-rejected.json')).toEqual({ outcome: 'applied', deadLetters: [] });
+    const items = await stack.tables.contractItems(SAMPLE_CONTRACT_ID);
+    expect(ofKind(items, 'REQUEST')[0]).toMatchObject({ status: 'REJECTED', statusReason: 'По договору есть просроченная задолженность.' });
+    expect(items.filter((item) => item['sk'] === slotKeyOf(SAMPLE_CONTRACT_ID).sk)).toEqual([]);
+  });
+
+  it('decision-completed-after-rejected.json: forbidden, to the dead-letter queue with its reason, nothing changes', async () => {
+    const before = await stack.tables.contractItems(SAMPLE_CONTRACT_ID);
+    const { outcome, deadLetters } = await decide('decision-completed-after-rejected.json');
+    expect(outcome).toBe('forbidden-transition');
+    expect(deadLetters).toEqual([
+      {
+        queueUrl: stack.deadLetterQueueUrl,
+        body: { reason: 'forbidden-transition', problems: ['REJECTED may not move to COMPLETED'], event: decisionCompletedAfterRejected },
+      },
+    ]);
+    expect(await stack.tables.contractItems(SAMPLE_CONTRACT_ID)).toEqual(before);
+  });
+
+  it('decision-unknown-request.json: to the dead-letter queue', async () => {
+    expect(await decide('decision-unknown-request.json')).toMatchObject({
+      outcome: 'unknown-request',
+      deadLetters: [{ body: { reason: 'unknown-request' } }],
+    });
+  });
+
+  it('decision-malformed.json: to the dead-letter queue, naming every problem', async () => {
+    const { outcome, deadLetters } = await decide('decision-malformed.json');
+    expect(outcome).toBe('malformed-detail');
+    expect(deadLetters[0]?.body).toMatchObject({
+      reason: 'malformed-detail',
+      problems: expect.arrayContaining([
+        expect.stringMatching(/^contractId/),
+        expect.stringMatching(/^status/),
+        expect.stringMatching(/^occurredAt/),
+      ]),
+    });
+  });
+
+  it('stream-status-changed.json: two status changes are two StatusChanged events; the slot removal is none', async () => {
+    const { events, calls } = await publish('stream-status-changed.json');
+    expect(calls).toEqual([2]);
+    for (const event of events) expect(isStatusChangedDetail(event.detail)).toBe(true);
+    expect(events.map((e) => e.detail)).toEqual([
+      expect.objectContaining({ previousStatus: 'SUBMITTED', status: 'IN_REVIEW', decisionEventId: 'bo-2026-11-23-000187' }),
+      expect.objectContaining({
+        previousStatus: 'IN_REVIEW',
+        status: 'REJECTED',
+        reason: 'По договору есть просроченная задолженность.',
+        eventId: eventIdOf(SAMPLE_REQUEST_ID, 'REJECTED'),
+      }),
+    ]);
+  });
+
+  it('stream-idempotency-expired.json: a key removed by TTL publishes nothing', async () => {
+    const { response, events, calls } = await publish('stream-idempotency-expired.json');
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(events).toEqual([]);
+    expect(calls).toEqual([]);
+  });
+});
