@@ -29,6 +29,7 @@ import { createTables } from '../scripts/local/tables';
 import { slotKeyOf } from '../lib/termination/keys';
 import { floorGet, floorQuery, floorTransaction, transactionItems } from './floor';
 import { measureAuthorizer, measureLatency, runChild, startProxy, statusOf, stopAll, stops, type Impl, type Row } from './measure';
+import { benchLifecycle } from './lifecycle';
 import { createPeerHandler } from './peer-handler';
 import * as report from './report';
 
@@ -212,7 +213,7 @@ async function main(): Promise<void> {
   }
   // A create takes a contract's one active slot for good: fresh contracts for every create.
   const perPass = warmup + iterations;
-  const contracts = Array.from({ length: 7 * perPass + 3 + 2 * coldRuns + Math.ceil(memoryInvocations / 50) }, () => ({
+  const contracts = Array.from({ length: 9 * perPass + 3 + 2 * coldRuns + Math.ceil(memoryInvocations / 50) }, () => ({
     contractId: randomUUID(),
     customerId: CUSTOMER,
     status: 'ACTIVE',
@@ -373,6 +374,21 @@ async function main(): Promise<void> {
     say(report.latencyTable({ name, results }, iterations));
   }
   proxy.delayMs = 0;
+  progress('lifecycle: decisions and publishing...');
+  const lifecycleTables = await benchLifecycle({
+    directEndpoint: db.endpoint,
+    directClient: db.client,
+    floorClient,
+    requestsTable: TABLES.requests,
+    createRequest: async () => {
+      const { contractId, requestId } = await seed(service);
+      return { contractId, requestId };
+    },
+    operations: () => proxy.operations,
+    iterations,
+    warmup,
+  });
+  for (const lifecycleTable of lifecycleTables) say(lifecycleTable);
   const sample = floorTransaction(floorTables, DEMO_CUSTOMERS.anna.contracts.active, CUSTOMER, validBody());
   const checked = { contractId: { S: DEMO_CUSTOMERS.anna.contracts.active }, customerId: { S: CUSTOMER }, status: { S: 'ACTIVE' } };
   say(report.itemsTable(transactionItems(sample, checked)));

@@ -44,6 +44,8 @@ const figures = {
   fiveHundreds: 0,
 };
 
+/** Every decision's outcome by the status it asked for, e.g. `REJECTED:duplicate`. */
+const outcomes = new Map<string, number>();
 let stack: LifecycleStack;
 let poller: StreamPoller;
 const started = Date.now();
@@ -58,7 +60,11 @@ afterAll(async () => {
   mkdirSync('.local', { recursive: true });
   writeFileSync(
     `.local/reliability-lifecycle-${scale.name}.json`,
-    JSON.stringify({ ...figures, scale: scale.name, seconds: (Date.now() - started) / 1000 }, null, 2),
+    JSON.stringify(
+      { ...figures, outcomes: Object.fromEntries(outcomes), scale: scale.name, seconds: (Date.now() - started) / 1000 },
+      null,
+      2,
+    ),
   );
 });
 
@@ -103,6 +109,8 @@ async function decide(options: DecisionOptions, eventId?: string): Promise<strin
   if (outcome === 'applied') figures.applied++;
   else if (outcome === 'duplicate') figures.duplicates++;
   else figures.deadLettered++;
+  const tally = `${options.status}:${outcome}`;
+  outcomes.set(tally, (outcomes.get(tally) ?? 0) + 1);
   return outcome;
 }
 

@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord, DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
+import { buildDecisionWrite, type Decision } from '../lib/termination/decision-write';
+import { startAwsStandIn } from '../scripts/local/aws-stand-in';
+import { decisionEvent } from '../scripts/local/decision-event';
+import { startStreamPoller } from '../scripts/local/stream-poller';
+import { percentile, stops } from './measure';
+import { table } from './report';
+
+/*
+ * The lifecycle's rows (docs/performance.md): applying a back-office decision (one DynamoDB
+ * call, against the floor of the bare client sending the same write), and publishing the
+ * stream (one PutEvents per batch of up to 10 events), through the functions' own code.
+ */
+
+export interface LifecycleBench {
+  /** DynamoDB Local itself, for the stream. */
+  directEndpoint: string;
+  directClient: DynamoDBClient;
+  floorClient: DynamoDBClient;
+  requestsTable: string;
+  /** One new request made by the service's create handler, on a fresh contract. */
+  createRequest: () => Promise<{ requestId: string; contractId: string }>;
+  operations: () => string[];
+  iterations: number;
+  warmup: number;
+}
+
+type DecisionHandler = (event: EventBridgeEvent<string, unknown>) => Promise<{ outcome: string }>;
+type PublishHandler = (event: DynamoDBStreamEvent) => Promise<unknown>;
+
+interface Timed {
+  ms: number[];
+  operations: string[][];
+}
+
+async function timed(times: number, warmup: number, run: (i: number) => Promise<void>, operations: () => string[]): Promise<Timed> {
+  const result: Timed = { ms: [], operations: [] };
+  for (let i = 0; i < warmup + times; i++) {
+    const mark = operations().length;
+    const began = performance.now();
+    await run(i);
+    if (i < warmup) continue;
+    result.ms.push(performance.now() - began);
+    result.operations.push(operations().slice(mark));
+  }
+  return result;
+}
+
+const describeOps = (t: Timed) => [...new Set(t.operations.map((ops) => ops.join('+')))].join(', ');
+const callsPer = (t: Timed) => (t.operations.reduce((sum, ops) => sum + ops.length, 0) / t.operations.length).toFixed(2);
+const ms = (values: number[], p: number) => percentile(values, p).toFixed(2);
+
+export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
+  const standIn = await startAwsStandIn();
+  stops.push(standIn.stop);
+  Object.assign(process.env, {
+    EVENT_BUS_NAME: 'bench-events',
+    EVENTBRIDGE_ENDPOINT: standIn.endpoint,
+    SQS_ENDPOINT: standIn.endpoint,
+    DECISION_DEAD_LETTER_QUEUE_URL: `${standIn.endpoint}/000000000000/bench-dead-letters`,
+  });
+  const decide: DecisionHandler = (await import('../functions/apply-status-decision')).handler;
+  const publish: PublishHandler = (await import('../functions/publish-request-events')).handler;
+
+  // Everything the table's stream says from here on, for the publishing rows.
+  const records: DynamoDBRecord[] = [];
+  const poller = await startStreamPoller({
+    client: bench.directClient,
+    endpoint: bench.directEndpoint,
+    tableName: bench.requestsTable,
+    startingPosition: 'LATEST',
+    deliver: (event) => {
+      records.push(...event.Records);
+      return Promise.resolve(undefined);
+    },
+    intervalMs: 20,
+  });
+  stops.push(poller.stop);
+
+  const total = bench.warmup + bench.iterations;
+  const requests = [];
+  for (let i = 0; i < 2 * total; i++) requests.push(await bench.createRequest());
+  const [serviceRequests, floorRequests] = [requests.slice(0, total), requests.slice(total)];
+  const outcomes: string[] = [];
+  const decideOne = (status: Decision['status']) => async (i: number) => {
+    const request = serviceRequests[i];
+    if (request === undefined) throw new Error('out of requests');
+    outcomes.push((await decide(decisionEvent({ ...request, status }))).outcome);
+  };
+  const review = await timed(bench.iterations, bench.warmup, decideOne('IN_REVIEW'), bench.operations);
+  const reject = await timed(bench.iterations, bench.warmup, decideOne('REJECTED'), bench.operations);
+  if (outcomes.some((o) => o !== 'applied')) throw new Error(`decisions answered ${[...new Set(outcomes)].join(', ')}`);
+
+  // The floor: the bare document client sending the very write the consumer builds.
+  const floorDoc = DynamoDBDocumentClient.from(bench.floorClient, { marshallOptions: { removeUndefinedValues: true } });
+  const consumed: Record<string, number> = {};
+  const floorOne = (status: Decision['status']) => async (i: number) => {
+    const request = floorRequests[i];
+    if (request === undefined) throw new Error('out of requests');
+    const decision: Decision = { ...request, eventId: randomUUID(), status, reason: undefined, occurredAt: new Date().toISOString() };
+    const write = buildDecisionWrite({ requests: bench.requestsTable, contracts: '' }, decision, new Date().toISOString());
+    const answer =
+      write.kind === 'update'
+        ? await floorDoc.send(new UpdateCommand({ ...write.input, ReturnConsumedCapacity: 'TOTAL' }))
+        : await floorDoc.send(new TransactWriteCommand({ ...write.input, ReturnConsumedCapacity: 'TOTAL' }));
+    const capacity = [answer.ConsumedCapacity ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? c.WriteCapacityUnits ?? 0), 0);
+    consumed[status] = capacity;
+  };
+  const floorReview = await timed(bench.iterations, bench.warmup, floorOne('IN_REVIEW'), bench.operations);
+  const floorReject = await timed(bench.iterations, bench.warmup, floorOne('REJECTED'), bench.operations);
+
+  const decisionRows = [
+    ['IN_REVIEW (not final)', review, floorReview, consumed['IN_REVIEW']],
+    ['REJECTED (final: slot released)', reject, floorReject, consumed['REJECTED']],
+  ] as const;
+  const decisions = table(
+    'Applying a decision: the consumer (service code) against the bare client sending the same write',
+    ['decision', 'DynamoDB operations per decision', 'calls', 'p50 ms', 'p99 ms', 'floor p50 ms', 'p50/floor', 'WRU'],
+    decisionRows.map(([name, service, floor, wru]) => [
+      name,
+      describeOps(service),
+      callsPer(service),
+      ms(service.ms, 50),
+      ms(service.ms, 99),
+      ms(floor.ms, 50),
+      `${(percentile(service.ms, 50) / percentile(floor.ms, 50)).toFixed(2)}x`,
+      String(wru ?? '?'),
+    ]),
+  );
+
+  // Publishing: the stream's records in Lambda's batches of 100, through the publisher.
+  await poller.drain();
+  const batches: DynamoDBRecord[][] = [];
+  for (let i = 0; i < records.length; i += 100) batches.push(records.slice(i, i + 100));
+  standIn.clear();
+  const perBatch: { records: number; events: number; calls: number[]; ms: number }[] = [];
+  for (const batch of batches) {
+    const [eventsBefore, callsBefore] = [standIn.events.length, standIn.putEventsCalls.length];
+    const began = performance.now();
+    const answer = await publish({ Records: batch });
+    const took = performance.now() - began;
+    if (JSON.stringify(answer) !== JSON.stringify({ batchItemFailures: [] }))
+      throw new Error(`publishing answered ${JSON.stringify(answer)}`);
+    perBatch.push({
+      records: batch.length,
+      events: standIn.events.length - eventsBefore,
+      calls: standIn.putEventsCalls.slice(callsBefore),
+      ms: took,
+    });
+  }
+  const events = perBatch.reduce((sum, b) => sum + b.events, 0);
+  const calls = perBatch.flatMap((b) => b.calls);
+  const expected = perBatch.reduce((sum, b) => sum + Math.ceil(b.events / 10), 0);
+  const publishing = table(
+    "Publishing the stream: the requests table's records (creates and decisions) in batches of 100, through the publisher",
+    ['records', 'batches', 'events published', 'PutEvents calls', 'ceil(events/10) per batch, summed', 'largest call', 'p50 ms per batch'],
+    [
+      [
+        String(records.length),
+        String(batches.length),
+        String(events),
+        String(calls.length),
+        String(expected),
+        `${Math.max(...calls)} entries`,
+        ms(
+          perBatch.map((b) => b.ms),
+          50,
+        ),
+      ],
+    ],
+  );
+  const verdict = (met: boolean) => (met ? 'MET' : 'MISSED');
+  const oneCall = [review, reject].every((t) => t.operations.every((ops) => ops.length === 1));
+  const targets = table(
+    'Lifecycle targets',
+    ['target', 'measured', 'result'],
+    [
+      ['a decision = 1 DynamoDB call', `IN_REVIEW ${callsPer(review)}, REJECTED ${callsPer(reject)}`, verdict(oneCall)],
+      [
+        'publishing = 1 PutEvents per batch of up to 10 events',
+        `${calls.length} calls for ${events} events (${expected} expected), largest ${Math.max(...calls)}`,
+        verdict(calls.length === expected && Math.max(...calls) <= 10),
+      ],
+    ],
+  );
+  return [decisions, publishing, targets];
+}
