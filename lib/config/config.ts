@@ -6,6 +6,9 @@
 
 type Env = Record<string, string | undefined>;
 
+/** `localhost:3007` parses as a URL of scheme `localhost:`: only http and https are endpoints. */
+const isHttpUrl = (value: string) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol);
+
 export class ConfigError extends Error {
   constructor(problems: string[]) {
     super(`Invalid configuration: ${problems.join('; ')}`);
@@ -43,7 +46,7 @@ class Reader {
 
   url(name: string, fallback?: string): string {
     const value = this.string(name, fallback);
-    if (value && !URL.canParse(value)) this.problems.push(`${name} must be a URL, got "${value}"`);
+    if (value && !isHttpUrl(value)) this.problems.push(`${name} must be a URL, got "${value}"`);
     return value;
   }
 
@@ -128,7 +131,7 @@ export interface AuthConfig {
 
 function readDynamoDb(read: Reader): DynamoDbConfig {
   const endpoint = read.optional('DYNAMODB_ENDPOINT');
-  if (endpoint !== undefined && !URL.canParse(endpoint)) read.problems.push(`DYNAMODB_ENDPOINT must be a URL, got "${endpoint}"`);
+  if (endpoint !== undefined && !isHttpUrl(endpoint)) read.problems.push(`DYNAMODB_ENDPOINT must be a URL, got "${endpoint}"`);
   return {
     region: read.string('AWS_REGION', 'eu-central-1'),
     endpoint,
@@ -172,9 +175,12 @@ export interface AwsServiceConfig {
 
 function readAwsService(read: Reader, endpointName: string): AwsServiceConfig {
   const endpoint = read.optional(endpointName);
-  if (endpoint !== undefined && !URL.canParse(endpoint)) read.problems.push(`${endpointName} must be a URL, got "${endpoint}"`);
+  if (endpoint !== undefined && !isHttpUrl(endpoint)) read.problems.push(`${endpointName} must be a URL, got "${endpoint}"`);
   return { region: read.string('AWS_REGION', 'eu-central-1'), endpoint };
 }
+
+/** The back office's source, unless DECISION_SOURCE names another. */
+const DEFAULT_DECISION_SOURCE = 'bank.back-office';
 
 export interface DecisionConfig {
   requestsTableName: string;
@@ -192,7 +198,7 @@ export function loadDecisionConfig(env: Env = process.env): DecisionConfig {
   return read.done({
     requestsTableName: read.string('REQUESTS_TABLE_NAME'),
     dynamodb: readDynamoDb(read),
-    decisionSource: read.string('DECISION_SOURCE', 'bank.back-office'),
+    decisionSource: read.string('DECISION_SOURCE', DEFAULT_DECISION_SOURCE),
     decisionDetailType: read.string('DECISION_DETAIL_TYPE', 'TerminationRequestStatusChanged'),
     deadLetterQueueUrl: read.url('DECISION_DEAD_LETTER_QUEUE_URL'),
     sqs: readAwsService(read, 'SQS_ENDPOINT'),
@@ -217,6 +223,7 @@ export function loadPublisherConfig(env: Env = process.env): PublisherConfig {
     maxAttempts: read.integer('PUBLISH_MAX_ATTEMPTS', 3, 1, 10),
   };
   // A consumer of decisions must never take the service's own events for the back office's.
-  if (config.eventSource === read.optional('DECISION_SOURCE')) read.problems.push('EVENT_SOURCE must differ from DECISION_SOURCE');
+  if (config.eventSource === read.string('DECISION_SOURCE', DEFAULT_DECISION_SOURCE))
+    read.problems.push('EVENT_SOURCE must differ from DECISION_SOURCE');
   return read.done(config);
 }

@@ -28,9 +28,13 @@ export interface PublishDeps {
 }
 
 export interface PublishResult {
+  /** Entries known to be published before the first failure. */
   published: number;
   calls: number;
-  /** The first entry that could not be published, and why; everything from it on was not sent. */
+  /**
+   * The first entry that could not be published, and why. No later batch was sent; entries after
+   * it in its own batch may have been (they go again with the stream's retry: same eventId).
+   */
   failed?: { sequenceNumber: string; reason: string };
 }
 

@@ -136,8 +136,8 @@ async function round(index: number): Promise<string[]> {
   const requestId = first.requestId;
   const final = index % 2 === 0 ? 'REJECTED' : 'COMPLETED';
 
-  // The back office's history: IN_REVIEW, then (on COMPLETED rounds) APPROVED, then the final
-  // status; each sent several times at once, with the same id, and the older ones again late.
+  // The back office's history: IN_REVIEW (racing APPROVED, on COMPLETED rounds: out of order),
+  // then the final status; each sent several times at once with one id, and IN_REVIEW again late.
   const review = randomUUID();
   const approve = randomUUID();
   const finish = randomUUID();
@@ -209,5 +209,8 @@ describe('lifecycle races', () => {
     expect(figures.duplicates).toBeGreaterThan(0);
     expect(figures.samples).toBeGreaterThan(rounds);
     expect(stack.unpublished).toEqual([]);
+    // Only decisions that would move a request back are refused: IN_REVIEW after APPROVED or a final status.
+    const refused = [...outcomes.keys()].filter((key) => !/:(applied|duplicate)$/.test(key));
+    expect(refused).toEqual(['IN_REVIEW:forbidden-transition']);
   }, 600_000);
 });

@@ -168,9 +168,8 @@ describe('loadPublisherConfig', () => {
     ).toBe('Bank.Back-Office');
   });
 
-  // Bug: without DECISION_SOURCE the decisions' consumer takes 'bank.back-office' (loadDecisionConfig's
-  // default), but the publisher compares EVENT_SOURCE with the unset value and lets the same source through.
-  it.fails('refuses EVENT_SOURCE=bank.back-office when DECISION_SOURCE is unset: that is the decisions’ default source', () => {
+  // Without DECISION_SOURCE the consumer takes its default: the publisher must compare with that.
+  it('refuses EVENT_SOURCE=bank.back-office when DECISION_SOURCE is unset: that is the decisions’ default source', () => {
     const decisionSource = loadDecisionConfig({ ...DECISION_REQUIRED }).decisionSource;
     const message = configProblems(() => loadPublisherConfig({ ...PUBLISHER_REQUIRED, EVENT_SOURCE: decisionSource }));
     expect(message).toContain('EVENT_SOURCE must differ from DECISION_SOURCE');
