@@ -48,6 +48,10 @@ const REASONS: Reason[] = Object.keys(REASON_LABELS).filter(isReason);
 
 const STATUS_LABELS: Record<Status, Record<Language, string>> = {
   SUBMITTED: { en: 'Submitted', ru: 'Подана' },
+  IN_REVIEW: { en: 'In review', ru: 'На рассмотрении' },
+  APPROVED: { en: 'Approved', ru: 'Одобрена' },
+  COMPLETED: { en: 'Completed', ru: 'Исполнена' },
+  REJECTED: { en: 'Rejected', ru: 'Отклонена' },
 };
 
 const EN = {
