@@ -21,8 +21,14 @@ const deadLetters = deadLetterQueueFor(config.deadLetterQueueUrl, config.sqs);
  */
 export const handler = async (event: EventBridgeEvent<string, unknown>): Promise<{ outcome: string }> => {
   const outcome = await applyStatusDecision(deps, { source: event.source, detailType: event['detail-type'], detail: event.detail });
-  // Never the reason text: it is the customer's business (docs/events.md).
-  const about = { eventBridgeId: event.id, ...(outcome.decision ? { ...outcome.decision, reason: undefined } : {}) };
+  // Ids and statuses only: the reason is words for the customer (personal data, docs/events.md).
+  const decision = outcome.decision;
+  const about = {
+    eventBridgeId: event.id,
+    ...(decision
+      ? { eventId: decision.eventId, requestId: decision.requestId, contractId: decision.contractId, status: decision.status }
+      : {}),
+  };
   switch (outcome.kind) {
     case 'applied':
       logger.info('Decision applied', about);

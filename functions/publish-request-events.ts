@@ -1,6 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { loadPublisherConfig } from '../lib/config/config';
-import { publisherDeps, publishRequestEvents, putEventsFor } from '../lib/events/publish-request-events';
+import { PublishFailedError, publisherDeps, publishRequestEvents, putEventsFor } from '../lib/events/publish-request-events';
 import { logger } from '../lib/logging/logger';
 
 const config = loadPublisherConfig();
@@ -8,8 +8,10 @@ const deps = publisherDeps(config, putEventsFor(config));
 
 /**
  * The requests table's stream -> EventBridge (docs/events.md). A record that cannot be published
- * is handed back (ReportBatchItemFailures): the stream retries from it, splits the batch, and
- * finally sends it to the dead-letter queue.
+ * after the records before it were is handed back (ReportBatchItemFailures): the stream retries
+ * from it. When it is the batch's first record, the invocation fails instead: the event source
+ * mapping then bisects the batch until that record stands alone, and only it reaches the
+ * dead-letter queue (a partial failure at the first record would never shrink the batch).
  */
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const result = await publishRequestEvents(event.Records, config, deps);
@@ -19,5 +21,6 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatch
     return { batchItemFailures: [] };
   }
   logger.error('Events not published: records handed back to the stream', { ...summary, failed: result.failed });
+  if (result.failed.sequenceNumber === event.Records[0]?.dynamodb?.SequenceNumber) throw new PublishFailedError(result.failed.reason);
   return { batchItemFailures: [{ itemIdentifier: result.failed.sequenceNumber }] };
 };

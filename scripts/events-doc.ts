@@ -1,11 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { FINAL_STATUSES, mayMove } from '../lib/termination/lifecycle';
-import {
-  EVENT_TYPES,
-  statusChangedEventSchema,
-  statusDecisionSchema,
-  submittedEventSchema,
-} from '../lib/validation/event-schemas';
+import { EVENT_TYPES, statusChangedEventSchema, statusDecisionSchema, submittedEventSchema } from '../lib/validation/event-schemas';
 import { STATUSES } from '../lib/validation/schemas';
 
 /*
@@ -133,8 +128,9 @@ ${fieldTable(statusDecisionSchema)}
   \`TerminationRequestSubmitted\`): the request is stored under its contract, so the decision is
   applied in one DynamoDB call.
 - \`eventId\` is the back office's id of the decision. Send a decision again with the same id
-  (a retry) and nothing changes. A decision for the status the request already has is a
-  duplicate too, whatever its id.
+  (a retry) and nothing changes. A decision for the status the request already has, with the
+  same \`reason\` (or none on both), is a duplicate too, whatever its id; with another reason it
+  is refused: a decision is never changed after the fact.
 - \`reason\` is shown to the customer with the status (GET), as written: the comment's
   character rules, up to 1000 characters.
 - Unknown fields are ignored.
@@ -144,10 +140,11 @@ What the consumer does with each event:
 | the event | outcome | what happens |
 |---|---|---|
 | an allowed move | \`applied\` | one write: the status, \`statusReason\`, the history; on COMPLETED or REJECTED also the release of the contract's slot. One \`TerminationRequestStatusChanged\` is published. |
-| the request already has that status, or this \`eventId\` was applied | \`duplicate\` | nothing; INFO log |
-| a move the table above forbids (back, or out of a final status) | \`forbidden-transition\` | nothing changes; ERROR log; the event goes to the dead-letter queue with the reason |
+| this \`eventId\` was applied, or the request already has that status and that reason | \`duplicate\` | nothing; INFO log |
+| a move the table above forbids (back, out of a final status, or the same status with another reason) | \`forbidden-transition\` | nothing changes; ERROR log; the event goes to the dead-letter queue with the reason |
 | no such request on that contract | \`unknown-request\` | the same |
-| another source or detail-type, or a detail that breaks the schema | \`unexpected-event\`, \`malformed-detail\` | the same, with every problem named |
+| another source or detail-type, or a detail that breaks the schema (\`occurredAt\` outside the years 2000-2999 included) | \`unexpected-event\`, \`malformed-detail\` | the same, with every problem named |
+| a final status whose contract slot does not name the request (broken data) | \`slot-mismatch\` | the same |
 | DynamoDB throttled or unreachable | (throws) | Lambda retries the event twice, then sends it to the same dead-letter queue |
 
 A refused event is never retried and never holds back the events behind it. A decision that
@@ -179,15 +176,18 @@ ${schemaBlock(statusChangedEventSchema)}
 - **At least once, with a stable \`eventId\`.** \`eventId\` is a UUID (v5) of the request and the status it
   reached: every delivery of one event, from any retry, carries the same id. Drop an id you have
   seen. EventBridge's own envelope \`id\` changes on every delivery: do not use it for that.
-- **In order per request, mostly.** Records of one request are published in stream order; a
-  retry can publish an event again after later ones. Compare statuses by the table above, or use
-  \`previousStatus\`.
+- **No order guaranteed.** Records are sent in stream order, but EventBridge delivers in no order,
+  and when one entry of a call fails the entries after it in that call are already out (the
+  failed one follows on the retry). Order a request's events by the table above, or by
+  \`previousStatus\`; a \`StatusChanged\` may arrive before its \`Submitted\`.
 - **Batches.** One \`PutEvents\` call carries at most 10 entries and 256 KiB. Entries that fail
   are retried with backoff (\`PUBLISH_MAX_ATTEMPTS\`, default 3); a call refused as a whole is
   split in halves until the entry at fault stands alone. A record that still fails is handed
-  back to the stream (partial batch response): the stream retries from it (bisecting the batch,
-  up to \`PUBLISH_MAX_RETRY_ATTEMPTS\`, default 10, within 24 hours), then sends its position to
-  the publisher's dead-letter queue.
+  back to the stream (partial batch response) and the stream retries from it; when it is the
+  first record of its batch the invocation fails instead, so the event source mapping bisects the
+  batch until the record stands alone (up to \`PUBLISH_MAX_RETRY_ATTEMPTS\`, default 10, within
+  24 hours). Then the mapping sends a description of that record's range (shard, sequence
+  numbers; not the record) to the publisher's dead-letter queue and moves on.
 
 ## Personal data
 
@@ -201,10 +201,17 @@ A consumer that keeps these events keeps personal data.
 
 | alarm | means | do |
 |---|---|---|
-| \`<stage>-decision-dead-letters\` | a decision could not be applied | read the message (\`reason\`, \`problems\`, \`event\`); fix the back office's event or the data, then send the event again (put it on the bus, or \`npm run backoffice\` locally) |
+| \`<stage>-decision-dead-letters\` | a decision could not be applied | read the message; fix the back office's event or the data, then send the event again (put it on the bus, or \`npm run backoffice\` locally) |
 | \`<stage>-publisher-dead-letters\` | stream records could not be published after every retry | the message names the shard and sequence numbers; the table still holds the requests: republish from them (\`eventId\` stays the same, so consumers drop what they had) |
 | \`<stage>-stream-iterator-age\` | the publisher is behind the stream (default 60 s) | look for publisher errors or EventBridge throttling; records older than 24 h are lost to the stream |
 | \`<stage>-decision-rule-failures\` | EventBridge could not invoke the consumer | check the function's permission and throttling; undelivered events retry for 24 h, then go to the decision dead-letter queue |
+
+The decision dead-letter queue holds three kinds of message: the consumer's own refusals
+(\`{"reason", "problems", "event"}\`: the refusal, what is wrong, the whole EventBridge event);
+Lambda's record of an invocation that failed after its retries (\`requestContext\` with the
+condition, \`requestPayload\` the event, \`responsePayload\` the error); and EventBridge's own
+for an event it could not deliver to the function (the event itself, the error in the message's
+attributes).
 
 Locally (\`npm start\`), the stand-in for EventBridge prints each published event and appends it to
 \`.local/events.jsonl\`; dead letters go to \`.local/dead-letters.jsonl\`.

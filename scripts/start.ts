@@ -14,6 +14,7 @@ import { startAwsStandIn, type PublishedEvent, type QueuedMessage } from './loca
 import { invokeOffline } from './local/offline-lambda';
 import { asBatchResponse, startStreamPoller } from './local/stream-poller';
 import { appendFileSync, mkdirSync } from 'node:fs';
+import { maskAccountNumber } from '../lib/logging/logger';
 import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -70,7 +71,13 @@ function appendLine(file: string, value: unknown): void {
 
 function printEvent(event: PublishedEvent): void {
   appendLine(localDefaults.eventsFile, event);
-  console.log(`\n[event published] ${event.detailType} on ${event.eventBusName}\n${JSON.stringify(event.detail, null, 2)}`);
+  // The terminal shows the account masked, as the logs do; the file keeps the event as published.
+  const shown = JSON.stringify(
+    event.detail,
+    (key: string, value: unknown) => (key === 'accountNumber' && typeof value === 'string' ? maskAccountNumber(value) : value),
+    2,
+  );
+  console.log(`\n[event published] ${event.detailType} on ${event.eventBusName}\n${shown}`);
 }
 
 function printDeadLetter(message: QueuedMessage): void {
@@ -129,7 +136,12 @@ async function main(): Promise<void> {
     // Only what is written from now on: a --persist run has published the rest before.
     startingPosition: 'LATEST',
     deliver: async (event) => asBatchResponse(await invokeOffline('publishRequestEvents', event)),
-    onDeadLetter: (records, reason) => printDeadLetter({ queueUrl: 'publisher (stream records)', body: { reason, records } }),
+    // As the mapping's on-failure destination: where the records are, not what they hold.
+    onDeadLetter: (records, reason) =>
+      printDeadLetter({
+        queueUrl: 'publisher (stream records)',
+        body: { reason, records: records.map((r) => ({ sequenceNumber: r.dynamodb?.SequenceNumber, keys: r.dynamodb?.Keys })) },
+      }),
     onError: (error) => console.error('Reading the stream failed:', error instanceof Error ? error.message : error),
   });
   stops.push(poller.stop);

@@ -13,6 +13,14 @@ import { UnreadableImageError } from './stream-image';
  * write committed, because the stream only carries committed writes.
  */
 
+/** The batch's first record could not be published: the stream must bisect the batch. */
+export class PublishFailedError extends Error {
+  constructor(reason: string) {
+    super(`The batch's first record could not be published: ${reason}`);
+    this.name = 'PublishFailedError';
+  }
+}
+
 export interface StreamPublishResult extends PublishResult {
   /** Records that mean no event (slots, keys, numbers, removals). */
   skipped: number;
@@ -24,6 +32,8 @@ export function putEventsFor(config: PublisherConfig): PublishDeps['putEvents'] 
     region: config.eventBridge.region,
     // Retries are publishInOrder's, entry by entry; the SDK would resend the whole call.
     maxAttempts: 1,
+    // A call that hangs must not eat the function's 60 s: it fails and is retried.
+    requestHandler: { requestTimeout: 5000, connectionTimeout: 1000, throwOnRequestTimeout: true },
     ...(config.eventBridge.endpoint
       ? { endpoint: config.eventBridge.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),

@@ -51,6 +51,13 @@ function readDecision(event: DecisionEvent, expected: DecisionDeps['expected']):
   const checked = validateStatusDecisionDetail(event.detail);
   if (!checked.ok) return { kind: 'refused', refusal: 'malformed-detail', problems: checked.problems };
   const { eventId, requestId, contractId, status, reason, occurredAt } = checked.detail;
+  // The format lets through times no table timestamp can be (a year 0 or 9999 with an offset,
+  // a leap second): those would be written, then refused by the event that publishes them.
+  const time = new Date(occurredAt);
+  const year = time.getUTCFullYear();
+  if (!Number.isFinite(time.getTime()) || year < 2000 || year > 2999) {
+    return { kind: 'refused', refusal: 'malformed-detail', problems: ['occurredAt: must be a time between the years 2000 and 2999'] };
+  }
   // UUIDs are stored in lower case; timestamps in UTC, as every other timestamp of the table.
   return {
     eventId,
@@ -58,7 +65,7 @@ function readDecision(event: DecisionEvent, expected: DecisionDeps['expected']):
     contractId: contractId.toLowerCase(),
     status,
     reason,
-    occurredAt: new Date(occurredAt).toISOString(),
+    occurredAt: time.toISOString(),
   };
 }
 
@@ -77,7 +84,11 @@ export async function applyStatusDecision(deps: DecisionDeps, event: DecisionEve
         return {
           kind: 'refused',
           refusal: 'forbidden-transition',
-          problems: [`${outcome.current} may not move to ${decision.status}`],
+          problems: [
+            outcome.current === decision.status
+              ? `already ${outcome.current}, with other words for the customer: a decision is not changed`
+              : `${outcome.current} may not move to ${decision.status}`,
+          ],
           decision,
         };
       case 'unknown-request':

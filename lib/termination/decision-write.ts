@@ -97,7 +97,10 @@ export function explainRefusedDecision(request: Record<string, unknown> | undefi
   const current = request['status'];
   if (!isStatus(current)) throw new Error(`Malformed request item ${decision.requestId}: status`);
   const applied = request['decisionIds'];
-  if (current === decision.status || (Array.isArray(applied) && applied.includes(decision.eventId))) return { kind: 'duplicate', current };
+  if (Array.isArray(applied) && applied.includes(decision.eventId)) return { kind: 'duplicate', current };
+  // The same decision sent again under a new id; with other words for the customer it is not
+  // the same decision, and never applied silently: the status cannot move to itself.
+  if (current === decision.status && request['statusReason'] === decision.reason) return { kind: 'duplicate', current };
   // The condition refused a status it allows: the request moved since; look again.
   if (statusesBefore(decision.status).includes(current)) return { kind: 'retry' };
   return { kind: 'forbidden', current };

@@ -145,31 +145,36 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
     }
   }
 
+  /**
+   * As the mapping does with ReportBatchItemFailures and BisectBatchOnFunctionError: a record
+   * handed back is retried from, with the records after it; a failed invocation splits its batch
+   * in halves (a one-record batch is retried); past maxRetries the batch goes to onDeadLetter, as
+   * to the mapping's on-failure destination, and the stream moves on.
+   */
   async function deliverInOrder(records: DynamoDBRecord[]): Promise<void> {
-    let pending = records;
-    let retries = 0;
-    while (pending.length > 0) {
+    const batches: { records: DynamoDBRecord[]; retries: number }[] = [{ records, retries: 0 }];
+    for (let batch = batches.shift(); batch !== undefined; batch = batches.shift()) {
       let failedFrom: string | undefined;
       let reason: string;
       try {
-        const response = await options.deliver({ Records: pending });
+        const response = await options.deliver({ Records: batch.records });
         failedFrom = response?.batchItemFailures[0]?.itemIdentifier;
         reason = 'handed back by the function';
+        if (failedFrom === undefined) continue;
+        const from = batch.records.findIndex((r) => r.dynamodb?.SequenceNumber === failedFrom);
+        batch = { records: batch.records.slice(Math.max(0, from)), retries: batch.retries + 1 };
       } catch (error) {
-        failedFrom = pending[0]?.dynamodb?.SequenceNumber;
         reason = error instanceof Error ? error.message : String(error);
+        if (batch.records.length > 1) {
+          const middle = Math.ceil(batch.records.length / 2);
+          const retries = batch.retries + 1;
+          batches.unshift({ records: batch.records.slice(0, middle), retries }, { records: batch.records.slice(middle), retries });
+          continue;
+        }
+        batch = { ...batch, retries: batch.retries + 1 };
       }
-      if (failedFrom === undefined) return;
-      const from = Math.max(
-        0,
-        pending.findIndex((r) => r.dynamodb?.SequenceNumber === failedFrom),
-      );
-      pending = pending.slice(from);
-      if (retries++ < maxRetries) continue;
-      // As the mapping's on-failure destination: the record at fault goes, the rest go on.
-      options.onDeadLetter?.(pending.slice(0, 1), reason);
-      pending = pending.slice(1);
-      retries = 0;
+      if (batch.retries <= maxRetries) batches.unshift(batch);
+      else options.onDeadLetter?.(batch.records, reason);
     }
   }
 

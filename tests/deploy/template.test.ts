@@ -203,6 +203,18 @@ describe('least privilege', () => {
     expect(JSON.stringify(allowed[1]?.resource)).toContain('table/contract-termination-prod-requests');
     expect(JSON.stringify(allowed[1]?.resource)).not.toContain('contracts-owned-elsewhere');
     expect(allowed[2]?.resource).toEqual({ 'Fn::GetAtt': ['DecisionDeadLetterQueue', 'Arn'] });
+    // Only items of contracts' partitions (requests and slots): never a key's or a number's.
+    const conditions = at(
+      resource(prod, 'ApplyStatusDecisionRole'),
+      'Properties',
+      'Policies',
+      2,
+      'PolicyDocument',
+      'Statement',
+      0,
+      'Condition',
+    );
+    expect(conditions).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CONTRACT#*'] } });
   });
 
   it('lets the publisher read only its stream, put events only on its bus, and send only to its dead-letter queue', () => {
@@ -218,6 +230,18 @@ describe('least privilege', () => {
     // ListStreams has no resource-level permission: it names streams, it reads none.
     expect(allowed[2]?.resource).toBe('*');
     expect(JSON.stringify(allowed[3]?.resource)).toContain('event-bus/contract-termination-prod-events');
+    // It may put its own source only: never a decision in the back office's name.
+    const putEvents = at(
+      resource(prod, 'PublishRequestEventsRole'),
+      'Properties',
+      'Policies',
+      2,
+      'PolicyDocument',
+      'Statement',
+      2,
+      'Condition',
+    );
+    expect(putEvents).toEqual({ StringEquals: { 'events:source': 'bank.contract-termination' } });
     expect(allowed[4]?.resource).toEqual({ 'Fn::GetAtt': ['PublisherDeadLetterQueue', 'Arn'] });
     expect(JSON.stringify(allowed)).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem|GetItem|Query|Scan)/);
   });

@@ -10,6 +10,7 @@ import streamIdempotencyExpired from '../../events/stream-idempotency-expired.js
 import streamRequestCreated from '../../events/stream-request-created.json' with { type: 'json' };
 import streamStatusChanged from '../../events/stream-status-changed.json' with { type: 'json' };
 import { eventIdOf } from '../../lib/events/request-events';
+import type { PutEventsFault } from '../../scripts/local/aws-stand-in';
 import { slotKeyOf } from '../../lib/termination/keys';
 import { isStatusChangedDetail, isSubmittedDetail } from '../../lib/validation/validator';
 import { ofKind } from '../support/local-tables';
@@ -153,6 +154,19 @@ describe('a request, from the stream records of its creation to its rejection', 
         eventId: eventIdOf(SAMPLE_REQUEST_ID, 'REJECTED'),
       }),
     ]);
+  });
+
+  it('stream-request-created.json while EventBridge keeps failing the entry: handed back from it; at the head of a batch, the invocation fails so the stream bisects', async () => {
+    const { handler } = await import('../../functions/publish-request-events');
+    const failing = Array.from({ length: 3 }, (): PutEventsFault => ({ kind: 'entries', failing: [0] }));
+    const records = streams['stream-request-created.json'].Records;
+    stack.standIn.clear();
+    stack.standIn.failNextPutEvents(...failing);
+    expect(await handler({ Records: records })).toEqual({ batchItemFailures: [{ itemIdentifier: records[3]?.dynamodb?.SequenceNumber }] });
+    stack.standIn.failNextPutEvents(...failing);
+    await expect(handler({ Records: records.slice(3) })).rejects.toThrow(/first record could not be published/);
+    expect(stack.standIn.events).toEqual([]);
+    expect(stack.standIn.putEventsCalls).toEqual([1, 1, 1, 1, 1, 1]);
   });
 
   it('stream-idempotency-expired.json: a key removed by TTL publishes nothing', async () => {

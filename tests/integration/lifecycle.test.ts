@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventIdOf } from '../../lib/events/request-events';
-import { slotKeyOf } from '../../lib/termination/keys';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { requestKeyOf, slotKeyOf } from '../../lib/termination/keys';
 import { decisionEvent, type DecisionOptions } from '../../scripts/local/decision-event';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import type { StreamPoller } from '../../scripts/local/stream-poller';
@@ -253,6 +254,25 @@ describe('decisions that can never apply go to the dead-letter queue, and block 
 });
 
 describe('publishing when EventBridge fails', () => {
+  it('a request item that can never be an event goes to the dead-letter path alone; the requests around it are published once', async () => {
+    const before = await createdOn(await freshContract(), anna.customerId);
+    const broken = randomUUID();
+    // A request item without its number: nothing a create writes, but the stream carries it.
+    await stack.tables.doc.send(
+      new PutCommand({
+        TableName: stack.tables.names.requests,
+        Item: { ...requestKeyOf(randomUUID(), broken), kind: 'REQUEST', requestId: broken, status: 'SUBMITTED' },
+      }),
+    );
+    const after = await createdOn(await freshContract(), anna.customerId);
+    const ids = (await published()).map((e) =>
+      e.detail !== null && typeof e.detail === 'object' && 'requestId' in e.detail ? e.detail.requestId : '',
+    );
+    expect(ids).toEqual([before.requestId, after.requestId]);
+    expect(stack.unpublished.map((r) => r.dynamodb?.NewImage?.['requestId']?.S)).toEqual([broken]);
+    stack.unpublished.length = 0;
+  });
+
   it('retries a throttled call and failed entries: every event arrives, none twice', async () => {
     stack.standIn.failNextPutEvents({ kind: 'call', errorType: 'ThrottlingException', status: 400 }, { kind: 'entries', failing: [0] });
     const { requestId } = await createdOn(boris.contracts.withEndDate, boris.customerId);
@@ -267,4 +287,11 @@ describe('publishing when EventBridge fails', () => {
 function withDetail(change: Record<string, unknown>) {
   const event = decisionEvent({ requestId: randomUUID(), contractId: randomUUID(), status: 'REJECTED' });
   return { ...event, detail: { ...event.detail, ...change } };
+}
+
+/** A fresh active contract of Anna's. */
+async function freshContract(): Promise<string> {
+  const contractId = randomUUID();
+  await stack.tables.addContracts([{ contractId, customerId: anna.customerId, status: 'ACTIVE' }]);
+  return contractId;
 }

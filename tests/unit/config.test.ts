@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { configProblems } from '../support/thrown';
 import { ConfigError, loadAuthConfig, loadServiceConfig } from '../../lib/config/config';
 
 const SERVICE_REQUIRED = { REQUESTS_TABLE_NAME: 'termination-requests', CONTRACTS_TABLE_NAME: 'contracts' };
@@ -7,22 +8,6 @@ const AUTH_REQUIRED = {
   JWT_AUDIENCE: 'termination-api',
   JWKS_URI: 'https://issuer.example.com/.well-known/jwks.json',
 };
-
-/** What the function threw (undefined when it did not throw); assertions stay outside any catch. */
-function thrownBy(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
-
-function configProblems(fn: () => unknown): string {
-  const error = thrownBy(fn);
-  expect(error).toBeInstanceOf(ConfigError);
-  return error instanceof ConfigError ? error.message : '';
-}
 
 describe('loadServiceConfig', () => {
   it('applies the defaults', () => {

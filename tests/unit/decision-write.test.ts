@@ -192,6 +192,13 @@ describe('explainRefusedDecision', () => {
     expect(explainRefusedDecision(requestItem(status), decisionOf(status))).toEqual({ kind: 'duplicate', current: status });
   });
 
+  it('the same status under a new id with the same words: a duplicate; with other words: refused, never applied silently', () => {
+    const item = { ...requestItem('REJECTED'), statusReason: 'Unpaid balance' };
+    expect(explainRefusedDecision(item, decisionOf('REJECTED', 'Unpaid balance'))).toEqual({ kind: 'duplicate', current: 'REJECTED' });
+    expect(explainRefusedDecision(item, decisionOf('REJECTED', 'Another reason'))).toEqual({ kind: 'forbidden', current: 'REJECTED' });
+    expect(explainRefusedDecision(item, decisionOf('REJECTED'))).toEqual({ kind: 'forbidden', current: 'REJECTED' });
+  });
+
   it('a decision whose eventId the request applied before: a duplicate, even from a later status', () => {
     const decision = decisionOf('IN_REVIEW');
     const item = requestItem('APPROVED', [decision.eventId, 'bo-later']);

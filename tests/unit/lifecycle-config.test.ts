@@ -1,25 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadDecisionConfig, loadPublisherConfig } from '../../lib/config/config';
+import { configProblems } from '../support/thrown';
+import { loadDecisionConfig, loadPublisherConfig } from '../../lib/config/config';
 
 const QUEUE_URL = 'https://sqs.eu-central-1.amazonaws.com/123456789012/decision-dead-letters';
 const DECISION_REQUIRED = { REQUESTS_TABLE_NAME: 'termination-requests', DECISION_DEAD_LETTER_QUEUE_URL: QUEUE_URL };
 const PUBLISHER_REQUIRED = { EVENT_BUS_NAME: 'termination-events' };
-
-/** What the function threw (undefined when it did not throw); assertions stay outside any catch. */
-function thrownBy(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
-
-function configProblems(fn: () => unknown): string {
-  const error = thrownBy(fn);
-  expect(error).toBeInstanceOf(ConfigError);
-  return error instanceof ConfigError ? error.message : '';
-}
 
 describe('loadDecisionConfig', () => {
   it('applies the defaults', () => {

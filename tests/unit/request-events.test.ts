@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { thrownBy } from '../support/thrown';
 import fc from 'fast-check';
 import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import streamIdempotencyExpired from '../../events/stream-idempotency-expired.json' with { type: 'json' };
@@ -39,16 +40,6 @@ const withImages = (record: DynamoDBRecord, images: { NewImage?: Image; OldImage
 });
 const without = (image: Image, ...names: string[]): Image =>
   Object.fromEntries(Object.entries(image).filter(([name]) => !names.includes(name)));
-
-/** What threw (undefined when nothing did), so that assertions stay outside any catch. */
-function thrownBy(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 describe('eventIdOf', () => {
   it('is a name-based (v5) UUID, the same on every call', () => {

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { applyStatusDecision, DecisionContendedError, type DecisionDeps } from '../../lib/termination/apply-status-decision';
+import type { Decision, DecisionWriteOutcome } from '../../lib/termination/decision-write';
+import { decisionEvent, DECISION_DETAIL_TYPE, LOCAL_DECISION_SOURCE } from '../../scripts/local/decision-event';
+
+/*
+ * The use case with a store that answers what a test needs: contention and refusals are faults a
+ * real DynamoDB shows only by chance (the integration tests apply real decisions).
+ */
+
+const REQUEST_ID = '0190f5a2-7c3e-7d4a-9b1e-5a6c7d8e9f01';
+const CONTRACT_ID = 'a1a1a1a1-0000-4000-8000-000000000001';
+
+function depsAnswering(...answers: DecisionWriteOutcome[]): DecisionDeps & { seen: Decision[] } {
+  const seen: Decision[] = [];
+  return {
+    seen,
+    store: {
+      applyDecision: (decision) => {
+        seen.push(decision);
+        const answer = answers.shift();
+        if (answer === undefined) throw new Error('no more answers');
+        return Promise.resolve(answer);
+      },
+    },
+    expected: { source: LOCAL_DECISION_SOURCE, detailType: DECISION_DETAIL_TYPE },
+    now: () => new Date('2026-11-23T10:00:00.000Z'),
+    maxAttempts: 3,
+  };
+}
+
+const eventOf = (detail: Record<string, unknown> = {}) => {
+  const event = decisionEvent({ requestId: REQUEST_ID.toUpperCase(), contractId: CONTRACT_ID.toUpperCase(), status: 'REJECTED' });
+  return { source: event.source, detailType: event['detail-type'], detail: { ...event.detail, ...detail } };
+};
+
+describe('applyStatusDecision', () => {
+  it('applies a decision with lower-cased ids and a UTC time', async () => {
+    const deps = depsAnswering({ kind: 'applied' });
+    const outcome = await applyStatusDecision(deps, eventOf({ occurredAt: '2026-11-23T13:00:00+03:00', reason: 'Unpaid balance' }));
+    expect(outcome.kind).toBe('applied');
+    expect(deps.seen[0]).toMatchObject({
+      requestId: REQUEST_ID,
+      contractId: CONTRACT_ID,
+      occurredAt: '2026-11-23T10:00:00.000Z',
+      reason: 'Unpaid balance',
+    });
+  });
+
+  it('tries again while a concurrent writer wins, then decides', async () => {
+    const deps = depsAnswering({ kind: 'retry' }, { kind: 'retry' }, { kind: 'duplicate', current: 'REJECTED' });
+    expect(await applyStatusDecision(deps, eventOf())).toMatchObject({ kind: 'duplicate', current: 'REJECTED' });
+    expect(deps.seen).toHaveLength(3);
+  });
+
+  it('throws when contention outlasts its attempts: the invocation is retried, nothing is refused', async () => {
+    const deps = depsAnswering({ kind: 'retry' }, { kind: 'retry' }, { kind: 'retry' });
+    await expect(applyStatusDecision(deps, eventOf())).rejects.toBeInstanceOf(DecisionContendedError);
+    expect(deps.seen).toHaveLength(3);
+  });
+
+  it.each([
+    ['forbidden', { kind: 'forbidden', current: 'COMPLETED' }, 'forbidden-transition', 'COMPLETED may not move to REJECTED'],
+    [
+      'the same status with other words',
+      { kind: 'forbidden', current: 'REJECTED' },
+      'forbidden-transition',
+      'already REJECTED, with other words for the customer: a decision is not changed',
+    ],
+    ['unknown', { kind: 'unknown-request' }, 'unknown-request', 'no such request on that contract'],
+    ['a slot naming another request', { kind: 'slot-mismatch', slotRequestId: 'x' }, 'slot-mismatch', "the contract's active slot names x"],
+  ] satisfies [string, DecisionWriteOutcome, string, string][])('%s: refused with its reason', async (_title, answer, refusal, problem) => {
+    expect(await applyStatusDecision(depsAnswering(answer), eventOf())).toMatchObject({ kind: 'refused', refusal, problems: [problem] });
+  });
+
+  it.each([
+    ['a year 0 with an offset', '0000-01-01T00:00:00+01:00'],
+    ['a year past 9999 once in UTC', '9999-12-31T23:59:59-23:59'],
+    ['a leap second', '2026-12-31T23:59:60Z'],
+    ['the last century', '1999-12-31T23:59:59Z'],
+  ])('refuses %s as occurredAt before writing anything', async (_title, occurredAt) => {
+    const deps = depsAnswering({ kind: 'applied' });
+    expect(await applyStatusDecision(deps, eventOf({ occurredAt }))).toMatchObject({ kind: 'refused', refusal: 'malformed-detail' });
+    expect(deps.seen).toEqual([]);
+  });
+
+  it('refuses another source or detail-type before reading the detail', async () => {
+    const deps = depsAnswering({ kind: 'applied' });
+    expect(await applyStatusDecision(deps, { ...eventOf(), source: 'bank.contract-termination' })).toMatchObject({
+      refusal: 'unexpected-event',
+    });
+    expect(await applyStatusDecision(deps, { ...eventOf(), detailType: 'Other' })).toMatchObject({ refusal: 'unexpected-event' });
+    expect(deps.seen).toEqual([]);
+  });
+});
