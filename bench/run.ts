@@ -208,6 +208,8 @@ async function main(): Promise<void> {
         BillingMode: 'PAY_PER_REQUEST',
         AttributeDefinitions: keys.map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
         KeySchema: keys.map((AttributeName, i) => ({ AttributeName, KeyType: i === 0 ? 'HASH' : 'RANGE' })),
+        // Like the service's table: DynamoDB Local spends time writing stream records, AWS does not.
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
       }),
     );
   }

