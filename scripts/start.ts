@@ -40,13 +40,18 @@ const { values: flags } = parseArgs({
 });
 const persist = flags.persist;
 const stops: (() => Promise<void>)[] = [];
-let stopping = false;
+let stopping: Promise<void> | undefined;
 
+/**
+ * Stops everything, last started first. A second signal (Ctrl-C reaches tsx and this process
+ * both, and tsx passes its own on) waits for the first shutdown instead of exiting under it,
+ * which would leave serverless offline and DynamoDB Local running.
+ */
 async function shutdown(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
+  stopping ??= (async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
-  }
+  })();
+  await stopping;
   process.exit(code);
 }
 
@@ -123,7 +128,7 @@ async function main(): Promise<void> {
   });
   stops.push(offline.stop);
   offline.child.once('exit', (code) => {
-    if (!stopping) {
+    if (stopping === undefined) {
       console.error(`serverless offline stopped (code ${code}); shutting down.`);
       void shutdown(1);
     }
