@@ -1,6 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { v5 as uuidV5 } from 'uuid';
-import { EVENT_TYPES, type StatusChangedDetail, type SubmittedDetail } from '../validation/event-schemas';
+import { EVENT_TYPES, submittedEventSchema, type StatusChangedDetail, type SubmittedDetail } from '../validation/event-schemas';
 import { isStatusChangedDetail, isSubmittedDetail } from '../validation/validator';
 import { imageValues } from './stream-image';
 
@@ -34,19 +34,8 @@ export class MalformedRecordError extends Error {
 const pick = (item: Record<string, unknown>, names: readonly string[]) =>
   Object.fromEntries(names.filter((name) => item[name] !== undefined).map((name) => [name, item[name]]));
 
-const SUBMITTED_FIELDS = [
-  'requestId',
-  'contractId',
-  'customerId',
-  'requestNumber',
-  'status',
-  'reasonCode',
-  'desiredTerminationDate',
-  'bankDetails',
-  'comment',
-  'documentIds',
-  'createdAt',
-] as const;
+/** What a Submitted event copies from the request item: every field of its schema but its own id. */
+const SUBMITTED_FIELDS = Object.keys(submittedEventSchema.properties).filter((name) => name !== 'eventId');
 
 export function eventOfRecord(record: DynamoDBRecord): RequestEvent | undefined {
   const sequenceNumber = record.dynamodb?.SequenceNumber;
