@@ -8,7 +8,7 @@ import { eventOfRecord, MalformedRecordError } from './request-events';
 import { UnreadableImageError } from './stream-image';
 
 /*
- * The stream's records out as events (D12): each record that means an event becomes one
+ * The stream's records out as events (docs/decisions/0017-lifecycle.md): each record that means an event becomes one
  * PutEvents entry on the configured bus, in stream order. An event exists if and only if its
  * write committed, because the stream only carries committed writes.
  */

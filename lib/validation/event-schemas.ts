@@ -31,7 +31,7 @@ const reasonText = {
 } as const;
 
 /**
- * The detail of the back office's `TerminationRequestStatusChanged` (D11). contractId is required
+ * The detail of the back office's `TerminationRequestStatusChanged`. contractId is required
  * as well as requestId: the request is stored under its contract, so a decision is applied in
  * one write (docs/decisions/0017-lifecycle.md). Unknown fields are ignored (a newer back office
  * may add some).
@@ -60,7 +60,7 @@ export type StatusDecisionDetail = FromSchema<typeof statusDecisionSchema>;
 
 const input = terminationRequestInputSchema.properties;
 
-/** Published once per created request: what the back office needs to act on it (D12). */
+/** Published once per created request: what the back office needs to act on it. */
 export const submittedEventSchema = {
   $id: 'TerminationRequestSubmitted',
   type: 'object',
