@@ -2,7 +2,7 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import type { DynamoDBRecord } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PublisherConfig } from '../config/config';
-import { isDynamoDbUnavailable } from '../storage/dynamodb-client';
+import { isTransientAwsError } from '../storage/transient-errors';
 import { publishInOrder, type PendingEntry, type PublishDeps, type PublishResult } from './publish-batches';
 import { eventOfRecord, MalformedRecordError } from './request-events';
 import { UnreadableImageError } from './stream-image';
@@ -46,8 +46,7 @@ export function publisherDeps(config: PublisherConfig, putEvents: PublishDeps['p
     putEvents,
     maxAttempts: config.maxAttempts,
     pause: (attempt) => sleep(Math.random() * 100 * 2 ** attempt),
-    // EventBridge's throttling and 5xx look like DynamoDB's, as do network failures.
-    isTransient: isDynamoDbUnavailable,
+    isTransient: isTransientAwsError,
   };
 }
 
