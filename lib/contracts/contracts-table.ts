@@ -19,7 +19,10 @@ export const ACTIVE_STATUS = 'ACTIVE';
 export type ContractVerdict =
   { kind: 'ok' } | { kind: 'not-found' } | { kind: 'access-denied' } | { kind: 'not-active' } | { kind: 'date-after-end'; endDate: string };
 
-/** The latest end date the condition lets through unjudged: later means a malformed value. */
+/**
+ * The latest contract end date this service judges; a later one counts as malformed data. The
+ * bound is what keeps a 10-character text such as "31.12.2045" from being compared as a date.
+ */
 const LATEST_END_DATE = '2999-12-31';
 
 /**
@@ -27,6 +30,8 @@ const LATEST_END_DATE = '2999-12-31';
  * customer whose end date, if any, is not before the desired date. An end date that is not a
  * 10-character string between the desired date and 2999-12-31 fails it, so a malformed one
  * (a number, NULL, "31.12.2045") reaches judgeContract instead of being compared as text.
+ * Two comparisons, not BETWEEN: DynamoDB refuses a BETWEEN whose lower bound is above its upper
+ * one, which any desired date above the upper bound would make (a 500 any customer could cause).
  */
 export function contractConditionCheck(
   tableName: string,
@@ -39,7 +44,7 @@ export function contractConditionCheck(
     Key: { contractId },
     ConditionExpression:
       'attribute_exists(contractId) AND customerId = :customerId AND #status = :active AND ' +
-      '(attribute_not_exists(endDate) OR (attribute_type(endDate, :string) AND size(endDate) = :dateLength AND endDate BETWEEN :desired AND :latest))',
+      '(attribute_not_exists(endDate) OR (attribute_type(endDate, :string) AND size(endDate) = :dateLength AND endDate >= :desired AND endDate <= :latest))',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
       ':customerId': customerId,
@@ -87,6 +92,8 @@ export function judgeContract(
   if (contract['customerId'] !== customerId) return { kind: 'access-denied' };
   if (typeof status !== 'string') throw new MalformedContractError(contractId, 'status is not a string');
   if (endDate !== undefined && !isIsoDate(endDate)) throw new MalformedContractError(contractId, 'endDate is not a YYYY-MM-DD date');
+  if (typeof endDate === 'string' && endDate > LATEST_END_DATE)
+    throw new MalformedContractError(contractId, `endDate is after ${LATEST_END_DATE}`);
   if (status !== ACTIVE_STATUS) return { kind: 'not-active' };
   if (endDate !== undefined && endDate < desiredTerminationDate) return { kind: 'date-after-end', endDate };
   return { kind: 'ok' };

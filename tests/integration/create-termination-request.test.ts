@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { logger } from '../../lib/logging/logger';
 import { DEMO_CUSTOMERS, DEMO_END_DATE } from '../../scripts/local/demo-data';
@@ -169,6 +170,7 @@ describe('contract rules', () => {
     ['a number', 20451231],
     ['"31.12.2045" (compared as text it would pass)', '31.12.2045'],
     ['"2045-02-30" (no such day)', '2045-02-30'],
+    ['"3000-01-01" (after the latest end date judged)', '3000-01-01'],
   ])('never compares an endDate stored as %s: 500, the contract named in the log, nothing written', async (_name, endDate) => {
     const contractId = randomUUID();
     await tables.doc.send(
@@ -236,6 +238,49 @@ describe('contract rules', () => {
     expect((await callHandler({ contractId, body: validBody(), headers: headersWithKey(key) })).status).toBe(422);
     await tables.addContracts([{ contractId, customerId: anna.customerId, status: 'ACTIVE' }]);
     expect((await callHandler({ contractId, body: validBody(), headers: headersWithKey(key) })).status).toBe(201);
+  });
+});
+
+describe('dates far ahead (issue 15.1)', () => {
+  it.each([
+    ['no end date', undefined, 201],
+    ['an end date before it', '2999-12-31', 422],
+  ])('answers 3000-01-01 on a contract with %s as any other date, never 500', async (_name, endDate, status) => {
+    const contractId = await newContract(tables, endDate ? { endDate } : {});
+    const answer = await callHandler({ contractId, body: validBody({ desiredTerminationDate: '3000-01-01' }), headers: headersWithKey() });
+    expect(answer.status).toBe(status);
+  });
+
+  const kinds = ['unknown', 'other-customer', 'closed', 'no-end-date', 'end-date'] as const;
+  const day = (date: Date) => date.toISOString().slice(0, 10);
+  const futureDate = (max: string) =>
+    fc.date({ min: new Date(Date.now() + 3 * 86_400_000), max: new Date(`${max}T00:00:00Z`), noInvalidDate: true }).map(day);
+
+  it('answers every valid future date with 201, 403, 404 or 422 by the contract rules alone', async () => {
+    await fc.assert(
+      // Contract end dates stop at 2999-12-31, the latest the service judges (docs/decisions/0007-contracts.md).
+      fc.asyncProperty(fc.constantFrom(...kinds), futureDate('9999-12-31'), futureDate('2999-12-31'), async (kind, desired, endDate) => {
+        const contractId =
+          kind === 'unknown'
+            ? randomUUID()
+            : await newContract(tables, {
+                ...(kind === 'other-customer' ? { customerId: boris.customerId } : {}),
+                ...(kind === 'closed' ? { status: 'CLOSED' } : {}),
+                ...(kind === 'end-date' ? { endDate } : {}),
+              });
+        const expected =
+          kind === 'unknown'
+            ? 404
+            : kind === 'other-customer'
+              ? 403
+              : kind === 'closed' || (kind === 'end-date' && endDate < desired)
+                ? 422
+                : 201;
+        const answer = await callHandler({ contractId, body: validBody({ desiredTerminationDate: desired }), headers: headersWithKey() });
+        expect(answer.status).toBe(expected);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 
