@@ -77,7 +77,12 @@ export function createTokenVerifier(config: AuthConfig, now: () => number = Date
     minRefetchGapMs: 1000,
     now,
   });
-  const rules = { audience: config.audience, maxLifetimeSeconds: config.maxTokenLifetimeSeconds };
+  const rules = {
+    audience: config.audience,
+    maxLifetimeSeconds: config.maxTokenLifetimeSeconds,
+    clockSkewSeconds: config.clockSkewSeconds,
+    cacheTtlSeconds: config.cacheTtlSeconds,
+  };
   const verifier = JwtVerifier.create(
     {
       issuer: config.issuer,

@@ -127,6 +127,10 @@ export interface AuthConfig {
   maxTokenLifetimeSeconds: number;
   /** How long a fetched JWKS is trusted before it is fetched again. */
   jwksTtlSeconds: number;
+  /** How far ahead of ours the issuer's clock may run (`iat`). */
+  clockSkewSeconds: number;
+  /** API Gateway's authorizer result cache TTL: the same number as in serverless.yml. */
+  cacheTtlSeconds: number;
 }
 
 function readDynamoDb(read: Reader): DynamoDbConfig {
@@ -164,6 +168,9 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
     customerIdClaim: read.string('CUSTOMER_ID_CLAIM', 'sub'),
     maxTokenLifetimeSeconds: read.integer('JWT_MAX_LIFETIME_SECONDS', 86_400, 60, 7 * 86_400),
     jwksTtlSeconds: read.integer('JWKS_TTL_SECONDS', 300, 10, 900),
+    clockSkewSeconds: read.integer('JWT_CLOCK_SKEW_SECONDS', 30, 0, 300),
+    // API Gateway's own bounds for the authorizer result cache: 0 to 3600 s.
+    cacheTtlSeconds: read.integer('AUTHORIZER_CACHE_TTL_SECONDS', 60, 0, 3600),
   });
 }
 

@@ -69,7 +69,16 @@ describe('the API', () => {
     const [[, authorizer] = []] = ofType(prod, 'AWS::ApiGateway::Authorizer');
     expect(at(authorizer, 'Properties', 'Type')).toBe('REQUEST');
     expect(at(authorizer, 'Properties', 'IdentitySource')).toBe('method.request.header.Authorization');
-    expect(at(authorizer, 'Properties', 'AuthorizerResultTtlInSeconds')).toBe(60);
+    expect(Number(at(authorizer, 'Properties', 'AuthorizerResultTtlInSeconds'))).toBe(60);
+  });
+
+  it("tells the authorizer the cache TTL API Gateway really uses, so no cached Allow outlives a token's exp (issue 15.5)", () => {
+    const [[, authorizer] = []] = ofType(prod, 'AWS::ApiGateway::Authorizer');
+    const variables = at(resource(prod, 'AuthorizeCustomerLambdaFunction'), 'Properties', 'Environment', 'Variables');
+    expect(String(at(variables, 'AUTHORIZER_CACHE_TTL_SECONDS'))).toBe(
+      String(at(authorizer, 'Properties', 'AuthorizerResultTtlInSeconds')),
+    );
+    expect(at(variables, 'JWT_CLOCK_SKEW_SECONDS')).toBe('30');
   });
 
   it.each([

@@ -57,6 +57,18 @@ describe('authorizer', () => {
     expect(line).not.toContain(token.split('.')[1] ?? 'x');
   });
 
+  it("accepts a fresh token whose issuer's clock runs 1 s ahead (issue 15.5)", async () => {
+    const token = signToken(key, { customerId: 'customer-anna', extraClaims: { iat: Math.floor(Date.now() / 1000) + 1 } });
+    expect((await authorize(`Bearer ${token}`)).context).toEqual({ customerId: 'customer-anna' });
+  });
+
+  it('refuses a token with less life left than the 60 s its Allow would be cached (issue 15.5)', async () => {
+    await expect(authorize(`Bearer ${signToken(key, { customerId: 'customer-anna', expiresIn: 59 })}`)).rejects.toThrow(/^Unauthorized$/);
+    expect((await authorize(`Bearer ${signToken(key, { customerId: 'customer-anna', expiresIn: 120 })}`)).context).toEqual({
+      customerId: 'customer-anna',
+    });
+  });
+
   it('accepts the audience in client_id when the token has no aud, as Cognito access tokens', async () => {
     const token = signToken(key, { customerId: 'customer-anna', extraClaims: { aud: undefined, client_id: LOCAL_AUDIENCE } });
     expect((await authorize(`Bearer ${token}`)).context).toEqual({ customerId: 'customer-anna' });
@@ -71,6 +83,8 @@ describe('authorizer', () => {
       customerIdClaim: 'sub',
       maxTokenLifetimeSeconds: 86_400,
       jwksTtlSeconds: 300,
+      clockSkewSeconds: 30,
+      cacheTtlSeconds: 60,
     });
     const error: unknown = await verify(signToken(key, { customerId: 'customer-anna' })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
@@ -87,6 +101,8 @@ describe('authorizer', () => {
       customerIdClaim: 'sub',
       maxTokenLifetimeSeconds: 86_400,
       jwksTtlSeconds: 300,
+      clockSkewSeconds: 30,
+      cacheTtlSeconds: 60,
     });
     const error: unknown = await verify(signToken(key, { customerId: 'customer-anna' }))
       .catch((e: unknown) => e)
@@ -113,7 +129,10 @@ describe('key rotation (the JWKS of the moment)', () => {
     stop = server.stop;
     const { createTokenVerifier } = await import('../../lib/auth/token-verifier');
     const config = { issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: server.uri, customerIdClaim: 'sub' };
-    verify = createTokenVerifier({ ...config, maxTokenLifetimeSeconds: 86_400, jwksTtlSeconds: 300 }, () => Date.now() + offsetMs);
+    verify = createTokenVerifier(
+      { ...config, maxTokenLifetimeSeconds: 86_400, jwksTtlSeconds: 300, clockSkewSeconds: 30, cacheTtlSeconds: 60 },
+      () => Date.now() + offsetMs,
+    );
   });
 
   afterAll(() => stop());

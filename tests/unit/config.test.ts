@@ -155,7 +155,18 @@ describe('loadAuthConfig', () => {
       customerIdClaim: 'sub',
       maxTokenLifetimeSeconds: 86_400,
       jwksTtlSeconds: 300,
+      clockSkewSeconds: 30,
+      cacheTtlSeconds: 60,
     });
+  });
+
+  it('reads the clock skew and the authorizer cache TTL within their bounds', () => {
+    expect(loadAuthConfig({ ...AUTH_REQUIRED, JWT_CLOCK_SKEW_SECONDS: '0', AUTHORIZER_CACHE_TTL_SECONDS: '300' })).toMatchObject({
+      clockSkewSeconds: 0,
+      cacheTtlSeconds: 300,
+    });
+    expect(() => loadAuthConfig({ ...AUTH_REQUIRED, JWT_CLOCK_SKEW_SECONDS: '301' })).toThrow(/JWT_CLOCK_SKEW_SECONDS/);
+    expect(() => loadAuthConfig({ ...AUTH_REQUIRED, AUTHORIZER_CACHE_TTL_SECONDS: '3601' })).toThrow(/AUTHORIZER_CACHE_TTL_SECONDS/);
   });
 
   it('refuses a JWKS kept longer than 15 minutes', () => {

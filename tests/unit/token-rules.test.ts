@@ -3,7 +3,7 @@ import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import { tokenRuleBreach } from '../../lib/auth/token-rules';
 
 const NOW = 2_000_000_000;
-const rules = { audience: 'termination-api', maxLifetimeSeconds: 86_400 };
+const rules = { audience: 'termination-api', maxLifetimeSeconds: 86_400, clockSkewSeconds: 30, cacheTtlSeconds: 60 };
 const header = { alg: 'RS256', kid: 'k1' };
 const good: JwtPayload = { iss: 'https://auth.local.test', sub: 'customer-anna', aud: 'termination-api', iat: NOW - 60, exp: NOW + 3600 };
 
@@ -22,7 +22,8 @@ describe('tokenRuleBreach', () => {
   it.each([
     ['no exp', payload(['exp']), /no exp/],
     ['no iat', payload(['iat']), /no iat/],
-    ['iat in the future', { ...good, iat: NOW + 1 }, /future/],
+    ['iat further in the future than the clock skew', { ...good, iat: NOW + 31 }, /future/],
+    ['less life left than the authorizer cache keeps its answer', { ...good, exp: NOW + 59 }, /cached/],
     ['a lifetime over the maximum', { ...good, iat: NOW - 10, exp: NOW - 10 + 86_401 }, /lifetime/],
     ['an ID token', { ...good, token_use: 'id' }, /ID token/],
     ['another audience', { ...good, aud: 'other-api' }, /audience/],
@@ -30,6 +31,18 @@ describe('tokenRuleBreach', () => {
     ['neither aud nor client_id', payload(['aud']), /audience/],
   ])('refuses %s', (_name, payload, reason) => {
     expect(tokenRuleBreach(header, payload, rules, NOW)).toMatch(reason);
+  });
+
+  it('accepts iat up to the clock skew ahead, since an issuer clock may run ahead of ours (issue 15.5)', () => {
+    expect(tokenRuleBreach(header, { ...good, iat: NOW + 1 }, rules, NOW)).toBeUndefined();
+    expect(tokenRuleBreach(header, { ...good, iat: NOW + 30 }, rules, NOW)).toBeUndefined();
+    expect(tokenRuleBreach(header, { ...good, iat: NOW + 30 }, { ...rules, clockSkewSeconds: 0 }, NOW)).toMatch(/future/);
+  });
+
+  it('accepts a token only while it outlives the cached answer: no Allow is served past exp (issue 15.5)', () => {
+    expect(tokenRuleBreach(header, { ...good, exp: NOW + 60 }, rules, NOW)).toBeUndefined();
+    expect(tokenRuleBreach(header, { ...good, exp: NOW + 59 }, rules, NOW)).toMatch(/cached/);
+    expect(tokenRuleBreach(header, { ...good, exp: NOW + 1 }, { ...rules, cacheTtlSeconds: 0 }, NOW)).toBeUndefined();
   });
 
   it('takes client_id only when aud is absent (Cognito access tokens)', () => {
