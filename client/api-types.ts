@@ -84,9 +84,9 @@ export interface components {
             status: "SUBMITTED" | "IN_REVIEW" | "APPROVED" | "COMPLETED" | "REJECTED";
             /** Format: date-time */
             createdAt: string;
-            /** @description For the customer, in their language: what the current status means. */
+            /** @description For the customer, in their language: what the current status means. Plain text: render it as text, never as HTML. */
             message: string;
-            /** @description The back office's explanation of the current status, for the customer, as the back office wrote it. */
+            /** @description The back office's explanation of the current status, for the customer, as the back office wrote it. Plain text of at most 1000 characters, possibly with line breaks, never markup: render it as text, never as HTML. */
             statusReason?: string;
         };
         TerminationRequestList: {

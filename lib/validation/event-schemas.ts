@@ -20,13 +20,13 @@ const status = { type: 'string', enum: STATUSES } as const;
 const timestamp = { type: 'string', format: 'date-time' } as const;
 const personal = { 'x-personal-data': true } as const;
 
-/** Text for the customer from the back office: the comment's character rules. */
+/** Text for the customer from the back office: the comment's character rules, and never markup. */
 const reasonText = {
   type: 'string',
   minLength: 1,
   maxLength: 1000,
-  format: 'customer-text',
-  description: `The back office's explanation for the customer, shown with the status. Up to 1000 characters (code points); line breaks are allowed. ${NO_HIDDEN_TEXT}`,
+  format: 'plain-text',
+  description: `The back office's explanation for the customer, shown with the status. Plain text, never HTML: clients render it as text, and a \`<\` followed by a letter, \`/\`, \`!\` or \`?\` is refused. Up to 1000 characters (code points); line breaks are allowed. ${NO_HIDDEN_TEXT}`,
   ...personal,
 } as const;
 

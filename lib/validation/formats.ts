@@ -18,6 +18,13 @@ export const RECIPIENT_NAME = new RegExp(String.raw`^(?=.*\p{L})(?:[${VARIATION_
 export const CUSTOMER_TEXT = new RegExp(String.raw`^(?:[${VARIATION_SELECTORS}]|[\n\r\u2028\u2029]|[^${HIDDEN}])*$`, 'u');
 
 /**
+ * Text a customer reads that another system wrote: customer text that cannot be taken for markup
+ * anywhere it lands. A `<` may not open a tag, a comment or a declaration (a letter, `/`, `!` or
+ * `?` after it); "a < b" and "<3" stay allowed.
+ */
+export const PLAIN_TEXT = new RegExp(String.raw`^(?!.*<[A-Za-z/!?])(?:[${VARIATION_SELECTORS}]|[\n\r\u2028\u2029]|[^${HIDDEN}])*$`, 'su');
+
+/**
  * The formats the schemas use: the same object for Ajv at run time (tests) and for the
  * validators generated at build time (the bundles).
  */
@@ -28,4 +35,5 @@ export const formats = {
   uuid: UUID_PATTERN,
   'recipient-name': RECIPIENT_NAME,
   'customer-text': CUSTOMER_TEXT,
+  'plain-text': PLAIN_TEXT,
 };

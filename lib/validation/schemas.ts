@@ -78,10 +78,15 @@ export const terminationRequestSchema = {
       description: 'SUBMITTED on creation; the back office moves it on. COMPLETED and REJECTED are final.',
     },
     createdAt: { type: 'string', format: 'date-time' },
-    message: { type: 'string', description: 'For the customer, in their language: what the current status means.' },
+    message: {
+      type: 'string',
+      description: 'For the customer, in their language: what the current status means. Plain text: render it as text, never as HTML.',
+    },
     statusReason: {
       type: 'string',
-      description: "The back office's explanation of the current status, for the customer, as the back office wrote it.",
+      maxLength: 1000,
+      description:
+        "The back office's explanation of the current status, for the customer, as the back office wrote it. Plain text of at most 1000 characters, possibly with line breaks, never markup: render it as text, never as HTML.",
     },
   },
 } as const;

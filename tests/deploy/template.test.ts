@@ -272,7 +272,12 @@ describe('least privilege', () => {
     ]) {
       expect(Object.keys(jsonObject(at(resource(prod, role), 'Properties'))).sort()).toEqual(['AssumeRolePolicyDocument', 'Policies']);
       expect(at(resource(prod, role), 'Properties', 'AssumeRolePolicyDocument', 'Statement')).toEqual([
-        { Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' },
+        {
+          Effect: 'Allow',
+          Principal: { Service: 'lambda.amazonaws.com' },
+          Action: 'sts:AssumeRole',
+          Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+        },
       ]);
     }
   });
@@ -301,6 +306,9 @@ describe('least privilege', () => {
   });
 });
 
+/** The back office's account in the rule and the bus policy: this account unless one is named. */
+const BACK_OFFICE_ACCOUNT = { 'Fn::If': ['BackOfficeInOtherAccount', '', { Ref: 'AWS::AccountId' }] };
+
 describe('the lifecycle (docs/events.md)', () => {
   it("streams the requests table's changes with both images", () => {
     expect(at(resource(prod, 'RequestsTable'), 'Properties', 'StreamSpecification')).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
@@ -323,13 +331,70 @@ describe('the lifecycle (docs/events.md)', () => {
 
   it("routes only the back office's decisions to the consumer, with a dead-letter queue for what cannot be delivered", () => {
     const rule = at(resource(prod, 'DecisionRule'), 'Properties');
-    expect(at(rule, 'EventPattern')).toEqual({ source: ['bank.back-office'], 'detail-type': ['TerminationRequestStatusChanged'] });
+    expect(at(rule, 'EventPattern')).toEqual({
+      source: ['bank.back-office'],
+      'detail-type': ['TerminationRequestStatusChanged'],
+      account: [BACK_OFFICE_ACCOUNT],
+    });
     expect(at(rule, 'Targets', 0, 'Arn')).toEqual({ 'Fn::GetAtt': ['ApplyStatusDecisionLambdaFunction', 'Arn'] });
     expect(at(rule, 'Targets', 0, 'DeadLetterConfig')).toEqual({ Arn: { 'Fn::GetAtt': ['DecisionDeadLetterQueue', 'Arn'] } });
     expect(at(resource(prod, 'DecisionRulePermission'), 'Properties', 'SourceArn')).toEqual({ 'Fn::GetAtt': ['DecisionRule', 'Arn'] });
     // Only that rule may drop letters into the queue.
     expect(at(resource(prod, 'DecisionDeadLetterQueuePolicy'), 'Properties', 'PolicyDocument', 'Statement', 0, 'Condition')).toEqual({
       ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': ['DecisionRule', 'Arn'] } },
+    });
+  });
+
+  it('lets only the configured back-office role send decisions on the bus (issue 15.2)', () => {
+    const policy = at(resource(prod, 'DecisionSendersPolicy'), 'Properties');
+    expect(at(policy, 'EventBusName')).toEqual({ 'Fn::If': ['CreateEventBus', { Ref: 'EventBus' }, 'contract-termination-prod-events'] });
+    expect(at(policy, 'Statement')).toEqual({
+      Effect: 'Deny',
+      Principal: '*',
+      Action: 'events:PutEvents',
+      Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:event-bus/contract-termination-prod-events' },
+      Condition: {
+        StringEquals: { 'events:source': 'bank.back-office' },
+        ArnNotEquals: {
+          'aws:PrincipalArn': {
+            'Fn::Join': [
+              '',
+              ['arn:', { Ref: 'AWS::Partition' }, ':iam::', BACK_OFFICE_ACCOUNT, ':role/contract-termination-prod-back-office'],
+            ],
+          },
+        },
+      },
+    });
+    // The back office in this account needs no grant; another account gets one, for decisions only.
+    expect(at(prod, 'Conditions', 'BackOfficeInOtherAccount')).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
+    expect(at(resource(prod, 'BackOfficeAccountPolicy'), 'Condition')).toBe('BackOfficeInOtherAccount');
+  });
+
+  it('names another account and role for the back office when told to', async () => {
+    const other = await packageStage('prod', {
+      CONTRACTS_TABLE_NAME: 'c',
+      BACK_OFFICE_ACCOUNT_ID: '210987654321',
+      BACK_OFFICE_ROLE_NAME: 'decider',
+    });
+    expect(at(other, 'Conditions', 'BackOfficeInOtherAccount')).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['210987654321', ''] }] });
+    expect(JSON.stringify(at(resource(other, 'DecisionSendersPolicy'), 'Properties', 'Statement'))).toContain(':role/decider');
+    expect(at(resource(other, 'BackOfficeAccountPolicy'), 'Properties', 'Statement')).toMatchObject({
+      Effect: 'Allow',
+      Principal: { AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::210987654321:root']] } },
+      Action: 'events:PutEvents',
+      Condition: { StringEquals: { 'events:source': 'bank.back-office' } },
+    });
+  }, 60_000);
+
+  it('lets only the rule invoke the consumer (issue 15.2)', () => {
+    const permissions = ofType(prod, 'AWS::Lambda::Permission').filter(([, p]) =>
+      JSON.stringify(at(p, 'Properties', 'FunctionName')).includes('ApplyStatusDecisionLambdaFunction'),
+    );
+    expect(permissions.map(([name]) => name)).toEqual(['DecisionRulePermission']);
+    expect(at(resource(prod, 'DecisionRulePermission'), 'Properties')).toMatchObject({
+      Principal: 'events.amazonaws.com',
+      SourceArn: { 'Fn::GetAtt': ['DecisionRule', 'Arn'] },
+      SourceAccount: { Ref: 'AWS::AccountId' },
     });
   });
 

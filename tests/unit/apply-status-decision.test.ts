@@ -84,6 +84,27 @@ describe('applyStatusDecision', () => {
     expect(deps.seen).toEqual([]);
   });
 
+  it.each([
+    ['a tag', 'Call us <img src=x onerror=alert(1)>'],
+    ['a closing tag', 'Thanks</p>'],
+    ['a comment', 'Thanks<!-- x -->'],
+    ['a processing instruction', '<?xml version="1.0"?>'],
+    ['a tag after a line break', 'Line one\n<script>'],
+    ['1001 characters', 'a'.repeat(1001)],
+  ])('refuses a reason with %s: the customer reads plain text only (issue 15.2)', async (_title, reason) => {
+    const deps = depsAnswering({ kind: 'applied' });
+    expect(await applyStatusDecision(deps, eventOf({ reason }))).toMatchObject({ kind: 'refused', refusal: 'malformed-detail' });
+    expect(deps.seen).toEqual([]);
+  });
+
+  it.each([['a < b'], ['<3 from the bank'], ['Line one\nLine two'], ['x'.repeat(1000)]])(
+    'accepts the plain-text reason %j',
+    async (reason) => {
+      const deps = depsAnswering({ kind: 'applied' });
+      expect((await applyStatusDecision(deps, eventOf({ reason }))).kind).toBe('applied');
+    },
+  );
+
   it('refuses another source or detail-type before reading the detail', async () => {
     const deps = depsAnswering({ kind: 'applied' });
     expect(await applyStatusDecision(deps, { ...eventOf(), source: 'bank.contract-termination' })).toMatchObject({
