@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { localDefaults, localServiceEnv } from './local/service-env';
+import { runningStack } from './local/running-stack';
+import { localServiceEnv } from './local/service-env';
 
 /*
  * npm run invoke -- <function> <event file>: runs one Lambda entry point of functions/ with an
@@ -21,10 +22,14 @@ if (name === undefined || eventFile === undefined || !names.includes(name)) {
   process.exit(2);
 }
 
+// The stack npm start runs, on the ports it really uses (.local/stack.json).
+const stack = runningStack();
 Object.assign(process.env, {
   ...localServiceEnv({
-    dynamoDbEndpoint: `http://127.0.0.1:${localDefaults.dynamoDbPort}`,
-    jwksUri: `http://127.0.0.1:${localDefaults.jwksPort}/.well-known/jwks.json`,
+    dynamoDbEndpoint: stack.dynamoDbEndpoint,
+    jwksUri: stack.jwksUri,
+    awsStandIn: stack.awsStandIn,
+    tables: stack.tables,
   }),
   POWERTOOLS_METRICS_DISABLED: 'true',
   ...process.env,

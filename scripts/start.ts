@@ -13,6 +13,8 @@ import { createTables } from './local/tables';
 import { startAwsStandIn, type PublishedEvent, type QueuedMessage } from './local/aws-stand-in';
 import { invokeOffline } from './local/offline-lambda';
 import { asBatchResponse, startStreamPoller } from './local/stream-poller';
+import { removeRunningStack, writeRunningStack } from './local/running-stack';
+import { decisionRulePattern, streamFilterPatterns } from './local/template-patterns';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { maskAccountNumber } from '../lib/logging/logger';
 import { dirname } from 'node:path';
@@ -82,7 +84,7 @@ function printEvent(event: PublishedEvent): void {
     (key: string, value: unknown) => (key === 'accountNumber' && typeof value === 'string' ? maskAccountNumber(value) : value),
     2,
   );
-  console.log(`\n[event published] ${event.detailType} on ${event.eventBusName}\n${shown}`);
+  console.log(`\n[event on ${event.eventBusName}] ${event.detailType} from ${event.source}\n${shown}`);
 }
 
 function printDeadLetter(message: QueuedMessage): void {
@@ -115,7 +117,23 @@ async function main(): Promise<void> {
   const jwks = await startJwksServer(key.jwks, jwksPort, docsRoutes);
   stops.push(jwks.stop);
 
-  const standIn = await startAwsStandIn({ port: awsStandInPort, onEvent: printEvent, onMessage: printDeadLetter });
+  // The decision rule of the template, with its own pattern: a decision put on the bus reaches the consumer as in AWS.
+  const standIn = await startAwsStandIn({
+    port: awsStandInPort,
+    onEvent: printEvent,
+    onMessage: printDeadLetter,
+    rules: [
+      {
+        name: 'DecisionRule',
+        pattern: decisionRulePattern(),
+        deliver: async (event) => {
+          const outcome = await invokeOffline('applyStatusDecision', event, lambdaPort);
+          console.log(`\n[decision ${event.id}] the consumer answered ${JSON.stringify(outcome)}`);
+        },
+      },
+    ],
+    onRuleError: (rule, error) => console.error(`\n[${rule}] the target failed:`, error instanceof Error ? error.message : error),
+  });
   stops.push(standIn.stop);
 
   console.log(`Starting serverless offline on port ${apiPort}...`);
@@ -140,7 +158,8 @@ async function main(): Promise<void> {
     tableName: tables.requests,
     // Only what is written from now on: a --persist run has published the rest before.
     startingPosition: 'LATEST',
-    deliver: async (event) => asBatchResponse(await invokeOffline('publishRequestEvents', event)),
+    filters: streamFilterPatterns(),
+    deliver: async (event) => asBatchResponse(await invokeOffline('publishRequestEvents', event, lambdaPort)),
     // As the mapping's on-failure destination: where the records are, not what they hold.
     onDeadLetter: (records, reason) =>
       printDeadLetter({
@@ -152,6 +171,18 @@ async function main(): Promise<void> {
   stops.push(poller.stop);
   const page = await startPageServer({ port: pagePort, host: flags.host, config: () => demoPageConfig(key, offline.url) });
   stops.push(page.stop);
+
+  writeRunningStack({
+    pid: process.pid,
+    apiUrl: offline.url,
+    dynamoDbEndpoint: db.endpoint,
+    jwksUri: jwks.uri,
+    lambdaPort,
+    awsStandIn: standIn.endpoint,
+    pageUrl: page.url,
+    tables,
+  });
+  stops.push(() => Promise.resolve(removeRunningStack()));
 
   const date = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
   if (flags.host !== '127.0.0.1') console.log(`\nThe API listens on ${flags.host}:${apiPort}: other machines on the network can reach it.`);
@@ -167,7 +198,8 @@ async function main(): Promise<void> {
   }
   console.log('Paste a curl line: 201 the first time, 200 with the same requestId the second.');
   console.log(`A new Idempotency-Key is a new request: -H "Idempotency-Key: $(node -p 'crypto.randomUUID()')" (409 while one is active).`);
-  console.log(`Events published are printed here and appended to ${localDefaults.eventsFile}. The back office decides with:`);
+  console.log(`Events published are printed here and appended to ${localDefaults.eventsFile}. The back office decides with`);
+  console.log("(a PutEvents on the bus; the template's rule routes it to the consumer, as in AWS):");
   console.log('  npm run backoffice -- --request <requestNumber or requestId> --status REJECTED --reason "..."');
   console.log('Ctrl-C stops everything.');
 }

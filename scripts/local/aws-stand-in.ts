@@ -1,5 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { EventBridgeEvent } from 'aws-lambda';
+import { matchesPattern } from './event-pattern';
+import { LOCAL_ACCOUNT_ID } from './template-patterns';
 
 /*
  * The local stand-in for the two AWS services that have no local emulator: EventBridge's
@@ -39,11 +42,22 @@ export interface AwsStandIn {
   stop: () => Promise<void>;
 }
 
+/** An EventBridge rule on the stand-in's bus: the events its pattern matches go to `deliver`, as AWS invokes a target (asynchronously). */
+export interface LocalRule {
+  name: string;
+  /** The EventPattern, as in the template (scripts/local/template-patterns.ts). */
+  pattern: unknown;
+  deliver: (event: EventBridgeEvent<string, unknown>) => Promise<void>;
+}
+
 export interface StandInOptions {
   port?: number;
   host?: string;
   onEvent?: (event: PublishedEvent) => void;
   onMessage?: (message: QueuedMessage) => void;
+  rules?: LocalRule[];
+  /** A rule's target failed (in AWS: the rule's retries, then its dead-letter queue). */
+  onRuleError?: (rule: string, error: unknown) => void;
 }
 
 const MAX_ENTRIES = 10;
@@ -81,6 +95,24 @@ export async function startAwsStandIn(options: StandInOptions = {}): Promise<Aws
   const putEventsCalls: number[] = [];
   const faults: PutEventsFault[] = [];
 
+  /** The event as a rule's target receives it, to every rule whose pattern matches it. */
+  function routeToRules(id: string, event: PublishedEvent): void {
+    const envelope: EventBridgeEvent<string, unknown> = {
+      version: '0',
+      id,
+      'detail-type': event.detailType,
+      source: event.source,
+      account: LOCAL_ACCOUNT_ID,
+      time: event.time ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      region: 'eu-central-1',
+      resources: [],
+      detail: event.detail,
+    };
+    for (const rule of options.rules ?? []) {
+      if (matchesPattern(rule.pattern, envelope)) rule.deliver(envelope).catch((error: unknown) => options.onRuleError?.(rule.name, error));
+    }
+  }
+
   function putEvents(request: unknown, response: ServerResponse): void {
     const entries = isRecord(request) && Array.isArray(request['Entries']) ? request['Entries'].filter(isRecord) : [];
     putEventsCalls.push(entries.length);
@@ -115,7 +147,9 @@ export async function startAwsStandIn(options: StandInOptions = {}): Promise<Aws
       };
       events.push(event);
       options.onEvent?.(event);
-      return { EventId: randomUUID() };
+      const eventId = randomUUID();
+      routeToRules(eventId, event);
+      return { EventId: eventId };
     });
     answer(response, 200, { FailedEntryCount: failing.size, Entries: results });
   }

@@ -26,7 +26,13 @@ export const LOCAL_EVENT_BUS = 'termination-events';
 export const LOCAL_ALLOWED_ORIGINS = [`http://127.0.0.1:${localDefaults.pagePort}`, `http://localhost:${localDefaults.pagePort}`];
 
 /** What the functions read from the environment when they run against the local stack. */
-export function localServiceEnv(running: { dynamoDbEndpoint: string; jwksUri: string; awsStandIn?: string }): Record<string, string> {
+export function localServiceEnv(running: {
+  dynamoDbEndpoint: string;
+  jwksUri: string;
+  awsStandIn?: string;
+  tables?: { requests: string; contracts: string };
+}): Record<string, string> {
+  const tables = running.tables ?? localDefaults.tables;
   const standIn = running.awsStandIn ?? `http://127.0.0.1:${localDefaults.awsStandInPort}`;
   return {
     EVENTBRIDGE_ENDPOINT: standIn,
@@ -37,8 +43,8 @@ export function localServiceEnv(running: { dynamoDbEndpoint: string; jwksUri: st
     JWKS_URI: running.jwksUri,
     JWT_ISSUER: LOCAL_ISSUER,
     JWT_AUDIENCE: LOCAL_AUDIENCE,
-    REQUESTS_TABLE_NAME: localDefaults.tables.requests,
-    CONTRACTS_TABLE_NAME: localDefaults.tables.contracts,
+    REQUESTS_TABLE_NAME: tables.requests,
+    CONTRACTS_TABLE_NAME: tables.contracts,
     ALLOWED_ORIGINS: LOCAL_ALLOWED_ORIGINS.join(','),
   };
 }

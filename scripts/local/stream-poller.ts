@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { matchesPattern } from './event-pattern';
 
 /*
  * What Lambda's event source mapping does for the requests table's stream, on a laptop: reads
@@ -29,6 +30,8 @@ export interface StreamPollerOptions {
   intervalMs?: number;
   /** TRIM_HORIZON: every record the stream still has; LATEST: only what comes after the start. */
   startingPosition?: 'TRIM_HORIZON' | 'LATEST';
+  /** The mapping's FilterCriteria patterns (scripts/local/template-patterns.ts); none: every record. */
+  filters?: unknown[];
 }
 
 export interface StreamPoller {
@@ -187,7 +190,11 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       iterators.set(shardId, NextShardIterator);
       if (Records.length === 0) continue;
       delivered += Records.length;
-      await deliverInOrder(Records.map((record) => lambdaRecord(record, streamArn ?? '')));
+      // Records no filter matches are dropped, as the mapping's FilterCriteria drop them.
+      const passing = Records.map((record) => lambdaRecord(record, streamArn ?? '')).filter(
+        (record) => options.filters === undefined || options.filters.some((pattern) => matchesPattern(pattern, record)),
+      );
+      if (passing.length > 0) await deliverInOrder(passing);
       const last = Records.at(-1)?.dynamodb?.SequenceNumber;
       if (last !== undefined) lastDelivered.set(shardId, last);
     }

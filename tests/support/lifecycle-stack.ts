@@ -2,6 +2,7 @@ import type { DynamoDBRecord, EventBridgeEvent } from 'aws-lambda';
 import { startAwsStandIn, type AwsStandIn } from '../../scripts/local/aws-stand-in';
 import { localClient } from '../../scripts/local/dynamodb-local';
 import { startStreamPoller, type StreamPoller } from '../../scripts/local/stream-poller';
+import { streamFilterPatterns } from '../../scripts/local/template-patterns';
 import { useFreshTables, type TestTables } from './local-tables';
 
 export const TEST_BUS = 'termination-events-test';
@@ -47,6 +48,7 @@ export async function useLifecycleStack(): Promise<LifecycleStack> {
         client: localClient(tables.endpoint),
         endpoint: tables.endpoint,
         tableName: tables.names.requests,
+        filters: streamFilterPatterns(),
         deliver: handler,
         onDeadLetter: (records) => unpublished.push(...records),
         onError: (error) => console.error('Reading the stream failed:', error),

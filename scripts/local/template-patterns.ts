@@ -1,0 +1,70 @@
+import events from '../../resources/events.json' with { type: 'json' };
+import { assertSupportedPattern } from './event-pattern';
+
+/*
+ * The patterns the deployed stack routes by, read from the template itself
+ * (resources/events.json) with the local stage's values, so the local stack filters and routes
+ * exactly as AWS will: the decision rule's EventPattern and the stream mapping's FilterCriteria.
+ */
+
+/** The account the local stand-in reports as every sender's (EventBridge's `account` field). */
+export const LOCAL_ACCOUNT_ID = '000000000000';
+
+/** serverless.yml's params as the local stage resolves them (the environment overrides, as there). */
+function localParams(env: NodeJS.ProcessEnv): Record<string, string> {
+  return {
+    decisionSource: env['DECISION_SOURCE'] ?? 'bank.back-office',
+    decisionDetailType: env['DECISION_DETAIL_TYPE'] ?? 'TerminationRequestStatusChanged',
+    backOfficeAccountId: env['BACK_OFFICE_ACCOUNT_ID'] ?? '',
+  };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Resolves `${param:x}` and the few intrinsics the patterns use (Fn::If, Fn::Equals, Fn::Not, Ref AWS::AccountId). */
+function resolve(value: unknown, params: Record<string, string>): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{param:(\w+)\}/g, (_whole, name: string) => {
+      const param = params[name];
+      if (param === undefined) throw new Error(`resources/events.json: no local value for \${param:${name}}`);
+      return param;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v) => resolve(v, params));
+  if (!isObject(value)) return value;
+  const [[key, argument] = []] = Object.entries(value);
+  if (Object.keys(value).length === 1 && key?.startsWith('Fn::')) return intrinsic(key, argument, params);
+  if (Object.keys(value).length === 1 && key === 'Ref') {
+    if (argument === 'AWS::AccountId') return LOCAL_ACCOUNT_ID;
+    throw new Error(`resources/events.json: Ref ${String(argument)} has no local value`);
+  }
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, params)]));
+}
+
+function intrinsic(name: string, argument: unknown, params: Record<string, string>): unknown {
+  const args = Array.isArray(argument) ? argument : [argument];
+  if (name === 'Fn::Equals') return resolve(args[0], params) === resolve(args[1], params);
+  if (name === 'Fn::Not') return !resolve(args[0], params);
+  if (name === 'Fn::If') {
+    const [condition, whenTrue, whenFalse] = args;
+    const conditions: Record<string, unknown> = events.Conditions;
+    if (typeof condition !== 'string' || !(condition in conditions))
+      throw new Error(`resources/events.json: no condition ${String(condition)}`);
+    return resolve(resolve(conditions[condition], params) === true ? whenTrue : whenFalse, params);
+  }
+  throw new Error(`resources/events.json: ${name} has no local meaning`);
+}
+
+/** The decision rule's EventPattern, as the local stage deploys it. */
+export function decisionRulePattern(env: NodeJS.ProcessEnv = process.env): unknown {
+  const pattern = resolve(events.Resources.DecisionRule.Properties.EventPattern, localParams(env));
+  assertSupportedPattern(pattern);
+  return pattern;
+}
+
+/** The stream mapping's filter, as Lambda applies it to each record before the publisher sees it. */
+export function streamFilterPatterns(): unknown[] {
+  const patterns = events.Resources.RequestEventsStreamMapping.Properties.FilterCriteria.Filters.map((f): unknown => JSON.parse(f.Pattern));
+  patterns.forEach((pattern) => assertSupportedPattern(pattern));
+  return patterns;
+}
