@@ -285,11 +285,13 @@ async function main(): Promise<void> {
     await db.client.send(new DeleteItemCommand({ TableName: TABLES.requests, Key: marshall(slotKeyOf(readContract)) }));
   }
   const readId = requestIds[0] ?? '';
-  const readEvent = (requestId?: string) =>
+  // A contract of the customer's with no requests: its empty list also reads the contract (0015-reading-requests.md).
+  const emptyContract = nextContract();
+  const readEvent = (requestId?: string, contractId = readContract) =>
     apiEvent({
       method: 'GET',
       customerId: CUSTOMER,
-      contractId: readContract,
+      contractId,
       ...(requestId === undefined ? { query: { limit: String(PAGE) } } : { requestId }),
       headers: { 'X-Correlation-Id': randomUUID() },
     });
@@ -336,6 +338,7 @@ async function main(): Promise<void> {
     handlerRows(impl, [
       ['GET one', 200, get, () => readEvent(readId)],
       ['GET list', 200, list, () => readEvent()],
+      ['GET list empty', 200, list, () => readEvent(undefined, emptyContract)],
     ]);
   // Each floor is the bare DynamoDBClient sending what the path sends, marshalled before timing.
   const floorRow = (path: string, prepare: () => () => Promise<unknown>): Row => ({
@@ -353,6 +356,8 @@ async function main(): Promise<void> {
   const readFloors = [
     floorRow('GET one', () => () => floorClient.send(new GetItemCommand(getInput))),
     floorRow('GET list', () => () => floorClient.send(new QueryCommand(queryInput))),
+    // What an empty list would cost in one call: the Query alone.
+    floorRow('GET list empty', () => () => floorClient.send(new QueryCommand(floorQuery(TABLES.requests, emptyContract, PAGE)))),
   ];
   const counters = {
     http: () => proxy.operations.length,

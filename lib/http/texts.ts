@@ -50,7 +50,10 @@ const enProblems: ProblemTexts = {
   accountKeyMismatch: () => 'the control key of the account does not match the BIK',
   commentRequired: () => 'is required when reasonCode is OTHER',
   keyReused: () => 'was already used with a different request body or contract',
-  activeRequestExists: ({ requestNumber }) => `request ${requestNumber} is already active on this contract`,
+  activeRequestExists: ({ requestNumber }) =>
+    requestNumber === undefined
+      ? 'a request is already active on this contract'
+      : `request ${requestNumber} is already active on this contract`,
   notJson: () => 'the body is not valid JSON',
   notObject: () => 'the body must be a JSON object',
   contentType: () => 'must be application/json',
@@ -81,7 +84,7 @@ const en: Texts = {
       CONTRACT_ACCESS_DENIED: 'You do not have access to this contract.',
       CONTRACT_NOT_FOUND: 'The contract was not found.',
       TERMINATION_REQUEST_NOT_FOUND: 'The termination request was not found.',
-      ACTIVE_REQUEST_ALREADY_EXISTS: `An active termination request ${args.requestNumber ?? ''} already exists for this contract.`,
+      ACTIVE_REQUEST_ALREADY_EXISTS: `An active termination request${args.requestNumber === undefined ? '' : ` ${args.requestNumber}`} already exists for this contract.`,
       CONTRACT_NOT_ACTIVE: 'The contract is not active and cannot be terminated.',
       TERMINATION_DATE_AFTER_CONTRACT_END: 'The desired termination date is after the end of the contract.',
       BANK_ACCOUNT_KEY_MISMATCH: 'The account number does not match the BIK.',
@@ -121,7 +124,8 @@ const ruProblems: ProblemTexts = {
   accountKeyMismatch: () => 'контрольный ключ счёта не соответствует БИК',
   commentRequired: () => 'обязателен при reasonCode OTHER',
   keyReused: () => 'уже использован с другим телом запроса или договором',
-  activeRequestExists: ({ requestNumber }) => `по договору уже действует заявка ${requestNumber}`,
+  activeRequestExists: ({ requestNumber }) =>
+    requestNumber === undefined ? 'по договору уже действует заявка' : `по договору уже действует заявка ${requestNumber}`,
   notJson: () => 'тело запроса не является корректным JSON',
   notObject: () => 'тело запроса должно быть JSON-объектом',
   contentType: () => 'должен быть application/json',
@@ -151,7 +155,7 @@ const ru: Texts = {
       CONTRACT_ACCESS_DENIED: 'У вас нет доступа к этому договору.',
       CONTRACT_NOT_FOUND: 'Договор не найден.',
       TERMINATION_REQUEST_NOT_FOUND: 'Заявка на расторжение не найдена.',
-      ACTIVE_REQUEST_ALREADY_EXISTS: `По этому договору уже есть активная заявка на расторжение ${args.requestNumber ?? ''}.`,
+      ACTIVE_REQUEST_ALREADY_EXISTS: `По этому договору уже есть активная заявка на расторжение${args.requestNumber === undefined ? '' : ` ${args.requestNumber}`}.`,
       CONTRACT_NOT_ACTIVE: 'Договор не действует, его нельзя расторгнуть.',
       TERMINATION_DATE_AFTER_CONTRACT_END: 'Желаемая дата расторжения позже даты окончания договора.',
       BANK_ACCOUNT_KEY_MISMATCH: 'Номер счёта не соответствует БИК.',

@@ -134,7 +134,11 @@ function contractRefusal(verdict: Exclude<ContractVerdict, { kind: 'ok' }>): Ref
 function refusalOf(outcome: Extract<WriteOutcome, { kind: 'contract' | 'slot-taken' }>): RefusedError {
   if (outcome.kind === 'contract') return contractRefusal(outcome.verdict);
   const { requestNumber } = outcome;
-  return refuse('ACTIVE_REQUEST_ALREADY_EXISTS', [{ field: 'contractId', code: 'activeRequestExists', requestNumber }], requestNumber);
+  return refuse(
+    'ACTIVE_REQUEST_ALREADY_EXISTS',
+    [{ field: 'contractId', code: 'activeRequestExists', ...(requestNumber === undefined ? {} : { requestNumber }) }],
+    requestNumber,
+  );
 }
 
 async function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abortSignal: AbortSignal): Promise<CreateOutcome> {

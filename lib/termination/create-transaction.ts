@@ -45,7 +45,8 @@ export type WriteOutcome =
   | { kind: 'created' }
   | { kind: 'key-used'; record: IdempotencyRecord }
   | { kind: 'contract'; verdict: Exclude<ContractVerdict, { kind: 'ok' }> }
-  | { kind: 'slot-taken'; requestNumber: string }
+  /** The number only when the active request is the caller's own (0015-reading-requests.md). */
+  | { kind: 'slot-taken'; requestNumber?: string }
   | { kind: 'number-taken' }
   /** A conflicting transaction or a condition whose cause is gone by now: try again. */
   | { kind: 'retry' };
@@ -171,9 +172,11 @@ function keyUsed(record: IdempotencyRecord | undefined): WriteOutcome {
   return record ? { kind: 'key-used', record } : { kind: 'retry' };
 }
 
-function slotTaken(slot: Record<string, unknown> | undefined): WriteOutcome {
+function slotTaken(slot: Record<string, unknown> | undefined, customerId: string): WriteOutcome {
   const requestNumber = slot?.['requestNumber'];
-  return typeof requestNumber === 'string' ? { kind: 'slot-taken', requestNumber } : { kind: 'retry' };
+  if (typeof requestNumber !== 'string') return { kind: 'retry' };
+  // Another customer's request (the contract changed owner) is not named to the caller.
+  return slot?.['customerId'] === customerId ? { kind: 'slot-taken', requestNumber } : { kind: 'slot-taken' };
 }
 
 /**
@@ -209,8 +212,13 @@ export function explainCancellation(reasons: CancellationReason[], request: NewR
   }
   if (failed(SLOT)) {
     const returned = oldItem(reasons[SLOT]);
-    if (returned) return slotTaken(returned);
-    return { kind: 'read', table: 'requests', key: { ...slotKeyOf(request.contractId) }, decide: slotTaken };
+    if (returned) return slotTaken(returned, request.customerId);
+    return {
+      kind: 'read',
+      table: 'requests',
+      key: { ...slotKeyOf(request.contractId) },
+      decide: (item) => slotTaken(item, request.customerId),
+    };
   }
   if (failed(NUMBER)) return { kind: 'number-taken' };
   // TransactionConflict, or a request id that already exists (a UUID clash): a fresh attempt.

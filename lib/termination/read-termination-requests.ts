@@ -9,7 +9,8 @@ import type { TerminationStore } from './termination-store';
 
 /*
  * Reading requests back (docs/decisions/0015-reading-requests.md): one DynamoDB call when the
- * answer is there; a miss costs one read of the contract, to tell the caller which 404 or 403.
+ * answer is there; a miss (an empty list included) costs one read of the contract, to tell the
+ * caller which 404 or 403, or that the list of their own contract is empty.
  */
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -88,8 +89,6 @@ async function contractRefusal(
   return undefined;
 }
 
-const accessDenied = () => refuse('CONTRACT_ACCESS_DENIED', [{ field: 'contractId', code: 'contractAccessDenied' }]);
-
 /** GET .../termination-requests/{requestId} */
 export function getTerminationRequest(
   { store, budgetMs }: ReadDeps,
@@ -103,11 +102,9 @@ export function getTerminationRequest(
     const contractId = call.contractId.toLowerCase();
 
     const item = await store.findRequest(contractId, call.requestId.toLowerCase(), abortSignal);
-    if (item) {
-      // The request names the customer whose contract it was made on.
-      if (item['customerId'] !== call.customerId) throw accessDenied();
-      return { kind: 'found', request: view(item, call.message) };
-    }
+    // A request is shown to the customer who made it; to anyone else it is as if it did not exist,
+    // and the contract decides between 404 and 403 (0015-reading-requests.md).
+    if (item && item['customerId'] === call.customerId) return { kind: 'found', request: view(item, call.message) };
     throw (
       (await contractRefusal(store, contractId, call.customerId, abortSignal)) ??
       refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
@@ -137,8 +134,8 @@ export function listTerminationRequests(
     if (problems.length > 0 || call.contractId === undefined) throw refuse('VALIDATION_ERROR', problems);
     const contractId = call.contractId.toLowerCase();
 
-    const page = await store.listRequests(contractId, limit, after, abortSignal);
-    if (page.items.some((item) => item['customerId'] !== call.customerId)) throw accessDenied();
+    // Only the caller's own requests are listed (0015-reading-requests.md, after a change of owner).
+    const page = await store.listRequests(contractId, call.customerId, limit, after, abortSignal);
     if (page.items.length === 0) {
       const refusal = await contractRefusal(store, contractId, call.customerId, abortSignal);
       if (refusal) throw refusal;

@@ -103,29 +103,44 @@ export class TerminationStore {
     return Item;
   }
 
-  /** One page of a contract's requests, newest first; `after` is the last request id of the previous page. */
+  /**
+   * One page of the requests a customer made on a contract, newest first; `after` is the last
+   * request id of the previous page. A contract that changed owner holds requests of both:
+   * another customer's are filtered out, and the Query goes on (a call per `limit` items read)
+   * until the page is full or the contract has no more.
+   */
   async listRequests(
     contractId: string,
+    customerId: string,
     limit: number,
     after?: string,
     abortSignal?: AbortSignal,
   ): Promise<{ items: Record<string, unknown>[]; lastRequestId?: string }> {
-    const start: TableKey | undefined = after === undefined ? undefined : requestKeyOf(contractId, after);
-    const { Items = [], LastEvaluatedKey } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tables.requests,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :requests)',
-        ExpressionAttributeValues: { ':pk': requestKeyOf(contractId, '').pk, ':requests': REQUEST_SORT_PREFIX },
-        ScanIndexForward: false,
-        Limit: limit,
-        ...(start ? { ExclusiveStartKey: { ...start } } : {}),
-      }),
-      { abortSignal },
-    );
-    const lastSortKey = LastEvaluatedKey?.['sk'];
-    return typeof lastSortKey === 'string'
-      ? { items: Items, lastRequestId: lastSortKey.slice(REQUEST_SORT_PREFIX.length) }
-      : { items: Items };
+    const items: Record<string, unknown>[] = [];
+    let start: TableKey | undefined = after === undefined ? undefined : requestKeyOf(contractId, after);
+    do {
+      const { Items = [], LastEvaluatedKey }: { Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> } =
+        await this.client.send(
+          new QueryCommand({
+            TableName: this.tables.requests,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :requests)',
+            FilterExpression: 'customerId = :customerId',
+            ExpressionAttributeValues: {
+              ':pk': requestKeyOf(contractId, '').pk,
+              ':requests': REQUEST_SORT_PREFIX,
+              ':customerId': customerId,
+            },
+            ScanIndexForward: false,
+            Limit: limit - items.length,
+            ...(start ? { ExclusiveStartKey: { ...start } } : {}),
+          }),
+          { abortSignal },
+        );
+      items.push(...Items);
+      const lastSortKey = LastEvaluatedKey?.['sk'];
+      start = typeof lastSortKey === 'string' ? requestKeyOf(contractId, lastSortKey.slice(REQUEST_SORT_PREFIX.length)) : undefined;
+    } while (start !== undefined && items.length < limit);
+    return start === undefined ? { items } : { items, lastRequestId: start.sk.slice(REQUEST_SORT_PREFIX.length) };
   }
 
   /** The contract, to explain why a read found nothing. */

@@ -26,7 +26,8 @@ interface ProblemParams {
   accountKeyMismatch: NoParams;
   commentRequired: NoParams;
   keyReused: NoParams;
-  activeRequestExists: { requestNumber: string };
+  /** No number when the active request is another customer's (a contract that changed owner). */
+  activeRequestExists: { requestNumber?: string };
   notJson: NoParams;
   notObject: NoParams;
   contentType: NoParams;

@@ -152,3 +152,66 @@ describe('GET the list', () => {
     expect(anna.customerId).not.toBe(boris.customerId);
   });
 });
+
+describe('after a contract changes owner (issue 15.6, 0015-reading-requests.md)', () => {
+  /** Anna made `count` requests (the last one still active); then the contract became Boris's. */
+  async function transferred(count: number): Promise<{ contractId: string; annas: string[] }> {
+    const contractId = await newContract(tables);
+    const annas: string[] = [];
+    for (let i = 0; i < count; i++) {
+      if (i > 0) await releaseSlot(contractId);
+      annas.push(String((await create(contractId)).body['requestId']));
+    }
+    await tables.addContracts([{ contractId, customerId: boris.customerId, status: 'ACTIVE' }]);
+    return { contractId, annas };
+  }
+
+  it('the new owner sees none of the old owner’s requests: GET is 404, the list is empty, a new request waits for the slot', async () => {
+    const { contractId, annas } = await transferred(1);
+    const [annasRequest = ''] = annas;
+    const get = await getOne(contractId, annasRequest, { customerId: boris.customerId });
+    expect(get.status).toBe(404);
+    expect(get.body).toMatchObject({ errorCode: 'TERMINATION_REQUEST_NOT_FOUND' });
+    expect(await list(contractId, {}, boris.customerId)).toMatchObject({ status: 200, body: { items: [] } });
+    const borisCreate = await callHandler({ contractId, body: validBody(), headers: headersWithKey(), customerId: boris.customerId });
+    expect(borisCreate.status).toBe(409);
+    // Anna's active request holds the slot, but its number is not Boris's to know.
+    expect(borisCreate.body['message']).toBe('An active termination request already exists for this contract.');
+    expect(borisCreate.raw).not.toMatch(/TR-/);
+  });
+
+  it('the old owner keeps reading the requests they made, and may make no new one', async () => {
+    const { contractId, annas } = await transferred(2);
+    expect((await getOne(contractId, annas[0] ?? '')).status).toBe(200);
+    expect((await list(contractId)).body['items']).toMatchObject([...annas].reverse().map((requestId) => ({ requestId })));
+    await releaseSlot(contractId);
+    const annaCreate = await callHandler({ contractId, body: validBody(), headers: headersWithKey() });
+    expect(annaCreate.status).toBe(403);
+  });
+
+  it('pages each customer through their own requests only, however they are interleaved', async () => {
+    const { contractId, annas } = await transferred(3);
+    await releaseSlot(contractId);
+    const boriss: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      if (i > 0) await releaseSlot(contractId);
+      const created = await callHandler({ contractId, body: validBody(), headers: headersWithKey(), customerId: boris.customerId });
+      expect(created.status).toBe(201);
+      boriss.push(String(created.body['requestId']));
+    }
+    const pagesOf = async (customerId: string): Promise<unknown[]> => {
+      const seen: unknown[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await list(contractId, { limit: '2', ...(cursor === undefined ? {} : { cursor }) }, customerId);
+        expect(page.status).toBe(200);
+        const items = page.body['items'];
+        if (Array.isArray(items)) seen.push(...items.map((item: { requestId?: unknown }) => item.requestId));
+        cursor = typeof page.body['nextCursor'] === 'string' ? page.body['nextCursor'] : undefined;
+      } while (cursor !== undefined);
+      return seen;
+    };
+    expect(await pagesOf(anna.customerId)).toEqual([...annas].reverse());
+    expect(await pagesOf(boris.customerId)).toEqual([...boriss].reverse());
+  });
+});

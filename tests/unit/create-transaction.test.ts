@@ -137,13 +137,25 @@ describe('explainCancellation', () => {
   });
 
   it('the slot: names the request that holds it, or reads the slot when its item is missing', () => {
-    expect(explainCancellation([none, none, failed({ requestNumber: 'TR-ABCD-EFGH' })], request, NOW)).toEqual({
+    expect(
+      explainCancellation([none, none, failed({ requestNumber: 'TR-ABCD-EFGH', customerId: request.customerId })], request, NOW),
+    ).toEqual({ kind: 'slot-taken', requestNumber: 'TR-ABCD-EFGH' });
+    const outcome = explainCancellation([none, none, failed()], request, NOW);
+    expect(outcome).toMatchObject({ kind: 'read', key: { pk: `CONTRACT#${request.contractId}`, sk: 'ACTIVE' } });
+    if (outcome.kind !== 'read') throw new Error('expected a read');
+    expect(outcome.decide(undefined)).toEqual({ kind: 'retry' });
+    expect(outcome.decide({ requestNumber: 'TR-ABCD-EFGH', customerId: request.customerId })).toEqual({
       kind: 'slot-taken',
       requestNumber: 'TR-ABCD-EFGH',
     });
-    const outcome = explainCancellation([none, none, failed()], request, NOW);
-    expect(outcome).toMatchObject({ kind: 'read', key: { pk: `CONTRACT#${request.contractId}`, sk: 'ACTIVE' } });
-    if (outcome.kind === 'read') expect(outcome.decide(undefined)).toEqual({ kind: 'retry' });
+  });
+
+  it("the slot held by another customer's request (the contract changed owner): not named (issue 15.6)", () => {
+    expect(
+      explainCancellation([none, none, failed({ requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-other' })], request, NOW),
+    ).toEqual({
+      kind: 'slot-taken',
+    });
   });
 
   it('a taken number draws again; a conflict or a request-id clash retries', () => {
