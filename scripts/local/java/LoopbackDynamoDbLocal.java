@@ -10,18 +10,43 @@ import software.amazon.dynamodb.services.local.server.DynamoDBProxyServer;
  * option to choose one; this builds the server from the same command-line arguments, binds its
  * connectors to the address in the system property dynamodb.host (default 127.0.0.1), and
  * starts it. Run by scripts/local/dynamodb-local.ts with Java's source-file mode.
+ *
+ * It reaches a private field of DynamoDB Local. When a new version moves or changes it, this
+ * exits with an error naming what moved: it never starts a server listening on every interface.
+ * (scripts/local/dynamodb-local.ts also checks, from outside, that the port is not reachable
+ * from the network.)
  */
 public final class LoopbackDynamoDbLocal {
+  private static IllegalStateException moved(String what, Throwable cause) {
+    return new IllegalStateException(
+        "LoopbackDynamoDbLocal: DynamoDB Local's internals moved (" + what + "); refusing to start it on every interface."
+            + " Update scripts/local/java/LoopbackDynamoDbLocal.java for this DynamoDB Local version.",
+        cause);
+  }
+
   public static void main(String[] args) throws Exception {
     String host = System.getProperty("dynamodb.host", "127.0.0.1");
     DynamoDBProxyServer proxy = ServerRunner.createServerFromCommandLineArgs(args);
-    Field field = DynamoDBProxyServer.class.getDeclaredField("server");
-    field.setAccessible(true);
-    Server jetty = (Server) field.get(proxy);
-    for (Connector connector : jetty.getConnectors()) {
-      if (connector instanceof ServerConnector) ((ServerConnector) connector).setHost(host);
+    Object server;
+    try {
+      Field field = DynamoDBProxyServer.class.getDeclaredField("server");
+      field.setAccessible(true);
+      server = field.get(proxy);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      throw moved("no field DynamoDBProxyServer.server", e);
+    }
+    if (!(server instanceof Server)) throw moved("DynamoDBProxyServer.server is no Jetty Server", null);
+    Connector[] connectors = ((Server) server).getConnectors();
+    if (connectors.length == 0) throw moved("the Jetty server has no connectors", null);
+    for (Connector connector : connectors) {
+      if (!(connector instanceof ServerConnector)) throw moved("a connector is a " + connector.getClass().getName(), null);
+      ((ServerConnector) connector).setHost(host);
     }
     proxy.start();
+    for (Connector connector : connectors) {
+      String bound = ((ServerConnector) connector).getHost();
+      if (!host.equals(bound)) throw moved("a connector listens on " + bound + " after start", null);
+    }
     System.out.println("DynamoDB Local listening on " + host);
   }
 }
