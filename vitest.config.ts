@@ -3,7 +3,7 @@ import { assertLambdaNode } from './scripts/lambda-node.ts';
 
 assertLambdaNode();
 
-const shared = { env: { POWERTOOLS_METRICS_DISABLED: 'true' } };
+const shared = { env: { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_SERVICE_NAME: 'contract-termination' } };
 
 /*
  * Two projects: `unit` is pure (no DynamoDB, no bundles; npm run test:unit), `integration` is

@@ -4,6 +4,7 @@ import { deadLetterQueueFor } from '../lib/dead-letters/dead-letter-queue';
 import { logger } from '../lib/logging/logger';
 import { applyStatusDecision, type DecisionDeps } from '../lib/termination/apply-status-decision';
 import { storeFor } from '../lib/termination/termination-store';
+import { withLambdaContext } from '../lib/monitoring/lambda-context';
 
 const config = loadDecisionConfig();
 const deps: DecisionDeps = {
@@ -19,7 +20,7 @@ const deadLetters = deadLetterQueueFor(config.deadLetterQueueUrl, config.sqs);
  * retried and blocks nothing. What may pass (DynamoDB unavailable) throws: Lambda tries the event
  * again, then hands it to the same queue.
  */
-export const handler = async (event: EventBridgeEvent<string, unknown>): Promise<{ outcome: string }> => {
+export const handler = withLambdaContext(async (event: EventBridgeEvent<string, unknown>): Promise<{ outcome: string }> => {
   const outcome = await applyStatusDecision(deps, { source: event.source, detailType: event['detail-type'], detail: event.detail });
   // Ids and statuses only: the reason is words for the customer (personal data, docs/events.md).
   const decision = outcome.decision;
@@ -41,4 +42,4 @@ export const handler = async (event: EventBridgeEvent<string, unknown>): Promise
       await deadLetters.send({ reason: outcome.refusal, problems: outcome.problems, event });
   }
   return { outcome: outcome.kind === 'refused' ? outcome.refusal : outcome.kind };
-};
+});

@@ -5,6 +5,7 @@ import { loadAuthConfig } from '../lib/config/config';
 import { header } from '../lib/http/request';
 import { logger } from '../lib/logging/logger';
 import { UUID_PATTERN } from '../lib/validation/uuid';
+import { withLambdaContext } from '../lib/monitoring/lambda-context';
 
 const customerIdOf = createTokenVerifier(loadAuthConfig());
 
@@ -14,7 +15,7 @@ const customerIdOf = createTokenVerifier(loadAuthConfig());
  * the client's correlation id, and API Gateway's request id, which is the correlationId of the
  * gateway's own error bodies.
  */
-export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+export const handler = withLambdaContext(async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const sent = header(event, 'X-Correlation-Id');
   const apiRequestId = event.requestContext.requestId;
   logger.resetKeys();
@@ -33,4 +34,4 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
     logger.error('token check failed', { error });
     throw new Error('Authorizer failure', { cause: error });
   }
-};
+});

@@ -5,6 +5,7 @@ import { requestLocation } from '../lib/http/location';
 import { header, readJsonObjectBody } from '../lib/http/request';
 import { createTerminationRequest, type CreateDeps } from '../lib/termination/create-termination-request';
 import { storeFor } from '../lib/termination/termination-store';
+import { withLambdaContext } from '../lib/monitoring/lambda-context';
 
 const config = loadServiceConfig();
 const deps: CreateDeps = {
@@ -15,7 +16,7 @@ const deps: CreateDeps = {
 };
 
 /** POST /api/v1/contracts/{contractId}/termination-requests */
-export const handler = (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+export const handler = withLambdaContext((event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const contractId = event.pathParameters?.['contractId'];
   const location = (requestId: string) => requestLocation(event, contractId?.toLowerCase() ?? '', requestId);
   return answerCall(event, { ...config, location }, (customerId, edge) =>
@@ -28,4 +29,4 @@ export const handler = (event: APIGatewayProxyEvent): Promise<APIGatewayProxyRes
       edgeProblems: edge.problems,
     }),
   );
-};
+});

@@ -3,6 +3,7 @@ import { loadServiceConfig } from '../lib/config/config';
 import { answerCall } from '../lib/http/edge';
 import { getTerminationRequest } from '../lib/termination/read-termination-requests';
 import { storeFor } from '../lib/termination/termination-store';
+import { withLambdaContext } from '../lib/monitoring/lambda-context';
 
 const config = loadServiceConfig();
 const deps = {
@@ -11,7 +12,7 @@ const deps = {
 };
 
 /** GET /api/v1/contracts/{contractId}/termination-requests/{requestId} */
-export const handler = (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
+export const handler = withLambdaContext((event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
   answerCall(event, config, (customerId, edge) =>
     getTerminationRequest(deps, {
       customerId,
@@ -20,4 +21,5 @@ export const handler = (event: APIGatewayProxyEvent): Promise<APIGatewayProxyRes
       message: edge.texts.requestStatus,
       edgeProblems: edge.problems,
     }),
-  );
+  ),
+);

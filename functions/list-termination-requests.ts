@@ -3,6 +3,7 @@ import { loadServiceConfig } from '../lib/config/config';
 import { answerCall } from '../lib/http/edge';
 import { listTerminationRequests } from '../lib/termination/read-termination-requests';
 import { storeFor } from '../lib/termination/termination-store';
+import { withLambdaContext } from '../lib/monitoring/lambda-context';
 
 const config = loadServiceConfig();
 const deps = {
@@ -11,7 +12,7 @@ const deps = {
 };
 
 /** GET /api/v1/contracts/{contractId}/termination-requests?limit=&cursor= */
-export const handler = (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
+export const handler = withLambdaContext((event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
   answerCall(event, config, (customerId, edge) =>
     listTerminationRequests(deps, {
       customerId,
@@ -21,4 +22,5 @@ export const handler = (event: APIGatewayProxyEvent): Promise<APIGatewayProxyRes
       message: edge.texts.requestStatus,
       edgeProblems: edge.problems,
     }),
-  );
+  ),
+);

@@ -2,6 +2,7 @@ import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { loadPublisherConfig } from '../lib/config/config';
 import { PublishFailedError, publisherDeps, publishRequestEvents, putEventsFor } from '../lib/events/publish-request-events';
 import { logger } from '../lib/logging/logger';
+import { withLambdaContext } from '../lib/monitoring/lambda-context';
 
 const config = loadPublisherConfig();
 const deps = publisherDeps(config, putEventsFor(config));
@@ -13,7 +14,7 @@ const deps = publisherDeps(config, putEventsFor(config));
  * mapping then bisects the batch until that record stands alone, and only it reaches the
  * dead-letter queue (a partial failure at the first record would never shrink the batch).
  */
-export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+export const handler = withLambdaContext(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const result = await publishRequestEvents(event.Records, config, deps);
   const summary = { records: event.Records.length, published: result.published, skipped: result.skipped, calls: result.calls };
   if (result.failed === undefined) {
@@ -23,4 +24,4 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   logger.error('Events not published: records handed back to the stream', { ...summary, failed: result.failed });
   if (result.failed.sequenceNumber === event.Records[0]?.dynamodb?.SequenceNumber) throw new PublishFailedError(result.failed.reason);
   return { batchItemFailures: [{ itemIdentifier: result.failed.sequenceNumber }] };
-};
+});

@@ -2,10 +2,11 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 
 /**
  * CloudWatch metrics (Embedded Metric Format through Powertools): one count per answer, named
- * for what happened. Namespace from POWERTOOLS_METRICS_NAMESPACE; off where
+ * for what happened. Service and namespace from POWERTOOLS_SERVICE_NAME and
+ * POWERTOOLS_METRICS_NAMESPACE (serverless.yml); off where
  * POWERTOOLS_METRICS_DISABLED=true (the local stack, the tests).
  */
-export const metrics = new Metrics({ serviceName: 'contract-termination' });
+export const metrics = new Metrics();
 
 export type OutcomeMetric =
   | 'RequestsCreated'

@@ -1,0 +1,86 @@
+import type { Context } from 'aws-lambda';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+/*
+ * Powertools wired the usual way (issue 16.4): the Lambda context in every log line of the
+ * invocation, even after the edge resets its keys, and one ColdStart metric per environment.
+ */
+
+const context: Context = {
+  callbackWaitsForEmptyEventLoop: true,
+  functionName: 'contract-termination-prod-getTerminationRequest',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:eu-central-1:123456789012:function:contract-termination-prod-getTerminationRequest',
+  memoryLimitInMB: '512',
+  awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
+  logGroupName: '/aws/lambda/contract-termination-prod-getTerminationRequest',
+  logStreamName: '2026/11/24/[$LATEST]abc',
+  getRemainingTimeInMillis: () => 5000,
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+};
+
+function captureStdout(): string[] {
+  const lines: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    lines.push(...String(chunk).split('\n').filter(Boolean));
+    return true;
+  });
+  return lines;
+}
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+  vi.resetModules();
+  vi.restoreAllMocks();
+});
+
+describe('withLambdaContext', () => {
+  it('puts the Lambda context and the service name in every log line, also after the keys are reset', async () => {
+    vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
+    // What Lambda sets in an environment started for an invocation: Powertools knows a cold start by it.
+    vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'on-demand');
+    vi.resetModules();
+    const { logger } = await import('../../lib/logging/logger');
+    const { withLambdaContext } = await import('../../lib/monitoring/lambda-context');
+    const lines = captureStdout();
+    const handler = withLambdaContext(async (event: { n: number }) => {
+      logger.resetKeys();
+      logger.appendKeys({ correlationId: 'x' });
+      logger.info('answered', { n: event.n });
+      return event.n;
+    });
+    expect(await handler({ n: 1 }, context)).toBe(1);
+    const line: unknown = JSON.parse(lines.find((l) => l.includes('answered')) ?? '{}');
+    expect(line).toMatchObject({
+      service: 'contract-termination',
+      function_name: context.functionName,
+      function_request_id: context.awsRequestId,
+      cold_start: true,
+      correlationId: 'x',
+      n: 1,
+    });
+  });
+
+  it('counts the cold start once per environment, with the function as dimension', async () => {
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
+    vi.stubEnv('POWERTOOLS_METRICS_NAMESPACE', 'TestNamespace');
+    vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'SILENT');
+    vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'on-demand');
+    vi.resetModules();
+    const { withLambdaContext } = await import('../../lib/monitoring/lambda-context');
+    const lines = captureStdout();
+    const handler = withLambdaContext(() => Promise.resolve('ok'));
+    await handler({}, context);
+    await handler({}, context);
+    const coldStarts = lines.filter((l) => l.includes('"ColdStart"'));
+    expect(coldStarts).toHaveLength(1);
+    expect(JSON.parse(coldStarts[0] ?? '{}')).toMatchObject({ ColdStart: 1, function_name: context.functionName });
+  });
+
+  it('runs the handler with its event alone when there is no context (tools and tests)', async () => {
+    const { withLambdaContext } = await import('../../lib/monitoring/lambda-context');
+    expect(await withLambdaContext((event: string) => Promise.resolve(event.length))('abc')).toBe(3);
+  });
+});
