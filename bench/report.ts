@@ -174,6 +174,13 @@ export function verdictTable(passes: Pass[], cold: Cold, memory: Memory | undefi
       oneCall.every(({ counts: c }) => c.length > 0 && c.every((n) => n === 1)),
     ]);
   }
+  // An empty list also reads the contract, to tell 404, 403 and "none yet" apart (0015-reading-requests.md).
+  const empty = counts('GET list empty');
+  verdicts.push([
+    'empty list: 2 DynamoDB calls, Query + the contract (documented cost)',
+    `list empty ${calls(empty)}`,
+    empty.length > 0 && empty.every((n) => n === 2),
+  ]);
 
   // Judged on the handler in process; the bundle (as is only) is shown beside it.
   for (const [label, names] of [

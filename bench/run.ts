@@ -215,7 +215,8 @@ async function main(): Promise<void> {
   }
   // A create takes a contract's one active slot for good: fresh contracts for every create.
   const perPass = warmup + iterations;
-  const contracts = Array.from({ length: 9 * perPass + 3 + 2 * coldRuns + Math.ceil(memoryInvocations / 50) }, () => ({
+  // + 4: the seeds, the reads' contract and the empty list's.
+  const contracts = Array.from({ length: 9 * perPass + 4 + 2 * coldRuns + Math.ceil(memoryInvocations / 50) }, () => ({
     contractId: randomUUID(),
     customerId: CUSTOMER,
     status: 'ACTIVE',
