@@ -1,7 +1,9 @@
 /*
  * The dependency rules of lib/ (npm run deps; part of npm test). Folders of lib/ are subjects
- * (termination, contracts, http, ...); they must form no cycle, and the domain must not reach
- * the edge: HTTP, texts and the authorizer live in lib/http and lib/auth, called from functions/.
+ * (termination, dynamodb, http, ...); they must form no cycle, the domain must not reach the
+ * edge (HTTP, texts and the authorizer live in lib/http and lib/auth, called from functions/),
+ * and the domain (lib/termination, lib/api-model) must not reach AWS: it has ports, lib/dynamodb
+ * and lib/aws implement them.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -24,8 +26,16 @@ module.exports = {
       name: 'domain-knows-no-edge',
       severity: 'error',
       comment: 'The domain speaks domain: statuses, headers and languages are chosen in lib/http.',
-      from: { path: '^lib/(termination|contracts|validation|banking|storage|config|events|dead-letters)/' },
-      to: { path: '^lib/(http|auth|logging|monitoring)/' },
+      from: { path: '^lib/(termination|api-model|events|aws|dynamodb)/|^lib/(config|backoff)[.]ts$' },
+      to: { path: '^lib/(http|auth|observability)/' },
+    },
+    {
+      name: 'domain-knows-no-aws',
+      severity: 'error',
+      comment:
+        'Use cases and rules depend on ports (lib/termination/ports.ts), never on the AWS SDK, Lambda event types or the adapters that use them (lib/dynamodb, lib/aws, lib/events).',
+      from: { path: '^lib/(termination|api-model)/' },
+      to: { path: '^(aws-lambda$|node_modules/(@aws-sdk/|@types/aws-lambda/|aws-lambda/)|lib/(dynamodb|aws|events)/)' },
     },
     {
       name: 'product-stands-alone',

@@ -9,11 +9,13 @@ import type {
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { textsFor } from '../lib/http/texts';
-import { buildCreateTransaction, STATUS_SUBMITTED, type NewRequest, type Tables } from '../lib/termination/create-transaction';
+import { buildCreateTransaction, type Tables } from '../lib/dynamodb/create-transaction';
+import { STATUS_SUBMITTED } from '../lib/termination/lifecycle';
+import type { NewRequest } from '../lib/termination/ports';
 import { requestFingerprint } from '../lib/termination/fingerprint';
-import { REQUEST_SORT_PREFIX, requestKeyOf } from '../lib/termination/keys';
+import { REQUEST_SORT_PREFIX, requestKeyOf } from '../lib/dynamodb/keys';
 import { newRequestNumber } from '../lib/termination/request-number';
-import { validateTerminationInput } from '../lib/validation/validator';
+import { validateTerminationInput } from '../lib/api-model/validator';
 
 /*
  * The floor: the service's own create transaction (buildCreateTransaction), marshalled to

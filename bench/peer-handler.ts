@@ -11,12 +11,12 @@ import { TransactionCanceledException, type DynamoDBClient } from '@aws-sdk/clie
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { isAccountKeyValid } from '../lib/banking/control-key';
+import { isAccountKeyValid } from '../lib/termination/control-key';
 import { textsFor } from '../lib/http/texts';
 import { newRequestNumber } from '../lib/termination/request-number';
-import type { Problem } from '../lib/validation/problems';
-import type { TerminationRequestInput } from '../lib/validation/schemas';
-import { isUuid, validateTerminationInput } from '../lib/validation/validator';
+import type { Problem } from '../lib/api-model/problems';
+import type { TerminationRequestInput } from '../lib/api-model/schemas';
+import { isUuid, validateTerminationInput } from '../lib/api-model/validator';
 
 /*
  * The peer: the same endpoint as a team would usually write it with Powertools. The service's

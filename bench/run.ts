@@ -26,7 +26,7 @@ import { freePort } from '../scripts/local/free-port';
 import { startJwksServer } from '../scripts/local/jwks-server';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken } from '../scripts/local/signing-key';
 import { createTables } from '../scripts/local/tables';
-import { slotKeyOf } from '../lib/termination/keys';
+import { slotKeyOf } from '../lib/dynamodb/keys';
 import { floorGet, floorQuery, floorTransaction, transactionItems } from './floor';
 import { measureAuthorizer, measureLatency, runChild, startProxy, statusOf, stopAll, stops, type Impl, type Row } from './measure';
 import { benchLifecycle } from './lifecycle';

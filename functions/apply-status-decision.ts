@@ -1,10 +1,10 @@
 import type { EventBridgeEvent } from 'aws-lambda';
-import { loadDecisionConfig } from '../lib/config/config';
-import { deadLetterQueueFor } from '../lib/dead-letters/dead-letter-queue';
-import { logger } from '../lib/logging/logger';
+import { loadDecisionConfig } from '../lib/config';
+import { deadLetterQueueFor } from '../lib/aws/dead-letter-queue';
+import { logger } from '../lib/observability/logger';
 import { applyStatusDecision, type DecisionDeps } from '../lib/termination/apply-status-decision';
-import { storeFor } from '../lib/termination/termination-store';
-import { withLambdaContext } from '../lib/monitoring/lambda-context';
+import { storeFor } from '../lib/dynamodb/termination-table';
+import { withLambdaContext } from '../lib/observability/lambda-context';
 
 const config = loadDecisionConfig();
 const deps: DecisionDeps = {

@@ -1,11 +1,11 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { allowPolicy } from '../lib/auth/policy';
 import { bearerToken, createTokenVerifier, InvalidTokenError } from '../lib/auth/token-verifier';
-import { loadAuthConfig } from '../lib/config/config';
+import { loadAuthConfig } from '../lib/config';
 import { header } from '../lib/http/request';
-import { logger } from '../lib/logging/logger';
-import { UUID_PATTERN } from '../lib/validation/uuid';
-import { withLambdaContext } from '../lib/monitoring/lambda-context';
+import { logger } from '../lib/observability/logger';
+import { UUID_PATTERN } from '../lib/api-model/uuid';
+import { withLambdaContext } from '../lib/observability/lambda-context';
 
 const customerIdOf = createTokenVerifier(loadAuthConfig());
 

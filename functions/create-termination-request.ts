@@ -1,11 +1,11 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { loadServiceConfig } from '../lib/config/config';
+import { loadServiceConfig } from '../lib/config';
 import { answerCall } from '../lib/http/edge';
 import { requestLocation } from '../lib/http/location';
 import { header, readJsonObjectBody } from '../lib/http/request';
 import { createTerminationRequest, type CreateDeps } from '../lib/termination/create-termination-request';
-import { storeFor } from '../lib/termination/termination-store';
-import { withLambdaContext } from '../lib/monitoring/lambda-context';
+import { storeFor } from '../lib/dynamodb/termination-table';
+import { withLambdaContext } from '../lib/observability/lambda-context';
 
 const config = loadServiceConfig();
 const deps: CreateDeps = {

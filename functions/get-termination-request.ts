@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { loadServiceConfig } from '../lib/config/config';
+import { loadServiceConfig } from '../lib/config';
 import { answerCall } from '../lib/http/edge';
 import { getTerminationRequest } from '../lib/termination/read-termination-requests';
-import { storeFor } from '../lib/termination/termination-store';
-import { withLambdaContext } from '../lib/monitoring/lambda-context';
+import { storeFor } from '../lib/dynamodb/termination-table';
+import { withLambdaContext } from '../lib/observability/lambda-context';
 
 const config = loadServiceConfig();
 const deps = {

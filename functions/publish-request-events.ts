@@ -1,8 +1,9 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { loadPublisherConfig } from '../lib/config/config';
-import { PublishFailedError, publisherDeps, publishRequestEvents, putEventsFor } from '../lib/events/publish-request-events';
-import { logger } from '../lib/logging/logger';
-import { withLambdaContext } from '../lib/monitoring/lambda-context';
+import { loadPublisherConfig } from '../lib/config';
+import { putEventsFor } from '../lib/aws/eventbridge-client';
+import { PublishFailedError, publisherDeps, publishRequestEvents } from '../lib/events/publish-request-events';
+import { logger } from '../lib/observability/logger';
+import { withLambdaContext } from '../lib/observability/lambda-context';
 
 const config = loadPublisherConfig();
 const deps = publisherDeps(config, putEventsFor(config));

@@ -2,14 +2,15 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { GetCommand, ScanCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { numberKeyOf } from '../lib/termination/keys';
-import { DECISION_STATUSES } from '../lib/validation/event-schemas';
-import { isUuid } from '../lib/validation/validator';
+import { numberKeyOf } from '../lib/dynamodb/keys';
+import { DECISION_STATUSES } from '../lib/api-model/event-schemas';
+import { isUuid } from '../lib/api-model/validator';
 import { decisionEvent } from './local/decision-event';
 import { localClient } from './local/dynamodb-local';
-import { requestKeyOf } from '../lib/termination/keys';
+import { requestKeyOf } from '../lib/dynamodb/keys';
 import { runningStack } from './local/running-stack';
 import { LOCAL_EVENT_BUS } from './local/service-env';
+import { localEndpoint } from '../lib/aws/local-endpoint';
 
 /*
  * npm run backoffice -- --request <requestNumber or requestId> --status <STATUS> [--reason "..."]
@@ -45,8 +46,7 @@ const doc = DynamoDBDocumentClient.from(localClient(stack.dynamoDbEndpoint));
 const table = stack.tables.requests;
 const bus = new EventBridgeClient({
   region: 'eu-central-1',
-  endpoint: stack.awsStandIn,
-  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  ...localEndpoint(stack.awsStandIn),
   maxAttempts: 1,
 });
 

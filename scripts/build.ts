@@ -15,10 +15,10 @@ export const standaloneValidators: Plugin = {
   name: 'standalone-validators',
   setup(builder) {
     const source = standaloneValidatorsSource();
-    builder.onLoad({ filter: /lib[\\/]validation[\\/]compiled-validators\.ts$/ }, () => ({
+    builder.onLoad({ filter: /lib[\\/]api-model[\\/]compiled-validators\.ts$/ }, () => ({
       contents: source,
       loader: 'js',
-      resolveDir: 'lib/validation',
+      resolveDir: 'lib/api-model',
     }));
   },
 };

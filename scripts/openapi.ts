@@ -3,13 +3,13 @@ import { stringify } from 'yaml';
 import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../lib/http/errors';
 import { textsFor } from '../lib/http/texts';
 import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE } from '../lib/termination/read-termination-requests';
-import type { Problem } from '../lib/validation/problems';
+import type { Problem } from '../lib/api-model/problems';
 import {
   errorBodySchema,
   terminationRequestInputSchema,
   terminationRequestListSchema,
   terminationRequestSchema,
-} from '../lib/validation/schemas';
+} from '../lib/api-model/schemas';
 
 /*
  * The OpenAPI 3.1 description of the API, built from the very JSON Schemas the validator

@@ -16,7 +16,7 @@ import { asBatchResponse, startStreamPoller } from './local/stream-poller';
 import { removeRunningStack, writeRunningStack } from './local/running-stack';
 import { decisionRulePattern, streamFilterPatterns } from './local/template-patterns';
 import { appendFileSync, mkdirSync } from 'node:fs';
-import { maskAccountNumber } from '../lib/logging/logger';
+import { maskAccountNumber } from '../lib/observability/logger';
 import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';

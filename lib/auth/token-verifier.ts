@@ -9,7 +9,7 @@ import {
   ParameterValidationError,
 } from 'aws-jwt-verify/error';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
-import type { AuthConfig } from '../config/config';
+import type { AuthConfig } from '../config';
 import { RefreshingJwksCache } from './jwks-cache';
 import { tokenRuleBreach } from './token-rules';
 

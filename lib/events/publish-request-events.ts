@@ -1,8 +1,7 @@
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { PublisherConfig } from '../config/config';
-import { isTransientAwsError } from '../storage/transient-errors';
+import { backoff } from '../backoff';
+import type { PublisherConfig } from '../config';
+import { isTransientAwsError } from '../aws/transient-errors';
 import { publishInOrder, type PendingEntry, type PublishDeps, type PublishResult } from './publish-batches';
 import { eventOfRecord, MalformedRecordError } from './request-events';
 import { UnreadableImageError } from './stream-image';
@@ -26,26 +25,11 @@ export interface StreamPublishResult extends PublishResult {
   skipped: number;
 }
 
-/** One EventBridge client per function, built at module load. */
-export function putEventsFor(config: PublisherConfig): PublishDeps['putEvents'] {
-  const client = new EventBridgeClient({
-    region: config.eventBridge.region,
-    // Retries are publishInOrder's, entry by entry; the SDK would resend the whole call.
-    maxAttempts: 1,
-    // A call that hangs must not eat the function's 60 s: it fails and is retried.
-    requestHandler: { requestTimeout: 5000, connectionTimeout: 1000, throwOnRequestTimeout: true },
-    ...(config.eventBridge.endpoint
-      ? { endpoint: config.eventBridge.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
-  });
-  return async (entries) => (await client.send(new PutEventsCommand({ Entries: entries }))).Entries ?? [];
-}
-
 export function publisherDeps(config: PublisherConfig, putEvents: PublishDeps['putEvents']): PublishDeps {
   return {
     putEvents,
     maxAttempts: config.maxAttempts,
-    pause: (attempt) => sleep(Math.random() * 100 * 2 ** attempt),
+    pause: (attempt) => backoff(attempt, 100),
     isTransient: isTransientAwsError,
   };
 }

@@ -1,7 +1,7 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { v5 as uuidV5 } from 'uuid';
-import { EVENT_TYPES, submittedEventSchema, type StatusChangedDetail, type SubmittedDetail } from '../validation/event-schemas';
-import { isStatusChangedDetail, isSubmittedDetail } from '../validation/validator';
+import { EVENT_TYPES, submittedEventSchema, type StatusChangedDetail, type SubmittedDetail } from '../api-model/event-schemas';
+import { isStatusChangedDetail, isSubmittedDetail } from '../api-model/validator';
 import { imageValues } from './stream-image';
 
 /*

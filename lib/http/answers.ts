@@ -2,7 +2,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { CreateOutcome } from '../termination/create-termination-request';
 import type { ReadOutcome } from '../termination/read-termination-requests';
 import type { Refusal } from '../termination/refusals';
-import type { ErrorBody } from '../validation/schemas';
+import type { ErrorBody } from '../api-model/schemas';
 import { ERROR_STATUS, type ErrorCode } from './errors';
 import type { Texts } from './texts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { isUuid } from '../validation/validator';
-import type { Problem } from '../validation/problems';
+import { isUuid } from '../api-model/validator';
+import type { Problem } from '../api-model/problems';
 import { header } from './request';
 
 /**

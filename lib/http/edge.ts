@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { logger, maskAccountNumber } from '../logging/logger';
-import { recordOutcome } from '../monitoring/metrics';
-import type { Problem } from '../validation/problems';
+import { logger, maskAccountNumber } from '../observability/logger';
+import { recordOutcome } from '../observability/metrics';
+import type { Problem } from '../api-model/problems';
 import { answerFor, type Outcome } from './answers';
 import { EdgeRefusal } from './errors';
 import { correlationOf } from './correlation';
@@ -91,7 +91,7 @@ export function edgeFailure(error: unknown): Outcome {
   return error instanceof EdgeRefusal ? { kind: 'refused', refusal: error.refusal } : { kind: 'failed', error };
 }
 
-export const unauthorized = () => new EdgeRefusal('UNAUTHORIZED', [{ field: 'Authorization', code: 'bearerTokenRequired' }]);
+const unauthorized = () => new EdgeRefusal('UNAUTHORIZED', [{ field: 'Authorization', code: 'bearerTokenRequired' }]);
 
 export interface RouteOptions {
   retryAfterSeconds: number;

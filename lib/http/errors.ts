@@ -1,5 +1,5 @@
 import type { Refusal, RefusalCode } from '../termination/refusals';
-import type { Problem } from '../validation/problems';
+import type { Problem } from '../api-model/problems';
 
 /** Refusals made at the edge, before the use case runs. */
 export type EdgeRefusalCode = 'MALFORMED_REQUEST' | 'UNAUTHORIZED';

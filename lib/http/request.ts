@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { Problem } from '../validation/problems';
+import type { Problem } from '../api-model/problems';
 import { EdgeRefusal } from './errors';
 
 export const MAX_BODY_BYTES = 16 * 1024;

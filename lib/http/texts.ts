@@ -1,5 +1,5 @@
-import type { Problem, ProblemCode, ProblemOf } from '../validation/problems';
-import type { Status, TerminationRequest } from '../validation/schemas';
+import type { Problem, ProblemCode, ProblemOf } from '../api-model/problems';
+import type { Status, TerminationRequest } from '../api-model/schemas';
 import type { ErrorCode } from './errors';
 
 export type Language = 'en' | 'ru';

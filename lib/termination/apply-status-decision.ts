@@ -1,8 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { Status } from '../validation/schemas';
-import { validateStatusDecisionDetail } from '../validation/validator';
-import type { Decision } from './decision-write';
-import type { TerminationStore } from './termination-store';
+import { backoff } from '../backoff';
+import type { Status } from '../api-model/schemas';
+import { validateStatusDecisionDetail } from '../api-model/validator';
+import type { Decision, TerminationStore } from './ports';
 
 /*
  * A back-office decision in (docs/decisions/0017-lifecycle.md). Each event is judged alone:
@@ -101,7 +100,7 @@ export async function applyStatusDecision(deps: DecisionDeps, event: DecisionEve
           decision,
         };
       case 'retry':
-        await sleep(Math.random() * 20 * 2 ** attempt);
+        await backoff(attempt, 20);
     }
   }
   throw new DecisionContendedError(decision.requestId);

@@ -1,17 +1,16 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { backoff } from '../backoff';
 import { v7 as timeOrderedUuid } from 'uuid';
-import { isAccountKeyValid } from '../banking/control-key';
-import type { ContractVerdict } from '../contracts/contracts-table';
-import { isDynamoDbUnavailable } from '../storage/dynamodb-client';
-import type { Problem } from '../validation/problems';
-import type { ReasonCode, TerminationRequest, TerminationRequestInput } from '../validation/schemas';
-import { isUuid, validateTerminationInput } from '../validation/validator';
+import { isAccountKeyValid } from './control-key';
+import type { ContractVerdict } from './contract-rules';
+import type { Problem } from '../api-model/problems';
+import type { ReasonCode, TerminationRequest, TerminationRequestInput } from '../api-model/schemas';
+import { isUuid, validateTerminationInput } from '../api-model/validator';
 import { businessToday, isBeforeBusinessToday } from './business-date';
-import { STATUS_SUBMITTED, type IdempotencyRecord, type WriteOutcome } from './create-transaction';
+import { STATUS_SUBMITTED } from './lifecycle';
+import { StoreUnavailableError, type IdempotencyRecord, type TerminationStore, type WriteOutcome } from './ports';
 import { requestFingerprint } from './fingerprint';
 import { refuse, RefusedError, type Refusal } from './refusals';
 import { newRequestNumber } from './request-number';
-import type { TerminationStore } from './termination-store';
 
 /*
  * Creating a termination request. The rules and their order: docs/decisions/0013-order-of-checks.md;
@@ -22,7 +21,7 @@ import type { TerminationStore } from './termination-store';
 export const REASON_NEEDING_COMMENT: ReasonCode = 'OTHER';
 
 export interface CreateDeps {
-  store: TerminationStore;
+  store: Pick<TerminationStore, 'create' | 'findIdempotencyRecord'>;
   businessTimeZone: string;
   idempotencyTtlSeconds: number;
   /** All DynamoDB work of one invocation, retries included, ends by then as unavailable. */
@@ -166,9 +165,9 @@ async function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abo
         return answerFromRecord(outcome.record, call);
       case 'number-taken':
       case 'retry': {
-        // Exponential backoff with full jitter; the budget's signal ends it as unavailable.
-        const pause = outcome.kind === 'retry' ? Math.random() * Math.min(200, 10 * 2 ** attempt) : 0;
-        await sleep(pause, undefined, { signal: abortSignal });
+        // A taken number draws again at once; a conflict waits. The budget's signal ends it as unavailable.
+        if (outcome.kind === 'retry') await backoff(attempt, 10, 200, abortSignal);
+        else abortSignal.throwIfAborted();
         continue;
       }
       default:
@@ -196,7 +195,7 @@ export async function createTerminationRequest(deps: CreateDeps, call: CreateCal
     return await decide(deps, call, deps.now?.() ?? new Date(), abortSignal);
   } catch (error) {
     if (error instanceof RefusedError) return { kind: 'refused', refusal: error.refusal };
-    if (isDynamoDbUnavailable(error) || abortSignal.aborted) return { kind: 'unavailable', cause: error };
+    if (error instanceof StoreUnavailableError || abortSignal.aborted) return { kind: 'unavailable', cause: error };
     throw error;
   }
 }

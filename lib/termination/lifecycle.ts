@@ -1,4 +1,4 @@
-import { STATUSES, type Status } from '../validation/schemas';
+import { STATUSES, type Status } from '../api-model/schemas';
 
 /*
  * Where a request may go (docs/decisions/0017-lifecycle.md): SUBMITTED -> IN_REVIEW -> APPROVED
@@ -7,6 +7,9 @@ import { STATUSES, type Status } from '../validation/schemas';
  */
 
 const RANK: Record<Status, number> = { SUBMITTED: 0, IN_REVIEW: 1, APPROVED: 2, COMPLETED: 3, REJECTED: 3 };
+
+/** Every request starts here. */
+export const STATUS_SUBMITTED = 'SUBMITTED';
 
 export const FINAL_STATUSES: readonly Status[] = ['COMPLETED', 'REJECTED'];
 

@@ -1,11 +1,9 @@
-import { ownershipOf } from '../contracts/contracts-table';
-import { isDynamoDbUnavailable } from '../storage/dynamodb-client';
-import type { Problem } from '../validation/problems';
-import type { TerminationRequest } from '../validation/schemas';
-import { isUuid } from '../validation/validator';
-import { isStatus } from './lifecycle';
+import { ownershipOf } from './contract-rules';
+import type { Problem } from '../api-model/problems';
+import type { TerminationRequest } from '../api-model/schemas';
+import { isUuid } from '../api-model/validator';
 import { refuse, RefusedError, type Refusal } from './refusals';
-import type { TerminationStore } from './termination-store';
+import { StoreUnavailableError, type StoredRequest, type TerminationStore } from './ports';
 
 /*
  * Reading requests back (docs/decisions/0015-reading-requests.md): one DynamoDB call when the
@@ -16,26 +14,16 @@ import type { TerminationStore } from './termination-store';
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
-/** What a stored request shows of itself; the message is the edge's, in the caller's language. */
-export interface StoredRequest {
-  requestId: string;
-  requestNumber: string;
-  status: TerminationRequest['status'];
-  createdAt: string;
-  /** The back office's words on the current status, when it gave some. */
-  statusReason?: string;
-}
-
 export interface ReadCall {
   customerId: string;
   contractId: string | undefined;
   /** The message for a request in its current status. */
-  message: (request: StoredRequest) => string;
+  message: (request: Omit<StoredRequest, 'customerId'>) => string;
   edgeProblems: Problem[];
 }
 
 export interface ReadDeps {
-  store: TerminationStore;
+  store: Pick<TerminationStore, 'findRequest' | 'listRequests' | 'findContract'>;
   /** All DynamoDB work of one read ends by then as unavailable (503), well inside the Lambda timeout. */
   budgetMs: number;
 }
@@ -46,24 +34,11 @@ export type ReadOutcome =
   | { kind: 'refused'; refusal: Refusal }
   | { kind: 'unavailable'; cause: unknown };
 
-function asStoredRequest(item: Record<string, unknown>): StoredRequest {
-  const { requestId, requestNumber, status, createdAt, statusReason } = item;
-  if (
-    typeof requestId !== 'string' ||
-    typeof requestNumber !== 'string' ||
-    !isStatus(status) ||
-    typeof createdAt !== 'string' ||
-    !(statusReason === undefined || typeof statusReason === 'string')
-  ) {
-    throw new Error(`Malformed request item ${String(requestId)}`);
-  }
-  return { requestId, requestNumber, status, createdAt, ...(statusReason === undefined ? {} : { statusReason }) };
-}
-
-const view = (item: Record<string, unknown>, message: ReadCall['message']): TerminationRequest => {
-  const stored = asStoredRequest(item);
-  return { ...stored, message: message(stored) };
-};
+/** The request as the caller sees it: never the customer id; the message in their language. */
+const view = ({ customerId: _customerId, ...shown }: StoredRequest, message: ReadCall['message']): TerminationRequest => ({
+  ...shown,
+  message: message(shown),
+});
 
 async function settle(budgetMs: number, run: (abortSignal: AbortSignal) => Promise<ReadOutcome>): Promise<ReadOutcome> {
   const abortSignal = AbortSignal.timeout(budgetMs);
@@ -71,14 +46,14 @@ async function settle(budgetMs: number, run: (abortSignal: AbortSignal) => Promi
     return await run(abortSignal);
   } catch (error) {
     if (error instanceof RefusedError) return { kind: 'refused', refusal: error.refusal };
-    if (isDynamoDbUnavailable(error) || abortSignal.aborted) return { kind: 'unavailable', cause: error };
+    if (error instanceof StoreUnavailableError || abortSignal.aborted) return { kind: 'unavailable', cause: error };
     throw error;
   }
 }
 
 /** The contract's 404 or 403 when the caller may not see it, else the given refusal or nothing. */
 async function contractRefusal(
-  store: TerminationStore,
+  store: ReadDeps['store'],
   contractId: string,
   customerId: string,
   abortSignal: AbortSignal,
@@ -104,7 +79,7 @@ export function getTerminationRequest(
     const item = await store.findRequest(contractId, call.requestId.toLowerCase(), abortSignal);
     // A request is shown to the customer who made it; to anyone else it is as if it did not exist,
     // and the contract decides between 404 and 403 (0015-reading-requests.md).
-    if (item && item['customerId'] === call.customerId) return { kind: 'found', request: view(item, call.message) };
+    if (item?.customerId === call.customerId) return { kind: 'found', request: view(item, call.message) };
     throw (
       (await contractRefusal(store, contractId, call.customerId, abortSignal)) ??
       refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])

@@ -1,4 +1,4 @@
-import type { Problem } from '../validation/problems';
+import type { Problem } from '../api-model/problems';
 
 /** Every way the create use case can say no. The edge gives each its HTTP status and its words. */
 export type RefusalCode =

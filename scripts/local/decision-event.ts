@@ -1,6 +1,6 @@
 import type { EventBridgeEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import type { StatusDecisionDetail } from '../../lib/validation/event-schemas';
+import type { StatusDecisionDetail } from '../../lib/api-model/event-schemas';
 
 export const LOCAL_DECISION_SOURCE = 'bank.back-office';
 export const DECISION_DETAIL_TYPE = 'TerminationRequestStatusChanged';

@@ -1,5 +1,5 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Contract } from '../../lib/contracts/contracts-table';
+import type { Contract } from '../../lib/termination/contract-rules';
 
 /** Demo customers and their contracts for the local stack; the ids are stable and documented. */
 export const DEMO_CUSTOMERS = {

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { collectOutput, stopChild } from './child-process';
 import { assertLoopbackOnly } from './reachability';
+import { localEndpoint } from '../../lib/aws/local-endpoint';
 
 export interface RunningDynamoDb {
   endpoint: string;
@@ -26,9 +27,8 @@ export function assertJava(): void {
 
 export function localClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({
-    endpoint,
     region: 'eu-central-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    ...localEndpoint(endpoint),
     maxAttempts: 1,
   });
 }

@@ -10,6 +10,7 @@ import {
 import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { matchesPattern } from './event-pattern';
+import { localEndpoint } from '../../lib/aws/local-endpoint';
 
 /*
  * What Lambda's event source mapping does for the requests table's stream, on a laptop: reads
@@ -103,8 +104,7 @@ export function asBatchResponse(payload: unknown): DynamoDBBatchResponse | undef
 export async function startStreamPoller(options: StreamPollerOptions): Promise<StreamPoller> {
   const streams = new DynamoDBStreamsClient({
     region: 'eu-central-1',
-    endpoint: options.endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    ...localEndpoint(options.endpoint),
   });
   const { Table } = await options.client.send(new DescribeTableCommand({ TableName: options.tableName }));
   const streamArn = Table?.LatestStreamArn;

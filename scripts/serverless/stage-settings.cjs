@@ -69,7 +69,7 @@ class StageSettings {
     const missing = Object.entries(required)
       .filter(([, value]) => value === undefined || value === null || String(value).trim() === '')
       .map(([name]) => name);
-    // The functions refuse a malformed origin at cold start (lib/config/config.ts): refuse it here first.
+    // The functions refuse a malformed origin at cold start (lib/config.ts): refuse it here first.
     const badOrigins = this.allowedOrigins().filter((origin) => {
       try {
         return new URL(origin).origin !== origin;

@@ -557,7 +557,7 @@ describe('production protections', () => {
     });
   });
 
-  it('has the dashboard the README describes: API, outcomes, Lambda and DynamoDB', () => {
+  it('has the dashboard docs/operations.md describes: API, outcomes, Lambda and DynamoDB', () => {
     const body = String(at(resource(prod, 'Dashboard'), 'Properties', 'DashboardBody', 'Fn::Sub'));
     for (const metric of [
       '5XXError',

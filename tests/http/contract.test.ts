@@ -101,7 +101,7 @@ describe('every answer matches docs/openapi.yaml', () => {
     expect(breaches(answer)).toEqual([]);
   });
 
-  it('documents 401 too (locally serverless offline answers it in its own shape: see README)', async () => {
+  it('documents 401 too (locally serverless offline answers it in its own shape: see docs/local-development.md)', async () => {
     const answer = await stack.post(anna.contracts.active, { body });
     expect(answer.status).toBe(401);
     expect(documentedResponse(document, 401)?.exampleCodes).toEqual(['UNAUTHORIZED']);

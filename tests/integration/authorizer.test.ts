@@ -41,7 +41,7 @@ describe('authorizer', () => {
       lines.push(String(chunk));
       return true;
     });
-    const { logger } = await import('../../lib/logging/logger');
+    const { logger } = await import('../../lib/observability/logger');
     logger.setLogLevel('INFO');
     const correlationId = '3b241101-e2bb-4255-8caf-4136c566a962';
     const token = signToken(key, { customerId: 'customer-anna', audience: 'nobody' });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { logger } from '../../lib/logging/logger';
+import { logger } from '../../lib/observability/logger';
 import { DEMO_CUSTOMERS, DEMO_END_DATE } from '../../scripts/local/demo-data';
 import type { EventOptions } from '../../scripts/local/api-event';
 import { REQUEST_NUMBER_PATTERN } from '../../lib/termination/request-number';

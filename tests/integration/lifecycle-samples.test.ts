@@ -11,8 +11,8 @@ import streamRequestCreated from '../../events/stream-request-created.json' with
 import streamStatusChanged from '../../events/stream-status-changed.json' with { type: 'json' };
 import { eventIdOf } from '../../lib/events/request-events';
 import type { PutEventsFault } from '../../scripts/local/aws-stand-in';
-import { slotKeyOf } from '../../lib/termination/keys';
-import { isStatusChangedDetail, isSubmittedDetail } from '../../lib/validation/validator';
+import { slotKeyOf } from '../../lib/dynamodb/keys';
+import { isStatusChangedDetail, isSubmittedDetail } from '../../lib/api-model/validator';
 import { ofKind } from '../support/local-tables';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 import { SAMPLE_CONTRACT_ID, SAMPLE_REQUEST, SAMPLE_REQUEST_ID, writeSampleRequest } from '../support/sample-request';

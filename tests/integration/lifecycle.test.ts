@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventIdOf } from '../../lib/events/request-events';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { requestKeyOf, slotKeyOf } from '../../lib/termination/keys';
+import { requestKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
 import { decisionEvent, type DecisionOptions } from '../../scripts/local/decision-event';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import type { StreamPoller } from '../../scripts/local/stream-poller';

@@ -4,7 +4,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestKeyOf } from '../../lib/termination/keys';
+import { requestKeyOf } from '../../lib/dynamodb/keys';
 import { startAwsStandIn, type AwsStandIn } from '../../scripts/local/aws-stand-in';
 import { decisionEvent } from '../../scripts/local/decision-event';
 import { localClient } from '../../scripts/local/dynamodb-local';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { slotKeyOf } from '../../lib/termination/keys';
+import { slotKeyOf } from '../../lib/dynamodb/keys';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { headersWithKey, validBody } from '../support/bodies';
 import { newContract } from '../support/contracts';

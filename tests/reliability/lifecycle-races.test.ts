@@ -4,7 +4,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdOf } from '../../lib/events/request-events';
 import { isActive, isStatus } from '../../lib/termination/lifecycle';
-import { requestKeyOf } from '../../lib/termination/keys';
+import { requestKeyOf } from '../../lib/dynamodb/keys';
 import { decisionEvent, type DecisionOptions } from '../../scripts/local/decision-event';
 import type { StreamPoller } from '../../scripts/local/stream-poller';
 import { headersWithKey, validBody } from '../support/bodies';

@@ -27,7 +27,7 @@ import { refusedAuthorizations } from '../support/jwt-attacks';
 import { figures, printFigures } from './figures';
 import { garbageCalls, type GarbageCall } from './garbage';
 import { isErrorCode } from '../../lib/http/errors';
-import { requestKeyOf } from '../../lib/termination/keys';
+import { requestKeyOf } from '../../lib/dynamodb/keys';
 import { invariantViolations, type RaceAnswer } from './invariants';
 import { captureLogs, logLeaks } from './log-capture';
 import { scale } from './scale';

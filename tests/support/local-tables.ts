@@ -4,7 +4,7 @@ import { inject } from 'vitest';
 import { localClient } from '../../scripts/local/dynamodb-local';
 import { DEMO_CONTRACTS, putContracts } from '../../scripts/local/demo-data';
 import { createTables, type TableNames } from '../../scripts/local/tables';
-import type { Contract } from '../../lib/contracts/contracts-table';
+import type { Contract } from '../../lib/termination/contract-rules';
 
 export interface TestTables {
   names: TableNames;

@@ -1,5 +1,6 @@
 import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { buildCreateTransaction, type NewRequest } from '../../lib/termination/create-transaction';
+import { buildCreateTransaction } from '../../lib/dynamodb/create-transaction';
+import type { NewRequest } from '../../lib/termination/ports';
 import type { TableNames } from '../../scripts/local/tables';
 import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 

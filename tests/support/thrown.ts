@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { ConfigError } from '../../lib/config/config';
+import { ConfigError } from '../../lib/config';
 
 /** What the function threw (undefined when it did not throw), so that assertions stay outside any catch. */
 export function thrownBy(fn: () => unknown): unknown {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { textsFor } from '../../lib/http/texts';
-import { createDocumentClient } from '../../lib/storage/dynamodb-client';
+import { createDocumentClient } from '../../lib/aws/dynamodb-client';
 import type { CreateCall, CreateDeps } from '../../lib/termination/create-termination-request';
-import { TerminationStore } from '../../lib/termination/termination-store';
+import { DynamoDbTerminationStore } from '../../lib/dynamodb/termination-table';
 import type { TableNames } from '../../scripts/local/tables';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { validBody } from './bodies';
@@ -21,7 +21,7 @@ export function localDocumentClient(endpoint: string): DynamoDBDocumentClient {
 /** What the use case needs, on the given tables: the service's time zone and key lifetime, a 2 s budget. */
 export function useCaseDeps(client: DynamoDBDocumentClient, tables: TableNames, overrides: Partial<CreateDeps> = {}): CreateDeps {
   return {
-    store: new TerminationStore(client, { requests: tables.requests, contracts: tables.contracts }),
+    store: new DynamoDbTerminationStore(client, { requests: tables.requests, contracts: tables.contracts }),
     businessTimeZone: 'Europe/Moscow',
     idempotencyTtlSeconds: 24 * 3600,
     budgetMs: 2000,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyStatusDecision, DecisionContendedError, type DecisionDeps } from '../../lib/termination/apply-status-decision';
-import type { Decision, DecisionWriteOutcome } from '../../lib/termination/decision-write';
+import type { Decision, DecisionWriteOutcome } from '../../lib/termination/ports';
 import { decisionEvent, DECISION_DETAIL_TYPE, LOCAL_DECISION_SOURCE } from '../../scripts/local/decision-event';
 
 /*

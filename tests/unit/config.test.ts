@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configProblems } from '../support/thrown';
-import { ConfigError, loadAuthConfig, loadServiceConfig } from '../../lib/config/config';
+import { ConfigError, loadAuthConfig, loadServiceConfig } from '../../lib/config';
 
 const SERVICE_REQUIRED = { REQUESTS_TABLE_NAME: 'termination-requests', CONTRACTS_TABLE_NAME: 'contracts' };
 const AUTH_REQUIRED = {

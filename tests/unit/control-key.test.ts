@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isAccountKeyValid } from '../../lib/banking/control-key';
+import { isAccountKeyValid } from '../../lib/termination/control-key';
 
 /*
  * An independent reference of the Bank of Russia control-key rule (D6), written from the text of

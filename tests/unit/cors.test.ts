@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadServiceConfig } from '../../lib/config/config';
+import { loadServiceConfig } from '../../lib/config';
 import { corsHeaders } from '../../lib/http/cors';
 
 const allowed = ['https://lk.bank.example', 'http://127.0.0.1:3006'];

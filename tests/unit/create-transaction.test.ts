@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { buildCreateTransaction, explainCancellation, type NewRequest } from '../../lib/termination/create-transaction';
+import { buildCreateTransaction, explainCancellation } from '../../lib/dynamodb/create-transaction';
+import type { NewRequest } from '../../lib/termination/ports';
 
 const tables = { requests: 'requests', contracts: 'contracts' };
 const NOW = 1_900_000_000;

@@ -5,13 +5,13 @@ import {
   buildDecisionWrite,
   explainCancelledDecision,
   explainRefusedDecision,
-  type Decision,
   type DecisionWrite,
-} from '../../lib/termination/decision-write';
-import { requestKeyOf, slotKeyOf } from '../../lib/termination/keys';
+} from '../../lib/dynamodb/decision-write';
+import type { Decision } from '../../lib/termination/ports';
+import { requestKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
 import { statusesBefore } from '../../lib/termination/lifecycle';
-import { DECISION_STATUSES } from '../../lib/validation/event-schemas';
-import { STATUSES, type Status } from '../../lib/validation/schemas';
+import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
+import { STATUSES, type Status } from '../../lib/api-model/schemas';
 
 const tables = { requests: 'requests', contracts: 'contracts' };
 const APPLIED_AT = '2030-03-18T09:00:00.350Z';

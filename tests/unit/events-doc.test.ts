@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { statusChangedEventSchema, statusDecisionSchema, submittedEventSchema } from '../../lib/validation/event-schemas';
+import { statusChangedEventSchema, statusDecisionSchema, submittedEventSchema } from '../../lib/api-model/event-schemas';
 import { buildEventsDoc, EVENTS_DOC } from '../../scripts/events-doc';
 
 const withoutId = (schema: object) => Object.fromEntries(Object.entries(schema).filter(([key]) => key !== '$id'));

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import gatewayResponses from '../../resources/gateway-responses.json' with { type: 'json' };
-import { loadServiceConfig } from '../../lib/config/config';
+import { loadServiceConfig } from '../../lib/config';
 import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../../lib/http/errors';
 import { SECURITY_HEADERS } from '../../lib/http/answers';
 import { textsFor } from '../../lib/http/texts';
-import type { Problem } from '../../lib/validation/problems';
+import type { Problem } from '../../lib/api-model/problems';
 
 /*
  * API Gateway answers some errors itself (resources/gateway-responses.json), in English, with

@@ -42,8 +42,8 @@ describe('withLambdaContext', () => {
     // What Lambda sets in an environment started for an invocation: Powertools knows a cold start by it.
     vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'on-demand');
     vi.resetModules();
-    const { logger } = await import('../../lib/logging/logger');
-    const { withLambdaContext } = await import('../../lib/monitoring/lambda-context');
+    const { logger } = await import('../../lib/observability/logger');
+    const { withLambdaContext } = await import('../../lib/observability/lambda-context');
     const lines = captureStdout();
     const handler = withLambdaContext(async (event: { n: number }) => {
       logger.resetKeys();
@@ -69,7 +69,7 @@ describe('withLambdaContext', () => {
     vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'SILENT');
     vi.stubEnv('AWS_LAMBDA_INITIALIZATION_TYPE', 'on-demand');
     vi.resetModules();
-    const { withLambdaContext } = await import('../../lib/monitoring/lambda-context');
+    const { withLambdaContext } = await import('../../lib/observability/lambda-context');
     const lines = captureStdout();
     const handler = withLambdaContext(() => Promise.resolve('ok'));
     await handler({}, context);
@@ -80,7 +80,7 @@ describe('withLambdaContext', () => {
   });
 
   it('runs the handler with its event alone when there is no context (tools and tests)', async () => {
-    const { withLambdaContext } = await import('../../lib/monitoring/lambda-context');
+    const { withLambdaContext } = await import('../../lib/observability/lambda-context');
     expect(await withLambdaContext((event: string) => Promise.resolve(event.length))('abc')).toBe(3);
   });
 });

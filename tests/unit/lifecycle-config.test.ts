@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configProblems } from '../support/thrown';
-import { loadDecisionConfig, loadPublisherConfig } from '../../lib/config/config';
+import { loadDecisionConfig, loadPublisherConfig } from '../../lib/config';
 
 const QUEUE_URL = 'https://sqs.eu-central-1.amazonaws.com/123456789012/decision-dead-letters';
 const DECISION_REQUIRED = { REQUESTS_TABLE_NAME: 'termination-requests', DECISION_DEAD_LETTER_QUEUE_URL: QUEUE_URL };

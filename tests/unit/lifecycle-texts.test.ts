@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { textsFor, type Language } from '../../lib/http/texts';
-import { STATUSES, type Status } from '../../lib/validation/schemas';
+import { STATUSES, type Status } from '../../lib/api-model/schemas';
 
 const NUMBER = 'TR-7KQM-X2PF';
 const LANGUAGES: Language[] = ['en', 'ru'];

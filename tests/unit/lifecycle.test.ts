@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { FINAL_STATUSES, isActive, isFinal, isStatus, mayMove, statusesBefore } from '../../lib/termination/lifecycle';
-import { STATUSES, type Status } from '../../lib/validation/schemas';
+import { STATUSES, type Status } from '../../lib/api-model/schemas';
 
 /** Every move the lifecycle allows, written out by hand: anything not listed is refused. */
 const ALLOWED = new Set([

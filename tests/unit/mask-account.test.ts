@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskAccountNumber } from '../../lib/logging/logger';
+import { maskAccountNumber } from '../../lib/observability/logger';
 
 describe('maskAccountNumber', () => {
   it('keeps the last four digits only', () => {

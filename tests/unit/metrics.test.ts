@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { outcomeMetric } from '../../lib/monitoring/metrics';
+import { outcomeMetric } from '../../lib/observability/metrics';
 
 describe('outcomeMetric', () => {
   it.each([
@@ -34,7 +34,7 @@ describe('recordOutcome', () => {
       lines.push(String(chunk));
       return true;
     });
-    const { recordOutcome } = await import('../../lib/monitoring/metrics');
+    const { recordOutcome } = await import('../../lib/observability/metrics');
     recordOutcome(409);
     const emf: unknown = JSON.parse(lines.join('').trim());
     expect(emf).toMatchObject({

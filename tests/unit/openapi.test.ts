@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../../scripts/openapi';
 import { ERROR_STATUS } from '../../lib/http/errors';
-import { errorBodySchema, terminationRequestInputSchema, terminationRequestSchema } from '../../lib/validation/schemas';
+import { errorBodySchema, terminationRequestInputSchema, terminationRequestSchema } from '../../lib/api-model/schemas';
 import { documentedResponse, loadDocument } from '../support/openapi-document';
 
 const withoutId = (schema: object) => Object.fromEntries(Object.entries(schema).filter(([key]) => key !== '$id'));

@@ -6,7 +6,7 @@ import { build } from 'esbuild';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { standaloneValidators } from '../../scripts/build';
-import * as compiled from '../../lib/validation/compiled-validators';
+import * as compiled from '../../lib/api-model/compiled-validators';
 import { garbageCalls } from '../reliability/garbage';
 import { validBody } from '../support/bodies';
 
@@ -23,7 +23,7 @@ let generatedText = '';
 beforeAll(async () => {
   const outfile = join(dir, 'validators.mjs');
   await build({
-    entryPoints: ['lib/validation/compiled-validators.ts'],
+    entryPoints: ['lib/api-model/compiled-validators.ts'],
     outfile,
     bundle: true,
     platform: 'node',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { REASON_CODES } from '../../lib/validation/schemas';
-import type { Problem } from '../../lib/validation/problems';
-import { isTerminationRequest, isUuid, validateTerminationInput } from '../../lib/validation/validator';
+import { REASON_CODES } from '../../lib/api-model/schemas';
+import type { Problem } from '../../lib/api-model/problems';
+import { isTerminationRequest, isUuid, validateTerminationInput } from '../../lib/api-model/validator';
 import { bankDetails, validBody } from '../support/bodies';
 
 /** The n-th of a row of distinct, valid UUIDs. */

@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { logger } from '../logging/logger';
+import { logger } from './logger';
 import { metrics } from './metrics';
 
 /**

@@ -1,46 +1,79 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { buildDecisionWrite, explainCancelledDecision, explainRefusedDecision } from './decision-write';
+import { asIdempotencyRecord, buildCreateTransaction, explainCancellation, type Tables } from './create-transaction';
+import type { ServiceConfig } from '../config';
+import { createDocumentClient } from '../aws/dynamodb-client';
+import { isTransientAwsError } from '../aws/transient-errors';
+import { isStatus } from '../termination/lifecycle';
 import {
-  buildDecisionWrite,
-  explainCancelledDecision,
-  explainRefusedDecision,
+  MalformedItemError,
+  StoreUnavailableError,
   type Decision,
   type DecisionWriteOutcome,
-} from './decision-write';
-import {
-  asIdempotencyRecord,
-  buildCreateTransaction,
-  explainCancellation,
   type IdempotencyRecord,
   type NewRequest,
-  type Tables,
+  type RequestPage,
+  type StoredRequest,
+  type TerminationStore,
   type WriteOutcome,
-} from './create-transaction';
-import type { ServiceConfig } from '../config/config';
-import { createDocumentClient } from '../storage/dynamodb-client';
+} from '../termination/ports';
 import { idempotencyKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type TableKey } from './keys';
 
 /** The store of a function's configuration; build it once, at module load. */
 export function storeFor(
   config: Pick<ServiceConfig, 'dynamodb' | 'requestsTableName'> & { contractsTableName?: string },
 ): TerminationStore {
-  return new TerminationStore(createDocumentClient(config.dynamodb), {
+  return new DynamoDbTerminationStore(createDocumentClient(config.dynamodb), {
     requests: config.requestsTableName,
     // The decision consumer never reads contracts: an empty name fails loudly if it ever tried.
     contracts: config.contractsTableName ?? '',
   });
 }
 
-/** All access to the service's table (and its reads of the contracts table). Writes are built in create-transaction.ts. */
-export class TerminationStore {
+/** A request item read back as the domain's StoredRequest; anything else is a bug of ours (500). */
+function asStoredRequest(item: Record<string, unknown>): StoredRequest {
+  const { requestId, requestNumber, customerId, status, createdAt, statusReason } = item;
+  if (
+    typeof requestId !== 'string' ||
+    typeof requestNumber !== 'string' ||
+    typeof customerId !== 'string' ||
+    !isStatus(status) ||
+    typeof createdAt !== 'string' ||
+    !(statusReason === undefined || typeof statusReason === 'string')
+  ) {
+    throw new MalformedItemError(`request item ${String(requestId)}`);
+  }
+  return { requestId, requestNumber, customerId, status, createdAt, ...(statusReason === undefined ? {} : { statusReason }) };
+}
+
+/** Throttled, unreachable or too slow: the domain's StoreUnavailableError; anything else as it is. */
+async function guarded<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isTransientAwsError(error)) throw new StoreUnavailableError(error);
+    throw error;
+  }
+}
+
+/**
+ * All access to the service's table (and its reads of the contracts table), behind the domain's
+ * port. Writes are built as data in create-transaction.ts and decision-write.ts.
+ */
+export class DynamoDbTerminationStore implements TerminationStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: Tables,
   ) {}
 
   /** One atomic attempt to create the request; which condition failed says why not. */
-  async create(request: NewRequest, nowSeconds: number, abortSignal?: AbortSignal): Promise<WriteOutcome> {
+  create(request: NewRequest, nowSeconds: number, abortSignal?: AbortSignal): Promise<WriteOutcome> {
+    return guarded(() => this.tryCreate(request, nowSeconds, abortSignal));
+  }
+
+  private async tryCreate(request: NewRequest, nowSeconds: number, abortSignal?: AbortSignal): Promise<WriteOutcome> {
     try {
       await this.client.send(new TransactWriteCommand(buildCreateTransaction(this.tables, request, nowSeconds)), { abortSignal });
       return { kind: 'created' };
@@ -59,7 +92,11 @@ export class TerminationStore {
    * One attempt to apply a back-office decision: one call when it applies; a refusal whose
    * cause did not come back with it costs one consistent read of the request.
    */
-  async applyDecision(decision: Decision, appliedAt: string): Promise<DecisionWriteOutcome> {
+  applyDecision(decision: Decision, appliedAt: string): Promise<DecisionWriteOutcome> {
+    return guarded(() => this.tryDecision(decision, appliedAt));
+  }
+
+  private async tryDecision(decision: Decision, appliedAt: string): Promise<DecisionWriteOutcome> {
     const write = buildDecisionWrite(this.tables, decision, appliedAt);
     const readRequest = async () =>
       explainRefusedDecision(
@@ -90,17 +127,23 @@ export class TerminationStore {
     nowSeconds: number,
     abortSignal?: AbortSignal,
   ): Promise<IdempotencyRecord | undefined> {
-    const item = await this.readConsistently(this.tables.requests, { ...idempotencyKeyOf(customerId, idempotencyKey) }, abortSignal);
-    return asIdempotencyRecord(item, nowSeconds);
+    return guarded(async () =>
+      asIdempotencyRecord(
+        await this.readConsistently(this.tables.requests, { ...idempotencyKeyOf(customerId, idempotencyKey) }, abortSignal),
+        nowSeconds,
+      ),
+    );
   }
 
   /** A request of a contract, as stored. */
-  async findRequest(contractId: string, requestId: string, abortSignal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tables.requests, Key: { ...requestKeyOf(contractId, requestId) } }),
-      { abortSignal },
-    );
-    return Item;
+  findRequest(contractId: string, requestId: string, abortSignal?: AbortSignal): Promise<StoredRequest | undefined> {
+    return guarded(async () => {
+      const { Item } = await this.client.send(
+        new GetCommand({ TableName: this.tables.requests, Key: { ...requestKeyOf(contractId, requestId) } }),
+        { abortSignal },
+      );
+      return Item === undefined ? undefined : asStoredRequest(Item);
+    });
   }
 
   /**
@@ -109,14 +152,18 @@ export class TerminationStore {
    * another customer's are filtered out, and the Query goes on (a call per `limit` items read)
    * until the page is full or the contract has no more.
    */
-  async listRequests(
+  listRequests(contractId: string, customerId: string, limit: number, after?: string, abortSignal?: AbortSignal): Promise<RequestPage> {
+    return guarded(() => this.queryRequests(contractId, customerId, limit, after, abortSignal));
+  }
+
+  private async queryRequests(
     contractId: string,
     customerId: string,
     limit: number,
-    after?: string,
-    abortSignal?: AbortSignal,
-  ): Promise<{ items: Record<string, unknown>[]; lastRequestId?: string }> {
-    const items: Record<string, unknown>[] = [];
+    after: string | undefined,
+    abortSignal: AbortSignal | undefined,
+  ): Promise<RequestPage> {
+    const items: StoredRequest[] = [];
     let start: TableKey | undefined = after === undefined ? undefined : requestKeyOf(contractId, after);
     do {
       const { Items = [], LastEvaluatedKey }: { Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> } =
@@ -136,7 +183,7 @@ export class TerminationStore {
           }),
           { abortSignal },
         );
-      items.push(...Items);
+      items.push(...Items.map(asStoredRequest));
       const lastSortKey = LastEvaluatedKey?.['sk'];
       start = typeof lastSortKey === 'string' ? requestKeyOf(contractId, lastSortKey.slice(REQUEST_SORT_PREFIX.length)) : undefined;
     } while (start !== undefined && items.length < limit);
@@ -144,9 +191,13 @@ export class TerminationStore {
   }
 
   /** The contract, to explain why a read found nothing. */
-  async findContract(contractId: string, abortSignal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.contracts, Key: { contractId } }), { abortSignal });
-    return Item;
+  findContract(contractId: string, abortSignal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
+    return guarded(async () => {
+      const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.contracts, Key: { contractId } }), {
+        abortSignal,
+      });
+      return Item;
+    });
   }
 
   private async readConsistently(

@@ -2,42 +2,21 @@ import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Tables } from './create-transaction';
-import { isFinal, isStatus, statusesBefore } from './lifecycle';
+import { isFinal, isStatus, statusesBefore } from '../termination/lifecycle';
 import { requestKeyOf, slotKeyOf } from './keys';
-import type { DECISION_STATUSES } from '../validation/event-schemas';
-import type { Status } from '../validation/schemas';
+import { MalformedItemError, type Decision, type DecisionWriteOutcome } from '../termination/ports';
 
 /*
  * A back-office decision as data (docs/decisions/0017-lifecycle.md): one UpdateItem of the
  * request, conditioned on the statuses it may move from; on a final status, one
  * TransactWriteItems that also deletes the contract's slot, conditioned on the slot naming this
- * request. Pure: termination-store.ts only sends it and reads the failure back through
+ * request. Pure: termination-table.ts only sends it and reads the failure back through
  * explainRefusedDecision.
  */
-
-export interface Decision {
-  /** The back office's id of the decision: a request remembers the ids it applied. */
-  eventId: string;
-  requestId: string;
-  contractId: string;
-  status: (typeof DECISION_STATUSES)[number];
-  reason: string | undefined;
-  occurredAt: string;
-}
 
 export type DecisionWrite =
   | { kind: 'update'; input: UpdateCommandInput & { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } }
   | { kind: 'transaction'; input: TransactWriteCommandInput };
-
-export type DecisionWriteOutcome =
-  | { kind: 'applied' }
-  /** Already in that status, or this very decision was applied before: nothing to do. */
-  | { kind: 'duplicate'; current: Status }
-  | { kind: 'forbidden'; current: Status }
-  | { kind: 'unknown-request' }
-  /** A final status whose contract slot does not name the request: stored data broke a rule. */
-  | { kind: 'slot-mismatch'; slotRequestId: string | undefined }
-  | { kind: 'retry' };
 
 export function buildDecisionWrite(tables: Tables, decision: Decision, appliedAt: string): DecisionWrite {
   const from = statusesBefore(decision.status);
@@ -95,7 +74,7 @@ export function buildDecisionWrite(tables: Tables, decision: Decision, appliedAt
 export function explainRefusedDecision(request: Record<string, unknown> | undefined, decision: Decision): DecisionWriteOutcome {
   if (request === undefined) return { kind: 'unknown-request' };
   const current = request['status'];
-  if (!isStatus(current)) throw new Error(`Malformed request item ${decision.requestId}: status`);
+  if (!isStatus(current)) throw new MalformedItemError(`request item ${decision.requestId}: status`);
   const applied = request['decisionIds'];
   if (Array.isArray(applied) && applied.includes(decision.eventId)) return { kind: 'duplicate', current };
   // The same decision sent again under a new id; with other words for the customer it is not

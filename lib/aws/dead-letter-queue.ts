@@ -1,5 +1,6 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { AwsServiceConfig } from '../config/config';
+import type { AwsServiceConfig } from '../config';
+import { localEndpoint } from './local-endpoint';
 
 /** What an operator finds in a dead-letter queue: why, and the event itself to redrive once fixed. */
 export interface DeadLetter {
@@ -17,7 +18,7 @@ export function deadLetterQueueFor(queueUrl: string, config: AwsServiceConfig): 
   const client = new SQSClient({
     region: config.region,
     maxAttempts: 3,
-    ...(config.endpoint ? { endpoint: config.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    ...localEndpoint(config.endpoint),
   });
   return {
     send: async (letter) => {

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDbConfig } from '../config/config';
+import type { DynamoDbConfig } from '../config';
+import { localEndpoint } from './local-endpoint';
 import { isTransientAwsError } from './transient-errors';
 
 /**
@@ -13,10 +14,7 @@ export function createDocumentClient(config: DynamoDbConfig): DynamoDBDocumentCl
     maxAttempts: config.maxAttempts,
     // throwOnRequestTimeout: without it the SDK only warns when a request outlives requestTimeout.
     requestHandler: { requestTimeout: config.requestTimeoutMs, connectionTimeout: config.connectTimeoutMs, throwOnRequestTimeout: true },
-    ...(config.endpoint
-      ? // DynamoDB Local accepts any credentials; real AWS ones must never be needed on a laptop.
-        { endpoint: config.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    ...localEndpoint(config.endpoint),
   });
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },

@@ -1,55 +1,24 @@
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { contractConditionCheck, judgeContract, type ContractVerdict } from '../contracts/contracts-table';
-import { isTerminationRequest } from '../validation/validator';
+import { judgeContract } from '../termination/contract-rules';
+import { STATUS_SUBMITTED } from '../termination/lifecycle';
+import { MalformedItemError, type IdempotencyRecord, type NewRequest, type WriteOutcome } from '../termination/ports';
+import { contractConditionCheck } from './contract-condition';
+import { isTerminationRequest } from '../api-model/validator';
 import { idempotencyKeyOf, numberKeyOf, requestKeyOf, slotKeyOf } from './keys';
-import type { TerminationRequest, TerminationRequestInput } from '../validation/schemas';
 
 /*
  * The create as data (docs/decisions/0005-one-atomic-write.md): one TransactWriteItems that binds
  * four items of the service's table (keys.ts) and a check of the contract, and the reading of its
- * cancellation reasons. Both are pure; termination-store.ts only sends and, where a reason came
+ * cancellation reasons. Both are pure; termination-table.ts only sends and, where a reason came
  * back without its item, reads that item.
  */
-
-export const STATUS_SUBMITTED = 'SUBMITTED';
 
 export interface Tables {
   requests: string;
   contracts: string;
 }
-
-export interface NewRequest {
-  requestId: string;
-  requestNumber: string;
-  customerId: string;
-  /** Lower-cased, as contracts are stored: the contract, the slot and the request are keyed on it. */
-  contractId: string;
-  idempotencyKey: string;
-  fingerprint: string;
-  input: TerminationRequestInput;
-  response: TerminationRequest;
-  /** Epoch seconds after which the idempotency record no longer counts. */
-  expiresAt: number;
-}
-
-export interface IdempotencyRecord {
-  fingerprint: string;
-  requestId: string;
-  response: TerminationRequest;
-  expiresAt: number;
-}
-
-export type WriteOutcome =
-  | { kind: 'created' }
-  | { kind: 'key-used'; record: IdempotencyRecord }
-  | { kind: 'contract'; verdict: Exclude<ContractVerdict, { kind: 'ok' }> }
-  /** The number only when the active request is the caller's own (0015-reading-requests.md). */
-  | { kind: 'slot-taken'; requestNumber?: string }
-  | { kind: 'number-taken' }
-  /** A conflicting transaction or a condition whose cause is gone by now: try again. */
-  | { kind: 'retry' };
 
 /** A cancellation that the reasons alone cannot explain: read this item (consistently), then decide. */
 export interface NeedsRead {
@@ -154,13 +123,13 @@ export function asIdempotencyRecord(item: Record<string, unknown> | undefined, n
   if (!item) return undefined;
   const { fingerprint, requestId, expiresAt, responseJson } = item;
   // A record without a numeric expiresAt blocks its key forever: malformed, not absent.
-  if (typeof expiresAt !== 'number') throw new Error('Malformed idempotency record');
+  if (typeof expiresAt !== 'number') throw new MalformedItemError('idempotency record');
   if (expiresAt <= nowSeconds) return undefined;
   if (typeof fingerprint !== 'string' || typeof requestId !== 'string' || typeof responseJson !== 'string') {
-    throw new Error('Malformed idempotency record');
+    throw new MalformedItemError('idempotency record');
   }
   const response: unknown = JSON.parse(responseJson);
-  if (!isTerminationRequest(response)) throw new Error('Malformed idempotency record');
+  if (!isTerminationRequest(response)) throw new MalformedItemError('idempotency record');
   return { fingerprint, requestId, expiresAt, response };
 }
 

@@ -1,10 +1,7 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-
-type ConditionCheck = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']>[number]['ConditionCheck']>;
-
 /*
- * The contracts table belongs to another system (docs/decisions/0007-contracts.md); this service only reads it, and only
- * inside its own transaction, so ownership and state are checked at the instant of the write.
+ * The rules a contract must meet (docs/decisions/0007-contracts.md). The contracts table belongs
+ * to another system; this service reads it only inside its own write (lib/dynamodb), and judges
+ * what it read here, without knowing how it was read.
  */
 
 export interface Contract {
@@ -23,40 +20,7 @@ export type ContractVerdict =
  * The latest contract end date this service judges; a later one counts as malformed data. The
  * bound is what keeps a 10-character text such as "31.12.2045" from being compared as a date.
  */
-const LATEST_END_DATE = '2999-12-31';
-
-/**
- * The ConditionCheck that lets the write go through only for an active contract of this
- * customer whose end date, if any, is not before the desired date. An end date that is not a
- * 10-character string between the desired date and 2999-12-31 fails it, so a malformed one
- * (a number, NULL, "31.12.2045") reaches judgeContract instead of being compared as text.
- * Two comparisons, not BETWEEN: DynamoDB refuses a BETWEEN whose lower bound is above its upper
- * one, which any desired date above the upper bound would make (a 500 any customer could cause).
- */
-export function contractConditionCheck(
-  tableName: string,
-  contractId: string,
-  customerId: string,
-  desiredTerminationDate: string,
-): ConditionCheck {
-  return {
-    TableName: tableName,
-    Key: { contractId },
-    ConditionExpression:
-      'attribute_exists(contractId) AND customerId = :customerId AND #status = :active AND ' +
-      '(attribute_not_exists(endDate) OR (attribute_type(endDate, :string) AND size(endDate) = :dateLength AND endDate >= :desired AND endDate <= :latest))',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: {
-      ':customerId': customerId,
-      ':active': ACTIVE_STATUS,
-      ':desired': desiredTerminationDate,
-      ':latest': LATEST_END_DATE,
-      ':string': 'S',
-      ':dateLength': 10,
-    },
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-  };
-}
+export const LATEST_END_DATE = '2999-12-31';
 
 /** Contract data this service cannot judge: a bug of the system that owns the table, never compared. */
 export class MalformedContractError extends Error {

@@ -1,0 +1,269 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { textsFor } from '../../lib/http/texts';
+import { applyStatusDecision, type DecisionDeps } from '../../lib/termination/apply-status-decision';
+import {
+  createTerminationRequest,
+  type CreateCall,
+  type CreateDeps,
+  type CreateOutcome,
+} from '../../lib/termination/create-termination-request';
+import { getTerminationRequest, listTerminationRequests, type ReadOutcome } from '../../lib/termination/read-termination-requests';
+import { decisionEvent, DECISION_DETAIL_TYPE, LOCAL_DECISION_SOURCE } from '../../scripts/local/decision-event';
+import { bankDetails, validBody } from '../support/bodies';
+import { InMemoryStore } from '../support/in-memory-store';
+
+/*
+ * The order of checks (docs/decisions/0013-order-of-checks.md, 0015-reading-requests.md,
+ * 0017-lifecycle.md) of each use case, with the store port kept in memory (issue 16.2): when a
+ * call breaks several rules, the one the record puts first answers, and the store is asked only
+ * what that step needs. No Java, no DynamoDB: part of npm run test:unit.
+ */
+
+const ANNA = 'customer-anna';
+const BORIS = 'customer-boris';
+const NOW = new Date('2026-11-24T09:00:00Z');
+
+function storeWith(...contracts: { customerId?: string; status?: string; endDate?: string }[]): { store: InMemoryStore; ids: string[] } {
+  const store = new InMemoryStore();
+  const ids = contracts.map((fields) => {
+    const contractId = randomUUID();
+    store.addContract({ contractId, customerId: ANNA, status: 'ACTIVE', ...fields });
+    return contractId;
+  });
+  return { store, ids };
+}
+
+const createDeps = (store: InMemoryStore, now = NOW): CreateDeps => ({
+  store,
+  businessTimeZone: 'Europe/Moscow',
+  // Keys live three days here, so that a key can outlive its request's date (IDEMPOTENCY_TTL_HOURS allows up to 30 days).
+  idempotencyTtlSeconds: 72 * 3600,
+  budgetMs: 1000,
+  now: () => now,
+});
+
+const call = (contractId: string, overrides: Partial<CreateCall> = {}): CreateCall => ({
+  customerId: ANNA,
+  contractId,
+  idempotencyKey: randomUUID(),
+  body: validBody(),
+  createdMessage: textsFor('en').created,
+  edgeProblems: [],
+  ...overrides,
+});
+
+/** The answer's code: the refusal's, else the outcome's kind. */
+const codeOf = (outcome: CreateOutcome | ReadOutcome): string => (outcome.kind === 'refused' ? outcome.refusal.code : outcome.kind);
+
+describe('create: the first rule broken answers (0013-order-of-checks.md)', () => {
+  it('11. nothing broken: created, in one write', async () => {
+    const { store, ids } = storeWith({});
+    expect(codeOf(await createTerminationRequest(createDeps(store), call(ids[0] ?? '')))).toBe('created');
+    expect(store.calls).toEqual(['create']);
+  });
+
+  it('4 before 5: no Idempotency-Key beats a body full of problems, and the store is not asked', async () => {
+    const { store, ids } = storeWith({});
+    const outcome = await createTerminationRequest(createDeps(store), call(ids[0] ?? '', { idempotencyKey: undefined, body: {} }));
+    expect(codeOf(outcome)).toBe('IDEMPOTENCY_KEY_MISSING');
+    expect(store.calls).toEqual([]);
+  });
+
+  it('5 before 6: a form problem answers 400 even on a key already used', async () => {
+    const { store, ids } = storeWith({});
+    const key = randomUUID();
+    const contractId = ids[0] ?? '';
+    await createTerminationRequest(createDeps(store), call(contractId, { idempotencyKey: key }));
+    const outcome = await createTerminationRequest(
+      createDeps(store),
+      call(contractId, { idempotencyKey: key, body: validBody({ reasonCode: 'NOPE' }) }),
+    );
+    expect(codeOf(outcome)).toBe('VALIDATION_ERROR');
+    expect(store.calls).toEqual(['create']);
+  });
+
+  it('6 before 7: a key accepted yesterday replays today although its date is now past', async () => {
+    const { store, ids } = storeWith({});
+    const key = randomUUID();
+    const body = validBody({ desiredTerminationDate: '2026-11-25' });
+    const contractId = ids[0] ?? '';
+    expect(codeOf(await createTerminationRequest(createDeps(store), call(contractId, { idempotencyKey: key, body })))).toBe('created');
+    const dayAfter = new Date('2026-11-26T09:00:00Z');
+    expect(codeOf(await createTerminationRequest(createDeps(store, dayAfter), call(contractId, { idempotencyKey: key, body })))).toBe(
+      'replayed',
+    );
+    // Another key with that past date: step 7.
+    expect(codeOf(await createTerminationRequest(createDeps(store, dayAfter), call(contractId, { body })))).toBe('VALIDATION_ERROR');
+  });
+
+  it('6 before 8 and 9: a key reused with another body answers 422 IDEMPOTENCY_KEY_REUSED, not the rules it breaks', async () => {
+    const { store, ids } = storeWith({}, { status: 'CLOSED' });
+    const key = randomUUID();
+    await createTerminationRequest(createDeps(store), call(ids[0] ?? '', { idempotencyKey: key }));
+    const other = call(ids[1] ?? '', {
+      idempotencyKey: key,
+      body: validBody({ bankDetails: bankDetails({ accountNumber: '40817810700000000002' }) }),
+    });
+    expect(codeOf(await createTerminationRequest(createDeps(store), other))).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('8 before 9: a bad account key answers before an unknown contract, after one read of the key', async () => {
+    const store = new InMemoryStore();
+    const body = validBody({ bankDetails: bankDetails({ accountNumber: '40817810700000000002' }) });
+    expect(codeOf(await createTerminationRequest(createDeps(store), call(randomUUID(), { body })))).toBe('BANK_ACCOUNT_KEY_MISMATCH');
+    expect(store.calls).toEqual(['findIdempotencyRecord']);
+  });
+
+  it('8: the account key before the comment', async () => {
+    const store = new InMemoryStore();
+    const body = validBody({ reasonCode: 'OTHER', comment: '...', bankDetails: bankDetails({ accountNumber: '40817810700000000002' }) });
+    expect(codeOf(await createTerminationRequest(createDeps(store), call(randomUUID(), { body })))).toBe('BANK_ACCOUNT_KEY_MISMATCH');
+    expect(
+      codeOf(
+        await createTerminationRequest(createDeps(store), call(randomUUID(), { body: validBody({ reasonCode: 'OTHER', comment: '...' }) })),
+      ),
+    ).toBe('COMMENT_REQUIRED');
+  });
+
+  it.each([
+    ['404 before 403', undefined, 'CONTRACT_NOT_FOUND'],
+    [
+      "403 before the contract's state and end date",
+      { customerId: BORIS, status: 'CLOSED', endDate: '2030-01-01' },
+      'CONTRACT_ACCESS_DENIED',
+    ],
+    ['not active before the end date', { status: 'CLOSED', endDate: '2030-01-01' }, 'CONTRACT_NOT_ACTIVE'],
+    ['the end date last', { endDate: '2030-01-01' }, 'TERMINATION_DATE_AFTER_CONTRACT_END'],
+  ])('9: %s', async (_name, contract, code) => {
+    const { store, ids } = contract === undefined ? { store: new InMemoryStore(), ids: [randomUUID()] } : storeWith(contract);
+    expect(codeOf(await createTerminationRequest(createDeps(store), call(ids[0] ?? '')))).toBe(code);
+  });
+
+  it('9 before 10: a closed contract with an active request answers 422, not 409', async () => {
+    const { store, ids } = storeWith({});
+    const contractId = ids[0] ?? '';
+    await createTerminationRequest(createDeps(store), call(contractId));
+    store.addContract({ contractId, customerId: ANNA, status: 'CLOSED' });
+    expect(codeOf(await createTerminationRequest(createDeps(store), call(contractId)))).toBe('CONTRACT_NOT_ACTIVE');
+  });
+
+  it('10: another key on a contract with an active request: 409 naming it', async () => {
+    const { store, ids } = storeWith({});
+    const contractId = ids[0] ?? '';
+    const first = await createTerminationRequest(createDeps(store), call(contractId));
+    const second = await createTerminationRequest(createDeps(store), call(contractId));
+    expect(second).toMatchObject({ kind: 'refused', refusal: { code: 'ACTIVE_REQUEST_ALREADY_EXISTS' } });
+    expect(second.kind === 'refused' && first.kind === 'created' ? second.refusal.requestNumber : 'none').toBe(
+      first.kind === 'created' ? first.request.requestNumber : 'created',
+    );
+  });
+});
+
+describe('get and list: path first, then the data (0015-reading-requests.md)', () => {
+  const readCall = (contractId: string | undefined, customerId = ANNA) => ({
+    customerId,
+    contractId,
+    message: () => 'message',
+    edgeProblems: [],
+  });
+  const readDeps = (store: InMemoryStore) => ({ store, budgetMs: 1000 });
+
+  async function withRequest(): Promise<{ store: InMemoryStore; contractId: string; requestId: string }> {
+    const { store, ids } = storeWith({});
+    const contractId = ids[0] ?? '';
+    const created = await createTerminationRequest(createDeps(store), call(contractId));
+    store.calls.length = 0;
+    return { store, contractId, requestId: created.kind === 'created' ? created.request.requestId : '' };
+  }
+
+  it('answers 400 for ids that are not UUIDs without asking the store', async () => {
+    const store = new InMemoryStore();
+    expect(codeOf(await getTerminationRequest(readDeps(store), { ...readCall('x'), requestId: 'y' }))).toBe('VALIDATION_ERROR');
+    expect(codeOf(await listTerminationRequests(readDeps(store), { ...readCall('x'), limit: '0', cursor: undefined }))).toBe(
+      'VALIDATION_ERROR',
+    );
+    expect(store.calls).toEqual([]);
+  });
+
+  it("finds the caller's request in one read, without the contract", async () => {
+    const { store, contractId, requestId } = await withRequest();
+    expect(codeOf(await getTerminationRequest(readDeps(store), { ...readCall(contractId), requestId }))).toBe('found');
+    expect(store.calls).toEqual(['findRequest']);
+  });
+
+  it("lets the contract decide when the request is another customer's: 403 for a stranger, 404 for the new owner", async () => {
+    const { store, contractId, requestId } = await withRequest();
+    expect(codeOf(await getTerminationRequest(readDeps(store), { ...readCall(contractId, BORIS), requestId }))).toBe(
+      'CONTRACT_ACCESS_DENIED',
+    );
+    expect(store.calls).toEqual(['findRequest', 'findContract']);
+    store.addContract({ contractId, customerId: BORIS, status: 'ACTIVE' });
+    expect(codeOf(await getTerminationRequest(readDeps(store), { ...readCall(contractId, BORIS), requestId }))).toBe(
+      'TERMINATION_REQUEST_NOT_FOUND',
+    );
+  });
+
+  it('lists in one read; an empty page reads the contract to tell 404, 403 and "none yet" apart', async () => {
+    const { store, contractId } = await withRequest();
+    const list = (id: string, customerId = ANNA) =>
+      listTerminationRequests(readDeps(store), { ...readCall(id, customerId), limit: undefined, cursor: undefined });
+    expect(codeOf(await list(contractId))).toBe('listed');
+    expect(store.calls).toEqual(['listRequests']);
+    expect(codeOf(await list(randomUUID()))).toBe('CONTRACT_NOT_FOUND');
+    expect(codeOf(await list(contractId, BORIS))).toBe('CONTRACT_ACCESS_DENIED');
+    const { ids } = storeWith({});
+    store.addContract({ contractId: ids[0] ?? '', customerId: ANNA, status: 'ACTIVE' });
+    expect(await list(ids[0] ?? '')).toEqual({ kind: 'listed', requests: [], nextCursor: undefined });
+  });
+});
+
+describe('a decision: source, then detail, then the lifecycle (0017-lifecycle.md)', () => {
+  const decisionDeps = (store: InMemoryStore): DecisionDeps => ({
+    store,
+    expected: { source: LOCAL_DECISION_SOURCE, detailType: DECISION_DETAIL_TYPE },
+    now: () => NOW,
+  });
+  const eventOf = (event: ReturnType<typeof decisionEvent>) => ({
+    source: event.source,
+    detailType: event['detail-type'],
+    detail: event.detail,
+  });
+
+  it('refuses another source before reading a malformed detail, and neither reaches the store', async () => {
+    const store = new InMemoryStore();
+    const bad = { ...eventOf(decisionEvent({ requestId: 'x', contractId: 'y', status: 'REJECTED' })) };
+    expect(await applyStatusDecision(decisionDeps(store), { ...bad, source: 'someone.else' })).toMatchObject({
+      refusal: 'unexpected-event',
+    });
+    expect(await applyStatusDecision(decisionDeps(store), bad)).toMatchObject({ refusal: 'malformed-detail' });
+    expect(store.calls).toEqual([]);
+  });
+
+  it('applies an allowed move once; the same decision again is a duplicate; a move back is forbidden', async () => {
+    const { store, ids } = storeWith({});
+    const contractId = ids[0] ?? '';
+    const created = await createTerminationRequest(createDeps(store), call(contractId));
+    const requestId = created.kind === 'created' ? created.request.requestId : '';
+    const approve = decisionEvent({ requestId, contractId, status: 'APPROVED' });
+    expect((await applyStatusDecision(decisionDeps(store), eventOf(approve))).kind).toBe('applied');
+    expect((await applyStatusDecision(decisionDeps(store), eventOf(approve))).kind).toBe('duplicate');
+    const back = decisionEvent({ requestId, contractId, status: 'IN_REVIEW' });
+    expect(await applyStatusDecision(decisionDeps(store), eventOf(back))).toMatchObject({
+      kind: 'refused',
+      refusal: 'forbidden-transition',
+    });
+    const unknown = decisionEvent({ requestId: randomUUID(), contractId, status: 'REJECTED' });
+    expect(await applyStatusDecision(decisionDeps(store), eventOf(unknown))).toMatchObject({ refusal: 'unknown-request' });
+  });
+
+  it('a final decision frees the contract for a new request', async () => {
+    const { store, ids } = storeWith({});
+    const contractId = ids[0] ?? '';
+    const created = await createTerminationRequest(createDeps(store), call(contractId));
+    const requestId = created.kind === 'created' ? created.request.requestId : '';
+    expect(codeOf(await createTerminationRequest(createDeps(store), call(contractId)))).toBe('ACTIVE_REQUEST_ALREADY_EXISTS');
+    await applyStatusDecision(decisionDeps(store), eventOf(decisionEvent({ requestId, contractId, status: 'REJECTED', reason: 'No' })));
+    expect(codeOf(await createTerminationRequest(createDeps(store), call(contractId)))).toBe('created');
+  });
+});
