@@ -137,7 +137,7 @@ export function createPeerHandler(
       body: JSON.stringify(body),
     });
     try {
-      const customerId = event.requestContext.authorizer?.['customerId'];
+      const customerId: unknown = event.requestContext.authorizer?.['customerId'];
       if (typeof customerId !== 'string' || customerId === '') throw new Refused(401, 'UNAUTHORIZED');
       const idempotencyKey = header('idempotency-key');
       const contractId = event.pathParameters?.['contractId'];

@@ -22,7 +22,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 function typeOf(schema: Record<string, unknown>): string {
   if (Array.isArray(schema['enum'])) return schema['enum'].map(String).join(' \\| ');
-  if (schema['const'] !== undefined) return `"${String(schema['const'])}"`;
+  if (schema['const'] !== undefined) return JSON.stringify(schema['const']);
   const format = typeof schema['format'] === 'string' ? ` (${schema['format']})` : '';
   if (schema['type'] === 'array' && isObject(schema['items'])) return `array of ${typeOf(schema['items'])}`;
   return `${String(schema['type'])}${format}`;

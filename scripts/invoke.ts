@@ -39,5 +39,5 @@ const loaded: unknown = await import(pathToFileURL(resolve('functions', `${name}
 if (loaded === null || typeof loaded !== 'object' || !('handler' in loaded) || typeof loaded.handler !== 'function') {
   throw new Error(`functions/${name}.ts exports no handler`);
 }
-const result: unknown = await loaded.handler(event, {});
+const result: unknown = await Reflect.apply(loaded.handler, undefined, [event, {}]);
 console.log(JSON.stringify(result, null, 2));

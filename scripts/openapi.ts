@@ -95,10 +95,10 @@ const OPERATION_CODES = {
 function errorResponses(operationCodes: ErrorCode[]): Record<string, unknown> {
   const statuses = [...new Set([...operationCodes.map((code) => String(ERROR_STATUS[code])), ...Object.keys(GATEWAY_EXAMPLES)])].sort();
   return Object.fromEntries(
-    statuses.map((status) => {
+    statuses.map((status): [string, unknown] => {
       const codes = operationCodes.filter((code) => String(ERROR_STATUS[code]) === status);
       const examples = Object.fromEntries([
-        ...codes.map((errorCode) => [
+        ...codes.map((errorCode): [string, unknown] => [
           errorCode,
           {
             value: {
@@ -109,7 +109,7 @@ function errorResponses(operationCodes: ErrorCode[]): Record<string, unknown> {
             },
           },
         ]),
-        ...(GATEWAY_EXAMPLES[status] ?? []).map((e) => [
+        ...(GATEWAY_EXAMPLES[status] ?? []).map((e): [string, unknown] => [
           e.errorCode,
           { summary: 'from API Gateway', value: { ...e, correlationId, details: [] } },
         ]),

@@ -182,7 +182,10 @@ async function main(): Promise<void> {
     pageUrl: page.url,
     tables,
   });
-  stops.push(() => Promise.resolve(removeRunningStack()));
+  stops.push(() => {
+    removeRunningStack();
+    return Promise.resolve();
+  });
 
   const date = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
   if (flags.host !== '127.0.0.1') console.log(`\nThe API listens on ${flags.host}:${apiPort}: other machines on the network can reach it.`);

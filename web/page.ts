@@ -361,6 +361,8 @@ async function refreshShown(config: PageConfig): Promise<void> {
   if (!shown) return;
   const { contractId, request } = shown;
   const fetched = await client(config).getTerminationRequest(contractId, request.requestId);
+  // The page may have shown another request while this one was fetched.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
   if (fetched.ok && shown?.request.requestId === request.requestId) {
     shown = { contractId, request: fetched.value };
     renderResult(fetched.value);

@@ -95,7 +95,8 @@ export function explainCancelledDecision(
     return request.Item ? explainRefusedDecision(unmarshall(request.Item), decision) : { kind: 'read-request' };
   }
   if (slot?.Code === 'ConditionalCheckFailed') {
-    const slotRequestId = slot.Item ? unmarshall(slot.Item)['requestId'] : undefined;
+    const slotItem: Record<string, unknown> | undefined = slot.Item ? unmarshall(slot.Item) : undefined;
+    const slotRequestId = slotItem?.['requestId'];
     return { kind: 'slot-mismatch', slotRequestId: typeof slotRequestId === 'string' ? slotRequestId : undefined };
   }
   return { kind: 'retry' };

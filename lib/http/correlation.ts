@@ -10,9 +10,7 @@ import { header } from './request';
  */
 export function correlationOf(event: Pick<APIGatewayProxyEvent, 'headers'>): { correlationId: string; problems: Problem[] } {
   const sent = header(event, 'X-Correlation-Id');
-  if (sent !== undefined && isUuid(sent)) return { correlationId: sent, problems: [] };
-  return {
-    correlationId: randomUUID(),
-    problems: sent === undefined ? [] : [{ field: 'X-Correlation-Id', code: 'mustBeUuid' }],
-  };
+  if (sent === undefined) return { correlationId: randomUUID(), problems: [] };
+  if (isUuid(sent)) return { correlationId: sent, problems: [] };
+  return { correlationId: randomUUID(), problems: [{ field: 'X-Correlation-Id', code: 'mustBeUuid' }] };
 }

@@ -25,7 +25,7 @@ export interface Edge {
 export function readEdge(event: APIGatewayProxyEvent): Edge {
   const started = Date.now();
   const { correlationId, problems } = correlationOf(event);
-  const fromAuthorizer = event.requestContext.authorizer?.['customerId'];
+  const fromAuthorizer: unknown = event.requestContext.authorizer?.['customerId'];
   const customerId = typeof fromAuthorizer === 'string' && fromAuthorizer !== '' ? fromAuthorizer : undefined;
   logger.resetKeys();
   // apiRequestId joins these lines with API Gateway's access log, which cannot see request headers.

@@ -14,7 +14,9 @@ export async function startJwksServer(
 ): Promise<{ uri: string; origin: string; stop: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === JWKS_PATH) {
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(typeof jwks === 'function' ? jwks() : jwks));
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify(typeof jwks === 'function' ? Reflect.apply(jwks, undefined, []) : jwks));
     } else if (!extra?.(req, res)) {
       res.writeHead(404).end();
     }

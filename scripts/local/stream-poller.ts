@@ -203,6 +203,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
 
   await openNewShards(options.startingPosition ?? 'TRIM_HORIZON');
   const loop = (async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() sets it, in another turn
     while (!stopped) {
       let delivered = 0;
       try {

@@ -42,7 +42,7 @@ function resolve(value: unknown, params: Record<string, string>): unknown {
 }
 
 function intrinsic(name: string, argument: unknown, params: Record<string, string>): unknown {
-  const args = Array.isArray(argument) ? argument : [argument];
+  const args: unknown[] = Array.isArray(argument) ? argument : [argument];
   if (name === 'Fn::Equals') return resolve(args[0], params) === resolve(args[1], params);
   if (name === 'Fn::Not') return !resolve(args[0], params);
   if (name === 'Fn::If') {

@@ -59,7 +59,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeCheck[]> {
         'X-Correlation-Id': correlationId,
         ...(auth ? { Authorization: `Bearer ${options.token}` } : {}),
         ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        ...init.headers,
+        ...Object.fromEntries(new Headers(init.headers)),
       },
       signal: AbortSignal.timeout(15_000),
     });

@@ -30,7 +30,15 @@ beforeAll(async () => {
   stack = await useLifecycleStack();
   await stack.tables.addContracts(DEMO_CONTRACTS);
   bus = await startAwsStandIn({
-    rules: [{ name: 'DecisionRule', pattern: decisionRulePattern(), deliver: async (e) => void (await stack.decide(e)) }],
+    rules: [
+      {
+        name: 'DecisionRule',
+        pattern: decisionRulePattern(),
+        deliver: async (e) => {
+          await stack.decide(e);
+        },
+      },
+    ],
   });
   writeRunningStack(
     {

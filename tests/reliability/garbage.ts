@@ -102,7 +102,7 @@ const specialBodies = fc.constantFrom(
 
 const anyBody = fc.oneof(
   { weight: 3, arbitrary: brokenBody.map((rawBody) => ({ rawBody, isBase64Encoded: false })) },
-  { weight: 2, arbitrary: fc.jsonValue().map((v) => ({ rawBody: JSON.stringify(v) ?? '', isBase64Encoded: false })) },
+  { weight: 2, arbitrary: fc.jsonValue().map((v) => ({ rawBody: JSON.stringify(v), isBase64Encoded: false })) },
   { weight: 1, arbitrary: fc.string({ maxLength: 200 }).map((rawBody) => ({ rawBody, isBase64Encoded: false })) },
   {
     weight: 1,

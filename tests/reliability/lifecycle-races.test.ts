@@ -119,6 +119,7 @@ async function sample(contractId: string, until: Promise<unknown>): Promise<stri
   let done = false;
   void until.finally(() => (done = true));
   const violations: string[] = [];
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set when `until` settles, in another turn
   while (!done) {
     figures.samples++;
     violations.push(...partitionViolations(await partition(contractId)));
@@ -181,7 +182,7 @@ async function round(index: number): Promise<string[]> {
       (d): d is { eventId: string; contractId: string } =>
         d !== null && typeof d === 'object' && 'contractId' in d && d.contractId === contractId,
     )
-    .flatMap((d) => ('eventId' in d ? [String(d.eventId)] : []));
+    .flatMap((d) => ('eventId' in d ? [d.eventId] : []));
   for (const id of expectedIds) {
     const count = publishedIds.filter((p) => p === id).length;
     if (count === 0) figures.eventsLost++;

@@ -286,6 +286,7 @@ describe('publishInOrder', () => {
   it('a non-Error thrown by the call is reported as text', async () => {
     const pending = small(1);
     const bus = fakeBus(pending, () => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- what this test is about
       throw 'socket hang up';
     });
     const { deps } = depsFor(bus.putEvents, 2, () => false);
