@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBRecord, DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, DynamoDBRecord, DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
 import { buildDecisionWrite } from '../lib/dynamodb/decision-write';
+import { buildWithdrawalTransaction } from '../lib/dynamodb/withdrawal-write';
+import { apiEvent } from '../scripts/local/api-event';
 import type { Decision } from '../lib/termination/ports';
 import { startAwsStandIn } from '../scripts/local/aws-stand-in';
 import { decisionEvent } from '../scripts/local/decision-event';
@@ -23,6 +25,8 @@ export interface LifecycleBench {
   directClient: DynamoDBClient;
   floorClient: DynamoDBClient;
   requestsTable: string;
+  /** The customer createRequest makes requests for: the one who withdraws them. */
+  customerId: string;
   /** One new request made by the service's create handler, on a fresh contract. */
   createRequest: () => Promise<{ requestId: string; contractId: string }>;
   operations: () => string[];
@@ -32,6 +36,7 @@ export interface LifecycleBench {
 
 type DecisionHandler = (event: EventBridgeEvent<string, unknown>) => Promise<{ outcome: string }>;
 type PublishHandler = (event: DynamoDBStreamEvent) => Promise<unknown>;
+type ApiHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
 interface Timed {
   ms: number[];
@@ -66,6 +71,7 @@ export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
   });
   const decide: DecisionHandler = (await import('../functions/apply-status-decision')).handler;
   const publish: PublishHandler = (await import('../functions/publish-request-events')).handler;
+  const withdraw: ApiHandler = (await import('../functions/withdraw-termination-request')).handler;
 
   // Everything the table's stream says from here on, for the publishing rows.
   const records: DynamoDBRecord[] = [];
@@ -84,8 +90,9 @@ export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
 
   const total = bench.warmup + bench.iterations;
   const requests = [];
-  for (let i = 0; i < 2 * total; i++) requests.push(await bench.createRequest());
-  const [serviceRequests, floorRequests] = [requests.slice(0, total), requests.slice(total)];
+  for (let i = 0; i < 4 * total; i++) requests.push(await bench.createRequest());
+  const [serviceRequests, floorRequests] = [requests.slice(0, total), requests.slice(total, 2 * total)];
+  const [withdrawnRequests, floorWithdrawn] = [requests.slice(2 * total, 3 * total), requests.slice(3 * total)];
   const outcomes: string[] = [];
   const decideOne = (status: Decision['status']) => async (i: number) => {
     const request = serviceRequests[i];
@@ -114,9 +121,57 @@ export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
   const floorReview = await timed(bench.iterations, bench.warmup, floorOne('IN_REVIEW'), bench.operations);
   const floorReject = await timed(bench.iterations, bench.warmup, floorOne('REJECTED'), bench.operations);
 
+  // The customer's withdrawal (0018-withdrawal.md): the handler, against the bare client sending its transaction.
+  const statuses: number[] = [];
+  const withdrawal = await timed(
+    bench.iterations,
+    bench.warmup,
+    async (i) => {
+      const request = withdrawnRequests[i];
+      if (request === undefined) throw new Error('out of requests');
+      const event = apiEvent({
+        method: 'POST',
+        withdrawal: true,
+        ...request,
+        customerId: bench.customerId,
+        headers: { 'Idempotency-Key': randomUUID() },
+      });
+      statuses.push((await withdraw(event)).statusCode);
+    },
+    bench.operations,
+  );
+  if (statuses.some((s) => s !== 200)) throw new Error(`withdrawals answered ${[...new Set(statuses)].join(', ')}`);
+  const floorWithdrawal = await timed(
+    bench.iterations,
+    bench.warmup,
+    async (i) => {
+      const request = floorWithdrawn[i];
+      if (request === undefined) throw new Error('out of requests');
+      const withdrawnAt = new Date().toISOString();
+      const input = buildWithdrawalTransaction(
+        { requests: bench.requestsTable, contracts: '' },
+        {
+          ...request,
+          customerId: bench.customerId,
+          idempotencyKey: randomUUID(),
+          fingerprint: 'bench',
+          response: { requestId: request.requestId, status: 'WITHDRAWN', withdrawnAt, message: 'bench' },
+          expiresAt: Math.floor(Date.now() / 1000) + 3600,
+        },
+        Math.floor(Date.now() / 1000),
+      );
+      const answer = await floorDoc.send(new TransactWriteCommand({ ...input, ReturnConsumedCapacity: 'TOTAL' }));
+      consumed['WITHDRAWN'] = [answer.ConsumedCapacity ?? []]
+        .flat()
+        .reduce((sum, c) => sum + (c.CapacityUnits ?? c.WriteCapacityUnits ?? 0), 0);
+    },
+    bench.operations,
+  );
+
   const decisionRows = [
     ['IN_REVIEW (not final)', review, floorReview, consumed['IN_REVIEW']],
     ['REJECTED (final: slot released)', reject, floorReject, consumed['REJECTED']],
+    ['WITHDRAWN by the customer (final: slot released, key kept)', withdrawal, floorWithdrawal, consumed['WITHDRAWN']],
   ] as const;
   const decisions = table(
     'Applying a decision: the consumer (service code) against the bare client sending the same write',
@@ -176,11 +231,13 @@ export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
   );
   const verdict = (met: boolean) => (met ? 'MET' : 'MISSED');
   const oneCall = [review, reject].every((t) => t.operations.every((ops) => ops.length === 1));
+  const oneWithdrawalCall = withdrawal.operations.every((ops) => ops.length === 1);
   const targets = table(
     'Lifecycle targets',
     ['target', 'measured', 'result'],
     [
       ['a decision = 1 DynamoDB call', `IN_REVIEW ${callsPer(review)}, REJECTED ${callsPer(reject)}`, verdict(oneCall)],
+      ['a withdrawal = 1 DynamoDB call', `WITHDRAWN ${callsPer(withdrawal)}`, verdict(oneWithdrawalCall)],
       [
         'publishing = 1 PutEvents per batch of up to 10 events',
         `${calls.length} calls for ${events} events (${expected} expected), largest ${Math.max(...calls)}`,

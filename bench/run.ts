@@ -222,7 +222,7 @@ async function main(): Promise<void> {
   // A create takes a contract's one active slot for good: fresh contracts for every create.
   const perPass = warmup + iterations;
   // + 4: the seeds, the reads' contract and the empty list's.
-  const contracts = Array.from({ length: 9 * perPass + 4 + 2 * coldRuns + Math.ceil(memoryInvocations / 50) }, () => ({
+  const contracts = Array.from({ length: 11 * perPass + 4 + 2 * coldRuns + Math.ceil(memoryInvocations / 50) }, () => ({
     contractId: randomUUID(),
     customerId: CUSTOMER,
     status: 'ACTIVE',
@@ -394,6 +394,7 @@ async function main(): Promise<void> {
     directClient: db.client,
     floorClient,
     requestsTable: TABLES.requests,
+    customerId: CUSTOMER,
     createRequest: async () => {
       const { contractId, requestId } = await seed(service);
       return { contractId, requestId };

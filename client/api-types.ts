@@ -48,6 +48,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contracts/{contractId}/termination-requests/{requestId}/withdrawal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a termination request
+         * @description The customer withdraws their own request while it is SUBMITTED or IN_REVIEW: it becomes WITHDRAWN, final, and the contract may take a new request. No body. Reuse one Idempotency-Key for every retry of one user action: a replay answers 200 with the first answer, byte for byte. A request the bank has approved, or that is already final, answers 409 REQUEST_NOT_WITHDRAWABLE with its status in details.
+         */
+        post: operations["withdrawTerminationRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -78,10 +98,10 @@ export interface components {
             requestId: string;
             requestNumber: string;
             /**
-             * @description SUBMITTED on creation; the back office moves it on. COMPLETED and REJECTED are final.
+             * @description SUBMITTED on creation; the back office moves it on. The customer may withdraw it while SUBMITTED or IN_REVIEW. COMPLETED, REJECTED and WITHDRAWN are final.
              * @enum {string}
              */
-            status: "SUBMITTED" | "IN_REVIEW" | "APPROVED" | "COMPLETED" | "REJECTED";
+            status: "SUBMITTED" | "IN_REVIEW" | "APPROVED" | "COMPLETED" | "REJECTED" | "WITHDRAWN";
             /** Format: date-time */
             createdAt: string;
             /** @description For the customer, in their language: what the current status means. Plain text: render it as text, never as HTML. */
@@ -92,6 +112,16 @@ export interface components {
         TerminationRequestList: {
             items: components["schemas"]["TerminationRequest"][];
             nextCursor?: string;
+        };
+        Withdrawal: {
+            /** Format: uuid */
+            requestId: string;
+            /** @constant */
+            status: "WITHDRAWN";
+            /** Format: date-time */
+            withdrawnAt: string;
+            /** @description For the customer, in the language of the first call. Plain text. */
+            message: string;
         };
         Error: {
             errorCode: string;
@@ -537,6 +567,165 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         errorCode: "CONTRACT_NOT_FOUND" | "TERMINATION_REQUEST_NOT_FOUND" | "ROUTE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description The stage throttled the call (API Gateway). Retry later. */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "THROTTLED";
+                    };
+                };
+            };
+            /** @description Internal error. The body carries no internals; quote the correlationId. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable. Retry after Retry-After seconds, with the same Idempotency-Key. */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    withdrawTerminationRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description UUID; scoped to the customer and to withdrawals; kept 24 h. Missing: 400 IDEMPOTENCY_KEY_MISSING. */
+                "Idempotency-Key": string;
+                "X-Correlation-Id"?: string;
+                /** @description ru for Russian texts; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                contractId: string;
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn (or the replay of the same withdrawal, with Idempotent-Replayed: true). */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description true on a replay; absent otherwise. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "requestId": "0190f5a2-7c3e-7d4a-9b1e-5a6c7d8e9f01",
+                     *       "status": "WITHDRAWN",
+                     *       "withdrawnAt": "2026-11-24T10:00:00.000Z",
+                     *       "message": "Your early termination request has been withdrawn."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Withdrawal"];
+                };
+            };
+            /** @description The request could not be read, or fields are not valid (details lists each). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_MISSING";
+                    };
+                };
+            };
+            /** @description No valid bearer token. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description The contract belongs to another customer. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description No such contract, or (reads) no such request on it. */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "CONTRACT_NOT_FOUND" | "TERMINATION_REQUEST_NOT_FOUND" | "ROUTE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description The contract already has an active termination request; the message names its number. */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "REQUEST_NOT_WITHDRAWABLE";
+                    };
+                };
+            };
+            /** @description A business rule refused the request, or the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };

@@ -15,9 +15,11 @@ import type { components, paths } from './api-types';
 export type TerminationRequest = components['schemas']['TerminationRequest'];
 export type TerminationRequestInput = components['schemas']['TerminationRequestInput'];
 export type TerminationRequestList = components['schemas']['TerminationRequestList'];
+export type Withdrawal = components['schemas']['Withdrawal'];
 
 const COLLECTION = '/api/v1/contracts/{contractId}/termination-requests';
 const ONE = '/api/v1/contracts/{contractId}/termination-requests/{requestId}';
+const WITHDRAWAL = '/api/v1/contracts/{contractId}/termination-requests/{requestId}/withdrawal';
 
 /** The error bodies an operation's responses can carry, each with its status's literal errorCodes. */
 type ErrorBodies<Responses> = {
@@ -31,6 +33,7 @@ type ErrorBodies<Responses> = {
 export type CreateError = ErrorBodies<paths[typeof COLLECTION]['post']['responses']>;
 export type ListError = ErrorBodies<paths[typeof COLLECTION]['get']['responses']>;
 export type GetError = ErrorBodies<paths[typeof ONE]['get']['responses']>;
+export type WithdrawError = ErrorBodies<paths[typeof WITHDRAWAL]['post']['responses']>;
 export type CreateErrorCode = CreateError['errorCode'];
 
 /** What a call came to: the answer, a refusal the API gave, or no answer at all. */
@@ -188,6 +191,31 @@ export function createTerminationClient(options: ClientOptions) {
         return answer;
       });
       return result.ok ? { ...result, replayed, ...(location ? { location } : {}) } : result;
+    },
+
+    /**
+     * One user action: withdraw the request (while SUBMITTED or IN_REVIEW). As for a create, pass
+     * the same idempotencyKey again only to repeat this very action; the client reuses it on its
+     * retries, and a retry answered 200 with `replayed` is the same success.
+     */
+    async withdrawTerminationRequest(
+      contractId: string,
+      requestId: string,
+      action: { idempotencyKey?: string; correlationId?: string } = {},
+    ): Promise<Result<Withdrawal, WithdrawError> & { replayed?: boolean }> {
+      const idempotencyKey = action.idempotencyKey ?? newUuid();
+      const correlationId = action.correlationId ?? newUuid();
+      let replayed = false;
+      const result = await withRetries<Withdrawal, WithdrawError>(correlationId, async (signal) => {
+        const answer = await api.POST(WITHDRAWAL, {
+          params: { path: { contractId, requestId }, header: { 'Idempotency-Key': idempotencyKey } },
+          headers: await headers(correlationId),
+          signal,
+        });
+        replayed = answer.response.headers.get('Idempotent-Replayed') === 'true';
+        return answer;
+      });
+      return result.ok ? { ...result, replayed } : result;
     },
 
     /** One request of the contract, with its current status. */

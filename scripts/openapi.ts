@@ -8,6 +8,7 @@ import {
   errorBodySchema,
   terminationRequestInputSchema,
   terminationRequestListSchema,
+  withdrawalSchema,
   terminationRequestSchema,
 } from '../lib/api-model/schemas';
 
@@ -48,6 +49,7 @@ const ERROR_EXAMPLES: Record<ErrorCode, Problem[]> = {
   CONTRACT_NOT_FOUND: [{ field: 'contractId', code: 'contractNotFound' }],
   TERMINATION_REQUEST_NOT_FOUND: [{ field: 'requestId', code: 'requestNotFound' }],
   ACTIVE_REQUEST_ALREADY_EXISTS: [{ field: 'contractId', code: 'activeRequestExists', requestNumber: 'TR-7KQM-X2PF' }],
+  REQUEST_NOT_WITHDRAWABLE: [{ field: 'status', code: 'notWithdrawable', status: 'APPROVED' }],
   CONTRACT_NOT_ACTIVE: [{ field: 'contractId', code: 'contractNotActive' }],
   TERMINATION_DATE_AFTER_CONTRACT_END: [{ field: 'desiredTerminationDate', code: 'dateAfterContractEnd', endDate: '2045-12-31' }],
   BANK_ACCOUNT_KEY_MISMATCH: [{ field: 'bankDetails.accountNumber', code: 'accountKeyMismatch' }],
@@ -87,7 +89,14 @@ const READ_CODES: ErrorCode[] = [
   'SERVICE_UNAVAILABLE',
 ];
 const OPERATION_CODES = {
-  create: ALL_CODES.filter((code) => code !== 'TERMINATION_REQUEST_NOT_FOUND'),
+  create: ALL_CODES.filter((code) => code !== 'TERMINATION_REQUEST_NOT_FOUND' && code !== 'REQUEST_NOT_WITHDRAWABLE'),
+  withdraw: [
+    ...READ_CODES,
+    'IDEMPOTENCY_KEY_MISSING',
+    'IDEMPOTENCY_KEY_REUSED',
+    'TERMINATION_REQUEST_NOT_FOUND',
+    'REQUEST_NOT_WITHDRAWABLE',
+  ],
   get: [...READ_CODES, 'TERMINATION_REQUEST_NOT_FOUND'],
   list: READ_CODES,
 } satisfies Record<string, ErrorCode[]>;
@@ -286,6 +295,48 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
       },
+      [`${API_PATH}/{requestId}/withdrawal`]: {
+        post: {
+          operationId: 'withdrawTerminationRequest',
+          summary: 'Withdraw a termination request',
+          description:
+            'The customer withdraws their own request while it is SUBMITTED or IN_REVIEW: it becomes WITHDRAWN, final, and the contract may take a new request. No body. Reuse one Idempotency-Key for every retry of one user action: a replay answers 200 with the first answer, byte for byte. A request the bank has approved, or that is already final, answers 409 REQUEST_NOT_WITHDRAWABLE with its status in details.',
+          tags: ['termination-requests'],
+          parameters: [
+            contractIdParameter,
+            { name: 'requestId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: true,
+              description: 'UUID; scoped to the customer and to withdrawals; kept 24 h. Missing: 400 IDEMPOTENCY_KEY_MISSING.',
+              schema: { type: 'string', format: 'uuid' },
+            },
+            ...commonHeaders,
+          ],
+          responses: {
+            '200': {
+              description: 'Withdrawn (or the replay of the same withdrawal, with Idempotent-Replayed: true).',
+              headers: {
+                'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+                'Idempotent-Replayed': header('true on a replay; absent otherwise.', { type: 'string', enum: ['true'] }),
+              },
+              content: {
+                'application/json': {
+                  schema: { $ref: '#/components/schemas/Withdrawal' },
+                  example: {
+                    requestId: '0190f5a2-7c3e-7d4a-9b1e-5a6c7d8e9f01',
+                    status: 'WITHDRAWN',
+                    withdrawnAt: '2026-11-24T10:00:00.000Z',
+                    message: 'Your early termination request has been withdrawn.',
+                  },
+                },
+              },
+            },
+            ...errorResponses(OPERATION_CODES.withdraw),
+          },
+        },
+      },
     },
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
@@ -300,6 +351,7 @@ export function buildOpenApi(): Record<string, unknown> {
             items: { type: 'array', items: { $ref: '#/components/schemas/TerminationRequest' } },
           },
         },
+        Withdrawal: component(withdrawalSchema),
         Error: component(errorBodySchema),
       },
     },

@@ -52,6 +52,7 @@ const STATUS_LABELS: Record<Status, Record<Language, string>> = {
   APPROVED: { en: 'Approved', ru: 'Одобрена' },
   COMPLETED: { en: 'Completed', ru: 'Исполнена' },
   REJECTED: { en: 'Rejected', ru: 'Отклонена' },
+  WITHDRAWN: { en: 'Withdrawn', ru: 'Отозвана' },
 };
 
 const EN = {

@@ -1,6 +1,6 @@
 import { Ajv, type CodeOptions } from 'ajv';
 import { formats } from './formats';
-import { terminationRequestInputSchema, terminationRequestSchema, uuidSchema } from './schemas';
+import { terminationRequestInputSchema, terminationRequestSchema, uuidSchema, withdrawalSchema } from './schemas';
 import { statusChangedEventSchema, statusDecisionSchema, submittedEventSchema } from './event-schemas';
 
 /** Each validator the service uses, by the name it is exported under, and its schema. */
@@ -8,6 +8,7 @@ export const VALIDATED_SCHEMAS = {
   validateInput: terminationRequestInputSchema,
   validateUuid: uuidSchema,
   validateTerminationRequest: terminationRequestSchema,
+  validateWithdrawal: withdrawalSchema,
   validateStatusDecision: statusDecisionSchema,
   validateSubmittedDetail: submittedEventSchema,
   validateStatusChangedDetail: statusChangedEventSchema,

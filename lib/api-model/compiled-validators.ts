@@ -1,6 +1,6 @@
 import { createAjv } from './ajv';
 import { VALIDATED_SCHEMAS } from './ajv';
-import type { TerminationRequest, TerminationRequestInput } from './schemas';
+import type { TerminationRequest, TerminationRequestInput, Withdrawal } from './schemas';
 import type { StatusChangedDetail, StatusDecisionDetail, SubmittedDetail } from './event-schemas';
 
 /*
@@ -13,6 +13,7 @@ const ajv = createAjv();
 export const validateInput = ajv.compile<TerminationRequestInput>(VALIDATED_SCHEMAS.validateInput);
 export const validateUuid = ajv.compile<string>(VALIDATED_SCHEMAS.validateUuid);
 export const validateTerminationRequest = ajv.compile<TerminationRequest>(VALIDATED_SCHEMAS.validateTerminationRequest);
+export const validateWithdrawal = ajv.compile<Withdrawal>(VALIDATED_SCHEMAS.validateWithdrawal);
 export const validateStatusDecision = ajv.compile<StatusDecisionDetail>(VALIDATED_SCHEMAS.validateStatusDecision);
 export const validateSubmittedDetail = ajv.compile<SubmittedDetail>(VALIDATED_SCHEMAS.validateSubmittedDetail);
 export const validateStatusChangedDetail = ajv.compile<StatusChangedDetail>(VALIDATED_SCHEMAS.validateStatusChangedDetail);

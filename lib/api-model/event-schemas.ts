@@ -107,17 +107,7 @@ export const statusChangedEventSchema = {
   $id: 'TerminationRequestStatusChanged',
   type: 'object',
   additionalProperties: false,
-  required: [
-    'eventId',
-    'requestId',
-    'contractId',
-    'customerId',
-    'requestNumber',
-    'previousStatus',
-    'status',
-    'changedAt',
-    'decisionEventId',
-  ],
+  required: ['eventId', 'requestId', 'contractId', 'customerId', 'requestNumber', 'previousStatus', 'status', 'changedAt', 'changedBy'],
   properties: {
     eventId: { ...uuid, description: 'Stable: the same for every delivery of this event. Drop a repeated one.' },
     requestId: uuid,
@@ -127,8 +117,16 @@ export const statusChangedEventSchema = {
     previousStatus: status,
     status,
     reason: reasonText,
-    changedAt: { ...timestamp, description: 'When the back office decided (its occurredAt).' },
-    decisionEventId: { ...statusDecisionSchema.properties.eventId, description: "The back office's eventId of the decision applied." },
+    changedAt: { ...timestamp, description: 'When the back office decided (its occurredAt), or when the customer withdrew the request.' },
+    changedBy: {
+      type: 'string',
+      enum: ['BACK_OFFICE', 'CUSTOMER'],
+      description: 'Who moved the request: the back office by a decision, or the customer by withdrawing it (status WITHDRAWN).',
+    },
+    decisionEventId: {
+      ...statusDecisionSchema.properties.eventId,
+      description: "The back office's eventId of the decision applied; absent when the customer withdrew the request.",
+    },
   },
 } as const;
 

@@ -36,6 +36,8 @@ interface ProblemParams {
   tooLarge: { limit: number };
   bearerTokenRequired: NoParams;
   requestNotFound: NoParams;
+  /** A withdrawal of a request the bank has moved on (or that is final): its status now. */
+  notWithdrawable: { status: string };
   range: { min: number; max: number };
 }
 

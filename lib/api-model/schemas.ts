@@ -18,7 +18,7 @@ export const REASON_CODES = [
 export type ReasonCode = (typeof REASON_CODES)[number];
 
 /** A request's statuses (docs/decisions/0017-lifecycle.md); transitions are in lib/termination/lifecycle.ts. */
-export const STATUSES = ['SUBMITTED', 'IN_REVIEW', 'APPROVED', 'COMPLETED', 'REJECTED'] as const;
+export const STATUSES = ['SUBMITTED', 'IN_REVIEW', 'APPROVED', 'COMPLETED', 'REJECTED', 'WITHDRAWN'] as const;
 
 export type Status = (typeof STATUSES)[number];
 
@@ -75,7 +75,8 @@ export const terminationRequestSchema = {
     status: {
       type: 'string',
       enum: STATUSES,
-      description: 'SUBMITTED on creation; the back office moves it on. COMPLETED and REJECTED are final.',
+      description:
+        'SUBMITTED on creation; the back office moves it on. The customer may withdraw it while SUBMITTED or IN_REVIEW. COMPLETED, REJECTED and WITHDRAWN are final.',
     },
     createdAt: { type: 'string', format: 'date-time' },
     message: {
@@ -92,6 +93,22 @@ export const terminationRequestSchema = {
 } as const;
 
 export type TerminationRequest = FromSchema<typeof terminationRequestSchema>;
+
+/** The answer to a withdrawal (docs/decisions/0018-withdrawal.md); a replay answers the same bytes. */
+export const withdrawalSchema = {
+  $id: 'Withdrawal',
+  type: 'object',
+  additionalProperties: false,
+  required: ['requestId', 'status', 'withdrawnAt', 'message'],
+  properties: {
+    requestId: uuid,
+    status: { type: 'string', const: 'WITHDRAWN' },
+    withdrawnAt: { type: 'string', format: 'date-time' },
+    message: { type: 'string', description: 'For the customer, in the language of the first call. Plain text.' },
+  },
+} as const;
+
+export type Withdrawal = FromSchema<typeof withdrawalSchema>;
 
 /** A page of a contract's requests, newest first; nextCursor fetches the next page. */
 export const terminationRequestListSchema = {

@@ -6,10 +6,11 @@ import {
   validateSubmittedDetail,
   validateTerminationRequest,
   validateUuid,
+  validateWithdrawal,
 } from './compiled-validators';
 import type { StatusChangedDetail, StatusDecisionDetail, SubmittedDetail } from './event-schemas';
 import type { Problem } from './problems';
-import { REASON_CODES, type TerminationRequest, type TerminationRequestInput } from './schemas';
+import { REASON_CODES, type TerminationRequest, type TerminationRequestInput, type Withdrawal } from './schemas';
 
 export function isUuid(value: unknown): value is string {
   return validateUuid(value);
@@ -17,6 +18,10 @@ export function isUuid(value: unknown): value is string {
 
 export function isTerminationRequest(value: unknown): value is TerminationRequest {
   return validateTerminationRequest(value);
+}
+
+export function isWithdrawal(value: unknown): value is Withdrawal {
+  return validateWithdrawal(value);
 }
 
 const joinField = (path: string, name: string) => (path ? `${path}.${name}` : name);

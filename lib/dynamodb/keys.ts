@@ -6,6 +6,7 @@
  *   CONTRACT#<contractId>           REQUEST#<requestId>   the request itself
  *   IDEMPOTENCY#<customerId>#<key>  IDEMPOTENCY           the key, its fingerprint and the 201 body (TTL: expiresAt)
  *   NUMBER#<requestNumber>          NUMBER                makes request numbers unique
+ *   WITHDRAWAL#<customerId>#<key>   WITHDRAWAL            a withdrawal's key, its fingerprint and its answer (TTL: expiresAt)
  */
 
 export interface TableKey {
@@ -18,6 +19,11 @@ export const REQUEST_SORT_PREFIX = 'REQUEST#';
 export const idempotencyKeyOf = (customerId: string, key: string): TableKey => ({
   pk: `IDEMPOTENCY#${customerId}#${key}`,
   sk: 'IDEMPOTENCY',
+});
+/** A withdrawal's key: its own namespace, so a key names one action of one route (0018-withdrawal.md). */
+export const withdrawalKeyOf = (customerId: string, key: string): TableKey => ({
+  pk: `WITHDRAWAL#${customerId}#${key}`,
+  sk: 'WITHDRAWAL',
 });
 export const slotKeyOf = (contractId: string): TableKey => ({ pk: `CONTRACT#${contractId}`, sk: 'ACTIVE' });
 export const numberKeyOf = (requestNumber: string): TableKey => ({ pk: `NUMBER#${requestNumber}`, sk: 'NUMBER' });

@@ -17,8 +17,11 @@ import {
   type RequestPage,
   type StoredRequest,
   type TerminationStore,
+  type WithdrawalIntent,
+  type WithdrawalOutcome,
   type WriteOutcome,
 } from '../termination/ports';
+import { buildWithdrawalTransaction, explainWithdrawalCancellation } from './withdrawal-write';
 import { idempotencyKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type TableKey } from './keys';
 
 /** The store of a function's configuration; build it once, at module load. */
@@ -118,6 +121,23 @@ export class DynamoDbTerminationStore implements TerminationStore {
       if (error instanceof Error && error.name === 'TransactionConflictException') return { kind: 'retry' };
       throw error;
     }
+  }
+
+  withdraw(intent: WithdrawalIntent, nowSeconds: number, abortSignal?: AbortSignal): Promise<WithdrawalOutcome> {
+    return guarded(async () => {
+      try {
+        await this.client.send(new TransactWriteCommand(buildWithdrawalTransaction(this.tables, intent, nowSeconds)), { abortSignal });
+        return { kind: 'withdrawn' };
+      } catch (error) {
+        if (error instanceof TransactionCanceledException) {
+          const explained = explainWithdrawalCancellation(error.CancellationReasons ?? [], intent, nowSeconds);
+          if (explained.kind !== 'read') return explained;
+          return explained.decide(await this.readConsistently(this.tables.requests, explained.key, abortSignal));
+        }
+        if (error instanceof Error && error.name === 'TransactionConflictException') return { kind: 'retry' };
+        throw error;
+      }
+    });
   }
 
   /** Reads the key's record, skipping one that has expired. */

@@ -54,15 +54,19 @@ export function eventOfRecord(record: DynamoDBRecord): RequestEvent | undefined 
   const oldImage = record.dynamodb?.OldImage;
   const previousStatus = oldImage === undefined ? undefined : imageValues(oldImage)['status'];
   if (previousStatus === item['status']) return undefined;
+  const byCustomer = item['status'] === 'WITHDRAWN';
+  const decisionEventId = lastDecisionId(item);
   const detail = {
     eventId: eventIdOf(String(item['requestId']), String(item['status'])),
     ...pick(item, ['requestId', 'contractId', 'customerId', 'requestNumber', 'status']),
     previousStatus,
     ...(item['statusReason'] === undefined ? {} : { reason: item['statusReason'] }),
     changedAt: item['statusChangedAt'],
-    decisionEventId: lastDecisionId(item),
+    // Only the customer withdraws; every other move is a back-office decision (0018-withdrawal.md).
+    ...(byCustomer ? { changedBy: 'CUSTOMER' } : { changedBy: 'BACK_OFFICE', decisionEventId }),
   };
-  if (!isStatusChangedDetail(detail))
+  // A back-office move names the decision applied; one without is not a record this service wrote.
+  if ((!byCustomer && decisionEventId === undefined) || !isStatusChangedDetail(detail))
     throw new MalformedRecordError(sequenceNumber, 'a status change without the fields of a StatusChanged event');
   return { detailType: EVENT_TYPES.statusChanged, detail, time: detail.changedAt };
 }

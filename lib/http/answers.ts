@@ -1,6 +1,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { CreateOutcome } from '../termination/create-termination-request';
 import type { ReadOutcome } from '../termination/read-termination-requests';
+import type { WithdrawOutcome } from '../termination/withdraw-termination-request';
 import type { Refusal } from '../termination/refusals';
 import type { ErrorBody } from '../api-model/schemas';
 import { ERROR_STATUS, type ErrorCode } from './errors';
@@ -12,7 +13,8 @@ import type { Texts } from './texts';
  */
 
 /** What the edge saw, on top of the use case's outcomes: its own refusals and plain failures. */
-export type Outcome = CreateOutcome | ReadOutcome | { kind: 'refused'; refusal: Refusal<ErrorCode> } | { kind: 'failed'; error: unknown };
+export type Outcome =
+  CreateOutcome | ReadOutcome | WithdrawOutcome | { kind: 'refused'; refusal: Refusal<ErrorCode> } | { kind: 'failed'; error: unknown };
 
 export interface AnswerContext {
   correlationId: string;
@@ -79,6 +81,11 @@ export function answerFor(outcome: Outcome, context: AnswerContext): Answer {
     case 'listed': {
       const body = { items: outcome.requests, ...(outcome.nextCursor === undefined ? {} : { nextCursor: outcome.nextCursor }) };
       return { response: json(200, body, context.correlationId), statusCode: 200, errorCode: undefined };
+    }
+    case 'withdrawn':
+    case 'withdrawal-replayed': {
+      const headers: Record<string, string> = outcome.kind === 'withdrawal-replayed' ? { 'Idempotent-Replayed': 'true' } : {};
+      return { response: json(200, outcome.withdrawal, context.correlationId, headers), statusCode: 200, errorCode: undefined };
     }
     case 'refused':
       return errorAnswer(outcome.refusal, context);

@@ -70,6 +70,14 @@ export function respond(edge: Edge, outcome: Outcome, options: RouteOptions): AP
     case 'listed':
       logger.info('requests listed', { ...fields, outcome: 'read', count: outcome.requests.length });
       break;
+    case 'withdrawn':
+    case 'withdrawal-replayed':
+      logger.info('request withdrawn', {
+        ...fields,
+        outcome: outcome.kind === 'withdrawn' ? 'withdrawn' : 'replayed',
+        requestId: outcome.withdrawal.requestId,
+      });
+      break;
     case 'failed':
     case 'unavailable':
       logger.error('request failed', {
@@ -82,7 +90,7 @@ export function respond(edge: Edge, outcome: Outcome, options: RouteOptions): AP
     case 'refused':
       logger.info('request refused', { ...fields, outcome: 'refused', errorCode: answer.errorCode });
   }
-  recordOutcome(answer.statusCode, outcome.kind === 'found' || outcome.kind === 'listed');
+  recordOutcome(answer.statusCode, outcome.kind === 'found' || outcome.kind === 'listed', outcome.kind === 'withdrawn');
   return { ...answer.response, headers: { ...answer.response.headers, ...corsHeaders(edge.origin, options.allowedOrigins) } };
 }
 

@@ -8,6 +8,8 @@ export type Language = 'en' | 'ru';
 export interface Texts {
   error: (code: ErrorCode, args: { requestNumber?: string | undefined }) => string;
   created: (requestNumber: string) => string;
+  /** The message of a withdrawal's answer (docs/decisions/0018-withdrawal.md). */
+  withdrawn: () => string;
   /** The message of a request read back, for its current status. */
   requestStatus: (request: { status: TerminationRequest['status']; requestNumber: string; statusReason?: string | undefined }) => string;
   problem: (problem: Problem) => string;
@@ -59,6 +61,7 @@ const enProblems: ProblemTexts = {
   contentType: () => 'must be application/json',
   tooLarge: ({ limit }) => `the body must be at most ${limit} bytes`,
   bearerTokenRequired: () => 'a valid bearer token is required',
+  notWithdrawable: ({ status }) => `the request is ${status}: only a SUBMITTED or IN_REVIEW request can be withdrawn`,
   requestNotFound: () => 'no such request on this contract',
   range: ({ min, max }) => `must be a whole number from ${min} to ${max}`,
 };
@@ -72,6 +75,7 @@ const enStatus: Record<Status, (n: string) => string> = {
   APPROVED: (n) => `Your early termination request No. ${n} has been approved; the contract will be terminated.`,
   COMPLETED: (n) => `Your early termination request No. ${n} has been completed: the contract is terminated.`,
   REJECTED: (n) => `Your early termination request No. ${n} has been rejected.`,
+  WITHDRAWN: (n) => `Your early termination request No. ${n} has been withdrawn at your request.`,
 };
 
 const en: Texts = {
@@ -84,6 +88,7 @@ const en: Texts = {
       CONTRACT_ACCESS_DENIED: 'You do not have access to this contract.',
       CONTRACT_NOT_FOUND: 'The contract was not found.',
       TERMINATION_REQUEST_NOT_FOUND: 'The termination request was not found.',
+      REQUEST_NOT_WITHDRAWABLE: 'The termination request can no longer be withdrawn.',
       ACTIVE_REQUEST_ALREADY_EXISTS: `An active termination request${args.requestNumber === undefined ? '' : ` ${args.requestNumber}`} already exists for this contract.`,
       CONTRACT_NOT_ACTIVE: 'The contract is not active and cannot be terminated.',
       TERMINATION_DATE_AFTER_CONTRACT_END: 'The desired termination date is after the end of the contract.',
@@ -94,6 +99,7 @@ const en: Texts = {
       SERVICE_UNAVAILABLE: 'The service is temporarily unavailable. Please retry later.',
     })[code],
   created: (n) => enSubmitted(n),
+  withdrawn: () => 'Your early termination request has been withdrawn.',
   requestStatus: ({ status, requestNumber, statusReason }) =>
     withReason(enStatus[status](requestNumber), statusReason, status === 'REJECTED' ? 'Reason' : 'Note from the bank'),
   problem: (problem) => describe(enProblems, problem),
@@ -131,6 +137,7 @@ const ruProblems: ProblemTexts = {
   contentType: () => 'должен быть application/json',
   tooLarge: ({ limit }) => `тело запроса не должно превышать ${limit} байт`,
   bearerTokenRequired: () => 'требуется действующий токен доступа (Bearer)',
+  notWithdrawable: ({ status }) => `заявка в статусе ${status}: отозвать можно только заявку в статусе SUBMITTED или IN_REVIEW`,
   requestNotFound: () => 'по этому договору нет такой заявки',
   range: ({ min, max }) => `должно быть целым числом от ${min} до ${max}`,
 };
@@ -143,6 +150,7 @@ const ruStatus: Record<Status, (n: string) => string> = {
   APPROVED: (n) => `Ваша заявка на досрочное расторжение договора № ${n} одобрена, договор будет расторгнут.`,
   COMPLETED: (n) => `Ваша заявка на досрочное расторжение договора № ${n} исполнена: договор расторгнут.`,
   REJECTED: (n) => `Ваша заявка на досрочное расторжение договора № ${n} отклонена.`,
+  WITHDRAWN: (n) => `Ваша заявка на досрочное расторжение договора № ${n} отозвана по вашей просьбе.`,
 };
 
 const ru: Texts = {
@@ -155,6 +163,7 @@ const ru: Texts = {
       CONTRACT_ACCESS_DENIED: 'У вас нет доступа к этому договору.',
       CONTRACT_NOT_FOUND: 'Договор не найден.',
       TERMINATION_REQUEST_NOT_FOUND: 'Заявка на расторжение не найдена.',
+      REQUEST_NOT_WITHDRAWABLE: 'Эту заявку на расторжение уже нельзя отозвать.',
       ACTIVE_REQUEST_ALREADY_EXISTS: `По этому договору уже есть активная заявка на расторжение${args.requestNumber === undefined ? '' : ` ${args.requestNumber}`}.`,
       CONTRACT_NOT_ACTIVE: 'Договор не действует, его нельзя расторгнуть.',
       TERMINATION_DATE_AFTER_CONTRACT_END: 'Желаемая дата расторжения позже даты окончания договора.',
@@ -165,6 +174,7 @@ const ru: Texts = {
       SERVICE_UNAVAILABLE: 'Сервис временно недоступен. Повторите попытку позже.',
     })[code],
   created: (n) => ruSubmitted(n),
+  withdrawn: () => 'Ваша заявка на досрочное расторжение договора отозвана.',
   requestStatus: ({ status, requestNumber, statusReason }) =>
     withReason(ruStatus[status](requestNumber), statusReason, status === 'REJECTED' ? 'Причина' : 'Комментарий банка'),
   problem: (problem) => describe(ruProblems, problem),

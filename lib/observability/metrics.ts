@@ -12,6 +12,7 @@ export type OutcomeMetric =
   | 'RequestsCreated'
   | 'RequestsReplayed'
   | 'RequestsRead'
+  | 'RequestsWithdrawn'
   | 'ActiveRequestConflicts'
   | 'BusinessRejections'
   | 'ValidationFailures'
@@ -20,8 +21,9 @@ export type OutcomeMetric =
   | 'InternalErrors';
 
 /** The metric an answer counts in, by its status (docs/decisions/0011-error-body.md). */
-export function outcomeMetric(statusCode: number, read = false): OutcomeMetric {
+export function outcomeMetric(statusCode: number, read = false, withdrawn = false): OutcomeMetric {
   if (read && statusCode === 200) return 'RequestsRead';
+  if (withdrawn) return 'RequestsWithdrawn';
   switch (statusCode) {
     case 201:
       return 'RequestsCreated';
@@ -45,7 +47,7 @@ export function outcomeMetric(statusCode: number, read = false): OutcomeMetric {
 }
 
 /** One count per answer; `read` for the GET routes, whose 200 is a read, not a replay. */
-export function recordOutcome(statusCode: number, read = false): void {
-  metrics.addMetric(outcomeMetric(statusCode, read), MetricUnit.Count, 1);
+export function recordOutcome(statusCode: number, read = false, withdrawn = false): void {
+  metrics.addMetric(outcomeMetric(statusCode, read, withdrawn), MetricUnit.Count, 1);
   metrics.publishStoredMetrics();
 }

@@ -1,17 +1,21 @@
 import { STATUSES, type Status } from '../api-model/schemas';
 
 /*
- * Where a request may go (docs/decisions/0017-lifecycle.md): SUBMITTED -> IN_REVIEW -> APPROVED
- * -> COMPLETED, and SUBMITTED or IN_REVIEW -> REJECTED. Forward skips are fine; nothing moves
- * back, and COMPLETED and REJECTED are final.
+ * Where a request may go (docs/decisions/0017-lifecycle.md, 0018-withdrawal.md): SUBMITTED ->
+ * IN_REVIEW -> APPROVED -> COMPLETED, and SUBMITTED or IN_REVIEW -> REJECTED (the back office)
+ * or WITHDRAWN (the customer). Forward skips are fine; nothing moves back, and COMPLETED,
+ * REJECTED and WITHDRAWN are final.
  */
 
-const RANK: Record<Status, number> = { SUBMITTED: 0, IN_REVIEW: 1, APPROVED: 2, COMPLETED: 3, REJECTED: 3 };
+const RANK: Record<Status, number> = { SUBMITTED: 0, IN_REVIEW: 1, APPROVED: 2, COMPLETED: 3, REJECTED: 3, WITHDRAWN: 3 };
+
+/** The statuses a customer may withdraw from: before the bank approved. */
+export const WITHDRAWABLE_STATUSES: readonly Status[] = ['SUBMITTED', 'IN_REVIEW'];
 
 /** Every request starts here. */
 export const STATUS_SUBMITTED = 'SUBMITTED';
 
-export const FINAL_STATUSES: readonly Status[] = ['COMPLETED', 'REJECTED'];
+export const FINAL_STATUSES: readonly Status[] = ['COMPLETED', 'REJECTED', 'WITHDRAWN'];
 
 export const isFinal = (status: Status): boolean => FINAL_STATUSES.includes(status);
 
@@ -20,7 +24,7 @@ export const isActive = (status: Status): boolean => !isFinal(status);
 
 export function mayMove(from: Status, to: Status): boolean {
   if (isFinal(from)) return false;
-  if (to === 'REJECTED') return from === 'SUBMITTED' || from === 'IN_REVIEW';
+  if (to === 'REJECTED' || to === 'WITHDRAWN') return WITHDRAWABLE_STATUSES.includes(from);
   return RANK[to] > RANK[from];
 }
 

@@ -1,5 +1,5 @@
 import type { DECISION_STATUSES } from '../api-model/event-schemas';
-import type { Status, TerminationRequest, TerminationRequestInput } from '../api-model/schemas';
+import type { Status, TerminationRequest, TerminationRequestInput, Withdrawal } from '../api-model/schemas';
 import type { ContractVerdict } from './contract-rules';
 
 /*
@@ -79,6 +79,33 @@ export type DecisionWriteOutcome =
   | { kind: 'slot-mismatch'; slotRequestId: string | undefined }
   | { kind: 'retry' };
 
+/** A customer's withdrawal of a request, with everything its one atomic write records (0018-withdrawal.md). */
+export interface WithdrawalIntent {
+  requestId: string;
+  /** Lower-cased, as the request is keyed. */
+  contractId: string;
+  customerId: string;
+  idempotencyKey: string;
+  fingerprint: string;
+  /** The answer, stored with the key so that a replay answers the same bytes. */
+  response: Withdrawal;
+  /** Epoch seconds after which the key no longer counts. */
+  expiresAt: number;
+}
+
+export interface WithdrawalRecord {
+  fingerprint: string;
+  response: Withdrawal;
+}
+
+export type WithdrawalOutcome =
+  | { kind: 'withdrawn' }
+  | { kind: 'key-used'; record: WithdrawalRecord }
+  /** No such request on the contract, or another customer's: the contract tells which answer. */
+  | { kind: 'not-found' }
+  | { kind: 'not-withdrawable'; current: Status }
+  | { kind: 'retry' };
+
 /** The store was throttled, unreachable or too slow: nothing was decided, the caller may retry. */
 export class StoreUnavailableError extends Error {
   constructor(cause: unknown) {
@@ -117,4 +144,6 @@ export interface TerminationStore {
   findContract(contractId: string, abortSignal?: AbortSignal): Promise<Record<string, unknown> | undefined>;
   /** One attempt to apply a decision. */
   applyDecision(decision: Decision, appliedAt: string): Promise<DecisionWriteOutcome>;
+  /** One atomic attempt to withdraw a request: its status, its contract's slot and the key at once. */
+  withdraw(intent: WithdrawalIntent, nowSeconds: number, abortSignal?: AbortSignal): Promise<WithdrawalOutcome>;
 }

@@ -1,4 +1,4 @@
-import { ownershipOf } from './contract-rules';
+import { contractRefusal } from './contract-access';
 import type { Problem } from '../api-model/problems';
 import type { TerminationRequest } from '../api-model/schemas';
 import { isUuid } from '../api-model/validator';
@@ -49,19 +49,6 @@ async function settle(budgetMs: number, run: (abortSignal: AbortSignal) => Promi
     if (error instanceof StoreUnavailableError || abortSignal.aborted) return { kind: 'unavailable', cause: error };
     throw error;
   }
-}
-
-/** The contract's 404 or 403 when the caller may not see it, else the given refusal or nothing. */
-async function contractRefusal(
-  store: ReadDeps['store'],
-  contractId: string,
-  customerId: string,
-  abortSignal: AbortSignal,
-): Promise<RefusedError | undefined> {
-  const ownership = ownershipOf(await store.findContract(contractId, abortSignal), customerId);
-  if (ownership === 'not-found') return refuse('CONTRACT_NOT_FOUND', [{ field: 'contractId', code: 'contractNotFound' }]);
-  if (ownership === 'access-denied') return refuse('CONTRACT_ACCESS_DENIED', [{ field: 'contractId', code: 'contractAccessDenied' }]);
-  return undefined;
 }
 
 /** GET .../termination-requests/{requestId} */

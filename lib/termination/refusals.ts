@@ -12,7 +12,8 @@ export type RefusalCode =
   | 'BANK_ACCOUNT_KEY_MISMATCH'
   | 'COMMENT_REQUIRED'
   | 'IDEMPOTENCY_KEY_REUSED'
-  | 'TERMINATION_REQUEST_NOT_FOUND';
+  | 'TERMINATION_REQUEST_NOT_FOUND'
+  | 'REQUEST_NOT_WITHDRAWABLE';
 
 export interface Refusal<Code extends string = RefusalCode> {
   code: Code;

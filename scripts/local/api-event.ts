@@ -11,21 +11,25 @@ export interface EventOptions {
   method?: 'GET' | 'POST';
   requestId?: string;
   query?: Record<string, string>;
+  /** A POST of the request's withdrawal (requestId given): no body. */
+  withdrawal?: boolean;
 }
 
 /** A REST API (v1) proxy event as API Gateway sends it to this route after the authorizer. */
 export function apiEvent(options: EventOptions): APIGatewayProxyEvent {
   const contractId = options.contractId ?? '00000000-0000-4000-8000-000000000000';
   const method = options.method ?? 'POST';
+  const withdrawal = options.withdrawal === true;
   const headers: Record<string, string> = {
-    ...(method === 'POST' ? { 'Content-Type': 'application/json' } : {}),
+    ...(method === 'POST' && !withdrawal ? { 'Content-Type': 'application/json' } : {}),
     Host: 'api.example.test',
     ...options.headers,
   };
-  const body = method === 'GET' ? null : options.rawBody !== undefined ? options.rawBody : JSON.stringify(options.body ?? {});
+  const body = method === 'GET' || withdrawal ? null : options.rawBody !== undefined ? options.rawBody : JSON.stringify(options.body ?? {});
   const one = options.requestId !== undefined;
-  const resource = `/api/v1/contracts/{contractId}/termination-requests${one ? '/{requestId}' : ''}`;
-  const path = `/api/v1/contracts/${contractId}/termination-requests${one ? `/${options.requestId ?? ''}` : ''}`;
+  const tail = withdrawal ? '/withdrawal' : '';
+  const resource = `/api/v1/contracts/{contractId}/termination-requests${one ? '/{requestId}' : ''}${tail}`;
+  const path = `/api/v1/contracts/${contractId}/termination-requests${one ? `/${options.requestId ?? ''}` : ''}${tail}`;
   const query = options.query && Object.keys(options.query).length > 0 ? options.query : null;
   return {
     resource,

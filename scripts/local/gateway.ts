@@ -14,6 +14,7 @@ import { CORS, corsHeaders } from '../../lib/http/cors';
 const ROUTES: { pattern: RegExp; methods: string[] }[] = [
   { pattern: /^\/api\/v1\/contracts\/[^/]+\/termination-requests$/, methods: ['GET', 'POST'] },
   { pattern: /^\/api\/v1\/contracts\/[^/]+\/termination-requests\/[^/]+$/, methods: ['GET'] },
+  { pattern: /^\/api\/v1\/contracts\/[^/]+\/termination-requests\/[^/]+\/withdrawal$/, methods: ['POST'] },
 ];
 
 type ResponseType =

@@ -133,6 +133,19 @@ describe('the client over HTTP', () => {
     });
   });
 
+  it('withdraws over HTTP through the gateway: one success when the answer was lost, then 409 for another action (issue 17.1)', async () => {
+    const contractId = await newContract(tables);
+    const { api } = client();
+    const created = await api.createTerminationRequest(contractId, validBody());
+    if (!created.ok) throw new Error('create failed');
+    lossy.loseAnswers(1);
+    const withdrawn = await api.withdrawTerminationRequest(contractId, created.value.requestId);
+    expect(withdrawn).toMatchObject({ ok: true, status: 200, attempts: 2, replayed: true, value: { status: 'WITHDRAWN' } });
+    const again = await api.withdrawTerminationRequest(contractId, created.value.requestId);
+    expect(again).toMatchObject({ ok: false, reason: 'refused', status: 409, error: { errorCode: 'REQUEST_NOT_WITHDRAWABLE' } });
+    await expect(api.getTerminationRequest(contractId, created.value.requestId)).resolves.toMatchObject({ value: { status: 'WITHDRAWN' } });
+  });
+
   it('reports a service it cannot reach as unreachable after its attempts', async () => {
     const api = createTerminationClient({
       baseUrl: `http://127.0.0.1:${await freePort()}`,

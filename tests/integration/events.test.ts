@@ -19,6 +19,7 @@ import noAuthorizerContext from '../../events/no-authorizer-context.json' with {
 import otherCustomersContract from '../../events/other-customers-contract.json' with { type: 'json' };
 import russianNotFound from '../../events/russian-not-found.json' with { type: 'json' };
 import unknownContract from '../../events/unknown-contract.json' with { type: 'json' };
+import withdrawUnknownRequest from '../../events/withdraw-unknown-request.json' with { type: 'json' };
 import type { ErrorCode } from '../../lib/http/errors';
 import { REQUEST_NUMBER_PATTERN } from '../../lib/termination/request-number';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
@@ -118,6 +119,14 @@ const steps: Step[] = [
     file: 'get-unknown-request.json',
     event: getUnknownRequest,
     title: 'refuses a request id that is not on the contract',
+    status: 404,
+    errorCode: 'TERMINATION_REQUEST_NOT_FOUND',
+    fields: ['requestId'],
+  },
+  {
+    file: 'withdraw-unknown-request.json',
+    event: withdrawUnknownRequest,
+    title: 'refuses to withdraw a request id that is not on the contract',
     status: 404,
     errorCode: 'TERMINATION_REQUEST_NOT_FOUND',
     fields: ['requestId'],
@@ -268,9 +277,9 @@ const steps: Step[] = [
 
 describe('events/', () => {
   it('holds exactly the files this test replays', () => {
-    // The lifecycle's samples (decision-*, stream-*) are replayed by lifecycle-samples.test.ts.
+    // The lifecycle's samples (decision-*, stream-*, withdrawal-*) are replayed by lifecycle-samples.test.ts.
     const files = readdirSync(new URL('../../events/', import.meta.url))
-      .filter((file) => !/^(decision|stream)-/.test(file))
+      .filter((file) => !/^(decision|stream|withdrawal)-/.test(file))
       .sort();
     expect(files).toEqual([...new Set(steps.map((s) => s.file))].sort());
   });
@@ -280,11 +289,12 @@ describe('events/', () => {
     const requestId = event.pathParameters?.['requestId'];
     expect(contractId).toMatch(UUID);
     expect(['POST', 'GET']).toContain(event.httpMethod);
-    const resource = `/api/v1/contracts/{contractId}/termination-requests${requestId === undefined ? '' : '/{requestId}'}`;
+    const withdrawal = event.resource.endsWith('/withdrawal') ? '/withdrawal' : '';
+    const resource = `/api/v1/contracts/{contractId}/termination-requests${requestId === undefined ? '' : '/{requestId}'}${withdrawal}`;
     expect(event.resource).toBe(resource);
     expect(event.requestContext.resourcePath).toBe(resource);
     expect(event.path).toBe(resource.replace('{contractId}', String(contractId)).replace('{requestId}', String(requestId)));
-    if (event.httpMethod === 'GET') expect(event.body).toBeNull();
+    if (event.httpMethod === 'GET' || withdrawal) expect(event.body).toBeNull();
     expect(event.requestContext.path).toBe(`/${event.requestContext.stage}${event.path}`);
     expect(event.multiValueHeaders).toEqual(Object.fromEntries(Object.entries(event.headers).map(([k, v]) => [k, [v]])));
     expect(sentHeader(event, 'X-Correlation-Id')).toMatch(UUID);

@@ -9,6 +9,9 @@ import decisionUnknownRequest from '../../events/decision-unknown-request.json' 
 import streamIdempotencyExpired from '../../events/stream-idempotency-expired.json' with { type: 'json' };
 import streamRequestCreated from '../../events/stream-request-created.json' with { type: 'json' };
 import streamStatusChanged from '../../events/stream-status-changed.json' with { type: 'json' };
+import streamWithdrawn from '../../events/stream-withdrawn.json' with { type: 'json' };
+import withdrawalSampleRequest from '../../events/withdrawal-sample-request.json' with { type: 'json' };
+import { sendEvent } from '../support/handler';
 import { eventIdOf } from '../../lib/events/request-events';
 import type { PutEventsFault } from '../../scripts/local/aws-stand-in';
 import { slotKeyOf } from '../../lib/dynamodb/keys';
@@ -38,6 +41,7 @@ const streams = {
   'stream-request-created.json': streamEvent(streamRequestCreated),
   'stream-status-changed.json': streamEvent(streamStatusChanged),
   'stream-idempotency-expired.json': streamEvent(streamIdempotencyExpired),
+  'stream-withdrawn.json': streamEvent(streamWithdrawn),
 };
 
 beforeAll(async () => {
@@ -63,8 +67,8 @@ async function decide(file: string) {
 
 describe('the samples of events/', () => {
   it('are all replayed here', () => {
-    const files = readdirSync(new URL('../../events/', import.meta.url)).filter((file) => /^(decision|stream)-/.test(file));
-    expect(files.sort()).toEqual([...Object.keys(decisions), ...Object.keys(streams)].sort());
+    const files = readdirSync(new URL('../../events/', import.meta.url)).filter((file) => /^(decision|stream|withdrawal)-/.test(file));
+    expect(files.sort()).toEqual([...Object.keys(decisions), ...Object.keys(streams), 'withdrawal-sample-request.json'].sort());
   });
 });
 
@@ -121,6 +125,16 @@ describe('a request, from the stream records of its creation to its rejection', 
     expect(await stack.tables.contractItems(SAMPLE_CONTRACT_ID)).toEqual(before);
   });
 
+  it('withdrawal-sample-request.json after the rejection: 409 REQUEST_NOT_WITHDRAWABLE naming REJECTED, in Russian (issue 17.1)', async () => {
+    const answer = await sendEvent(withdrawalSampleRequest);
+    expect(answer.status).toBe(409);
+    expect(answer.body).toMatchObject({
+      errorCode: 'REQUEST_NOT_WITHDRAWABLE',
+      message: 'Эту заявку на расторжение уже нельзя отозвать.',
+      details: [{ field: 'status', reason: expect.stringContaining('REJECTED') }],
+    });
+  });
+
   it('decision-unknown-request.json: to the dead-letter queue', async () => {
     expect(await decide('decision-unknown-request.json')).toMatchObject({
       outcome: 'unknown-request',
@@ -167,6 +181,24 @@ describe('a request, from the stream records of its creation to its rejection', 
     await expect(handler({ Records: records.slice(3) })).rejects.toThrow(/first record could not be published/);
     expect(stack.standIn.events).toEqual([]);
     expect(stack.standIn.putEventsCalls).toEqual([1, 1, 1, 1, 1, 1]);
+  });
+
+  it("stream-withdrawn.json: the customer's withdrawal is one StatusChanged, changed by the customer, with no decision (issue 17.1)", async () => {
+    const { events, calls } = await publish('stream-withdrawn.json');
+    expect(calls).toEqual([1]);
+    expect(events.map((e) => e.detail)).toEqual([
+      {
+        eventId: eventIdOf(SAMPLE_REQUEST_ID, 'WITHDRAWN'),
+        requestId: SAMPLE_REQUEST_ID,
+        contractId: SAMPLE_CONTRACT_ID,
+        customerId: SAMPLE_REQUEST.customerId,
+        requestNumber: SAMPLE_REQUEST.requestNumber,
+        previousStatus: 'IN_REVIEW',
+        status: 'WITHDRAWN',
+        changedAt: '2026-11-23T11:30:00.000Z',
+        changedBy: 'CUSTOMER',
+      },
+    ]);
   });
 
   it('stream-idempotency-expired.json: a key removed by TTL publishes nothing', async () => {

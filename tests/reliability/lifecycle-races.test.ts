@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdOf } from '../../lib/events/request-events';
@@ -15,7 +16,8 @@ import { scale } from './scale';
 
 /*
  * Races of the lifecycle (docs/reliability.md): a final decision racing new creations on the
- * same contract, decisions sent several times at once, and decisions that arrive out of order.
+ * same contract, decisions sent several times at once, decisions that arrive out of order, and
+ * (every other REJECTED round) the customer's withdrawal racing the final decision (issue 17.1).
  * A sampler reads each contract's partition all along; after each round the stream is drained
  * and the events compared with what committed. Through the real handlers, on DynamoDB Local
  * with its stream.
@@ -42,6 +44,9 @@ const figures = {
   eventsLost: 0,
   eventsDoubled: 0,
   fiveHundreds: 0,
+  withdrawalsSent: 0,
+  withdrawn: 0,
+  withdrawalsRefused409: 0,
 };
 
 /** Every decision's outcome by the status it asked for, e.g. `REJECTED:duplicate`. */
@@ -53,6 +58,8 @@ const started = Date.now();
 beforeAll(async () => {
   stack = await useLifecycleStack();
   poller = await stack.startPublishing();
+  // Loaded before the races, so that its first call does not lose them by its import alone.
+  await import('../../functions/withdraw-termination-request');
 });
 
 afterAll(async () => {
@@ -114,6 +121,22 @@ async function decide(options: DecisionOptions, eventId?: string): Promise<strin
   return outcome;
 }
 
+/** The customer withdraws (0018-withdrawal.md): the answer's status and body. */
+async function withdraw(contractId: string, requestId: string, key: string): Promise<{ status: number; raw: string }> {
+  figures.withdrawalsSent++;
+  const answer = await callHandler({
+    method: 'POST',
+    withdrawal: true,
+    contractId,
+    requestId,
+    customerId,
+    headers: { 'Idempotency-Key': key },
+  });
+  if (answer.status >= 500) figures.fiveHundreds++;
+  if (answer.status === 409) figures.withdrawalsRefused409++;
+  return { status: answer.status, raw: answer.raw };
+}
+
 /** Reads the partition again and again until `until` settles, counting what it sees. */
 async function sample(contractId: string, until: Promise<unknown>): Promise<string[]> {
   let done = false;
@@ -136,6 +159,11 @@ async function round(index: number): Promise<string[]> {
   if (first.requestId === undefined) return [`round ${index}: the first creation answered ${first.status}`];
   const requestId = first.requestId;
   const final = index % 2 === 0 ? 'REJECTED' : 'COMPLETED';
+  // Every other REJECTED round the customer withdraws while the final decision lands: one key
+  // sent several times at once, and a second key, racing the back office and the creations.
+  const withdrawing = index % 4 === 2;
+  const key = randomUUID();
+  const otherKey = randomUUID();
 
   // The back office's history: IN_REVIEW (racing APPROVED, on COMPLETED rounds: out of order),
   // then the final status; each sent several times at once with one id, and IN_REVIEW again late.
@@ -148,17 +176,40 @@ async function round(index: number): Promise<string[]> {
       ? Array.from({ length: DUPLICATES_PER_DECISION }, () => decide({ requestId, contractId, status: 'APPROVED' }, approve))
       : []),
   ]).then(async () => {
+    const withdrawals = withdrawing
+      ? [
+          ...Array.from({ length: DUPLICATES_PER_DECISION }, () => withdraw(contractId, requestId, key)),
+          withdraw(contractId, requestId, otherKey),
+        ]
+      : [];
+    // Half the withdrawing rounds give the customer a head start, so that the withdrawal wins
+    // there and the decision meets a final status; in the others both start at once.
+    if (withdrawing && index % 8 === 2) await sleep(30);
     const finals = Array.from({ length: DUPLICATES_PER_DECISION }, () => decide({ requestId, contractId, status: final }, finish));
     const creations = Array.from({ length: CREATIONS_PER_ROUND }, () => create(contractId));
     // Out of order: IN_REVIEW again under a new id, while the final status lands.
     const late = decide({ requestId, contractId, status: 'IN_REVIEW' });
-    return { finals: await Promise.all(finals), creations: await Promise.all(creations), late: await late };
+    return {
+      finals: await Promise.all(finals),
+      withdrawals: await Promise.all(withdrawals),
+      creations: await Promise.all(creations),
+      late: await late,
+    };
   });
   const violations = await sample(contractId, race);
-  const { finals, creations } = await race;
+  const { finals, withdrawals, creations } = await race;
 
-  if (finals.filter((o) => o === 'applied').length !== 1)
-    violations.push(`final applied ${finals.filter((o) => o === 'applied').length} times`);
+  // One final move wins: the back office's, or one withdrawal key's; the same key answers alike.
+  const appliedFinals = finals.filter((o) => o === 'applied').length;
+  const withdrawnKeys = new Set(withdrawals.filter((w) => w.status === 200).map((w) => w.raw)).size;
+  figures.withdrawn += withdrawnKeys;
+  if (appliedFinals + withdrawnKeys !== 1) violations.push(`final applied ${appliedFinals} times, withdrawn ${withdrawnKeys} times`);
+  const sameKey = withdrawals.slice(0, DUPLICATES_PER_DECISION);
+  // A 200 is the same bytes every time; a 409 carries each call's own correlation id.
+  if (new Set(sameKey.map((w) => (w.status === 200 ? w.raw : String(w.status)))).size > 1)
+    violations.push(`one withdrawal key answered differently: ${sameKey.map((w) => w.status).join(',')}`);
+  if (withdrawals.some((w) => w.status !== 200 && w.status !== 409))
+    violations.push(`withdrawals answered ${withdrawals.map((w) => w.status).join(',')}`);
   if (creations.filter((c) => c.status === 201).length > 1) violations.push('two creations succeeded after one release');
   if (creations.some((c) => c.status !== 201 && c.status !== 409))
     violations.push(`creations answered ${creations.map((c) => c.status).join(',')}`);
@@ -197,7 +248,7 @@ async function round(index: number): Promise<string[]> {
 
 describe('lifecycle races', () => {
   const rounds = scale.name === 'heavy' ? 120 : 8;
-  it(`final statuses racing new creations, duplicated and late decisions (${rounds} rounds): one active request at every moment, every event once`, async () => {
+  it(`final statuses and withdrawals racing new creations, duplicated and late decisions (${rounds} rounds): one active request at every moment, every event once`, async () => {
     const violations: string[] = [];
     for (let i = 0; i < rounds; i++) violations.push(...(await round(i)));
     figures.invariantViolations = violations.length;
@@ -210,8 +261,16 @@ describe('lifecycle races', () => {
     expect(figures.duplicates).toBeGreaterThan(0);
     expect(figures.samples).toBeGreaterThan(rounds);
     expect(stack.unpublished).toEqual([]);
-    // Only decisions that would move a request back are refused: IN_REVIEW after APPROVED or a final status.
-    const refused = [...outcomes.keys()].filter((key) => !/:(applied|duplicate)$/.test(key));
-    expect(refused).toEqual(['IN_REVIEW:forbidden-transition']);
+    // Only decisions that would move a request back are refused: IN_REVIEW after APPROVED or a
+    // final status, and a final decision that lost to the customer's withdrawal.
+    const refused = [...outcomes.keys()].filter((key) => !/:(applied|duplicate)$/.test(key)).sort();
+    expect(
+      refused.filter(
+        (key) =>
+          key !== 'IN_REVIEW:forbidden-transition' && key !== 'REJECTED:forbidden-transition' && key !== 'COMPLETED:forbidden-transition',
+      ),
+    ).toEqual([]);
+    expect(figures.withdrawalsSent).toBeGreaterThan(0);
+    expect(figures.withdrawn).toBeGreaterThan(0);
   }, 600_000);
 });

@@ -12,6 +12,7 @@ export interface HandlerAnswer {
 
 /** The handler API Gateway would call for the event's method and resource. */
 async function routeOf(event: APIGatewayProxyEvent): Promise<(event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>> {
+  if (event.resource.endsWith('/withdrawal')) return (await import('../../functions/withdraw-termination-request')).handler;
   if (event.httpMethod === 'POST') return (await import('../../functions/create-termination-request')).handler;
   if (event.resource.endsWith('{requestId}')) return (await import('../../functions/get-termination-request')).handler;
   return (await import('../../functions/list-termination-requests')).handler;

@@ -1,5 +1,5 @@
 import { judgeContract } from '../../lib/termination/contract-rules';
-import { isFinal, mayMove } from '../../lib/termination/lifecycle';
+import { isFinal, mayMove, WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
 import type {
   Decision,
   DecisionWriteOutcome,
@@ -8,6 +8,9 @@ import type {
   RequestPage,
   StoredRequest,
   TerminationStore,
+  WithdrawalIntent,
+  WithdrawalOutcome,
+  WithdrawalRecord,
   WriteOutcome,
 } from '../../lib/termination/ports';
 
@@ -30,6 +33,7 @@ export class InMemoryStore implements TerminationStore {
   /** contractId -> the request holding its active slot. */
   readonly slots = new Map<string, { requestId: string; requestNumber: string; customerId: string }>();
   readonly numbers = new Set<string>();
+  readonly withdrawalKeys = new Map<string, WithdrawalRecord & { expiresAt: number }>();
   /** Every call, by method name: what the use case asked of the store, in order. */
   readonly calls: string[] = [];
 
@@ -101,6 +105,22 @@ export class InMemoryStore implements TerminationStore {
   findContract(contractId: string): Promise<Record<string, unknown> | undefined> {
     this.calls.push('findContract');
     return Promise.resolve(this.contracts.get(contractId));
+  }
+
+  withdraw(intent: WithdrawalIntent, nowSeconds: number): Promise<WithdrawalOutcome> {
+    this.calls.push('withdraw');
+    const key = `${intent.customerId}#${intent.idempotencyKey}`;
+    const record = this.withdrawalKeys.get(key);
+    if (record && record.expiresAt > nowSeconds) return Promise.resolve({ kind: 'key-used', record });
+    const request = this.requests.get(intent.requestId);
+    if (request?.contractId !== intent.contractId || request.customerId !== intent.customerId)
+      return Promise.resolve({ kind: 'not-found' });
+    if (!WITHDRAWABLE_STATUSES.includes(request.status)) return Promise.resolve({ kind: 'not-withdrawable', current: request.status });
+    this.withdrawalKeys.set(key, { fingerprint: intent.fingerprint, response: intent.response, expiresAt: intent.expiresAt });
+    request.status = 'WITHDRAWN';
+    delete request.statusReason;
+    this.slots.delete(intent.contractId);
+    return Promise.resolve({ kind: 'withdrawn' });
   }
 
   applyDecision(decision: Decision): Promise<DecisionWriteOutcome> {

@@ -13,6 +13,8 @@ const ALLOWED = new Set([
   'IN_REVIEW -> COMPLETED',
   'IN_REVIEW -> REJECTED',
   'APPROVED -> COMPLETED',
+  'SUBMITTED -> WITHDRAWN',
+  'IN_REVIEW -> WITHDRAWN',
 ]);
 
 const pairs: [Status, Status, boolean][] = STATUSES.flatMap((from) =>
@@ -23,9 +25,9 @@ const pairs: [Status, Status, boolean][] = STATUSES.flatMap((from) =>
 const ORDER: Status[] = ['SUBMITTED', 'IN_REVIEW', 'APPROVED', 'COMPLETED'];
 
 describe('mayMove', () => {
-  it('covers all 25 pairs of statuses, 8 of them allowed', () => {
-    expect(pairs).toHaveLength(25);
-    expect(pairs.filter(([, , allowed]) => allowed)).toHaveLength(8);
+  it('covers all 36 pairs of statuses, 10 of them allowed', () => {
+    expect(pairs).toHaveLength(36);
+    expect(pairs.filter(([, , allowed]) => allowed)).toHaveLength(10);
   });
 
   it.each(pairs)('%s -> %s: %s', (from, to, allowed) => {
@@ -42,10 +44,11 @@ describe('mayMove', () => {
     }
   });
 
-  it('leaves COMPLETED and REJECTED for nothing', () => {
+  it('leaves COMPLETED, REJECTED and WITHDRAWN for nothing', () => {
     for (const to of STATUSES) {
       expect(mayMove('COMPLETED', to)).toBe(false);
       expect(mayMove('REJECTED', to)).toBe(false);
+      expect(mayMove('WITHDRAWN', to)).toBe(false);
     }
   });
 
@@ -115,8 +118,12 @@ describe('isFinal and isActive', () => {
     expect(isActive(status)).toBe(!final);
   });
 
-  it('names COMPLETED and REJECTED as the final statuses', () => {
-    expect([...FINAL_STATUSES].sort()).toEqual(['COMPLETED', 'REJECTED']);
+  it('names COMPLETED, REJECTED and WITHDRAWN as the final statuses', () => {
+    expect([...FINAL_STATUSES].sort()).toEqual(['COMPLETED', 'REJECTED', 'WITHDRAWN']);
+  });
+
+  it('lets the customer withdraw only from SUBMITTED or IN_REVIEW (0018-withdrawal.md)', () => {
+    expect(STATUSES.filter((from) => mayMove(from, 'WITHDRAWN'))).toEqual(['SUBMITTED', 'IN_REVIEW']);
   });
 
   it('a final status is one nothing leaves; an active one can still move on', () => {

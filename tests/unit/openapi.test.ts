@@ -27,6 +27,7 @@ describe('docs/openapi.yaml', () => {
       { path: '/api/v1/contracts/{contractId}/termination-requests', method: 'post' },
       { path: '/api/v1/contracts/{contractId}/termination-requests', method: 'get' },
       { path: '/api/v1/contracts/{contractId}/termination-requests/{requestId}', method: 'get' },
+      { path: '/api/v1/contracts/{contractId}/termination-requests/{requestId}/withdrawal', method: 'post' },
     ];
     for (const [code, status] of Object.entries(ERROR_STATUS)) {
       const codes = operations.flatMap((operation) => documentedResponse(document, status, operation)?.exampleCodes ?? []);

@@ -9,6 +9,7 @@ import {
   type CreateOutcome,
 } from '../../lib/termination/create-termination-request';
 import { getTerminationRequest, listTerminationRequests, type ReadOutcome } from '../../lib/termination/read-termination-requests';
+import { withdrawTerminationRequest, type WithdrawCall, type WithdrawOutcome } from '../../lib/termination/withdraw-termination-request';
 import { decisionEvent, DECISION_DETAIL_TYPE, LOCAL_DECISION_SOURCE } from '../../scripts/local/decision-event';
 import { bankDetails, validBody } from '../support/bodies';
 import { InMemoryStore } from '../support/in-memory-store';
@@ -265,5 +266,70 @@ describe('a decision: source, then detail, then the lifecycle (0017-lifecycle.md
     expect(codeOf(await createTerminationRequest(createDeps(store), call(contractId)))).toBe('ACTIVE_REQUEST_ALREADY_EXISTS');
     await applyStatusDecision(decisionDeps(store), eventOf(decisionEvent({ requestId, contractId, status: 'REJECTED', reason: 'No' })));
     expect(codeOf(await createTerminationRequest(createDeps(store), call(contractId)))).toBe('created');
+  });
+});
+
+describe('a withdrawal: key, form, the key again, the request, its status (0018-withdrawal.md)', () => {
+  const withdrawDeps = (store: InMemoryStore) => ({ store, idempotencyTtlSeconds: 3600, budgetMs: 1000, now: () => NOW });
+  const withdrawCall = (contractId: string, requestId: string, overrides: Partial<WithdrawCall> = {}): WithdrawCall => ({
+    customerId: ANNA,
+    contractId,
+    requestId,
+    idempotencyKey: randomUUID(),
+    withdrawnMessage: textsFor('en').withdrawn,
+    edgeProblems: [],
+    ...overrides,
+  });
+  const codeOfWithdrawal = (outcome: WithdrawOutcome) => (outcome.kind === 'refused' ? outcome.refusal.code : outcome.kind);
+
+  async function submittedIn(store: InMemoryStore, contractId: string): Promise<string> {
+    const created = await createTerminationRequest(createDeps(store), call(contractId));
+    return created.kind === 'created' ? created.request.requestId : '';
+  }
+
+  it('no key before bad ids, bad ids before anything stored; neither asks the store', async () => {
+    const store = new InMemoryStore();
+    expect(
+      codeOfWithdrawal(await withdrawTerminationRequest(withdrawDeps(store), withdrawCall('x', 'y', { idempotencyKey: undefined }))),
+    ).toBe('IDEMPOTENCY_KEY_MISSING');
+    expect(codeOfWithdrawal(await withdrawTerminationRequest(withdrawDeps(store), withdrawCall('x', 'y')))).toBe('VALIDATION_ERROR');
+    expect(store.calls).toEqual([]);
+  });
+
+  it('withdraws in one write, then replays the key over any later state; another key gets 409', async () => {
+    const { store, ids } = storeWith({});
+    const contractId = ids[0] ?? '';
+    const requestId = await submittedIn(store, contractId);
+    store.calls.length = 0;
+    const key = randomUUID();
+    const first = await withdrawTerminationRequest(withdrawDeps(store), withdrawCall(contractId, requestId, { idempotencyKey: key }));
+    expect(first).toMatchObject({ kind: 'withdrawn', withdrawal: { requestId, status: 'WITHDRAWN' } });
+    expect(store.calls).toEqual(['withdraw']);
+    const again = await withdrawTerminationRequest(withdrawDeps(store), withdrawCall(contractId, requestId, { idempotencyKey: key }));
+    expect(again).toEqual({ kind: 'withdrawal-replayed', withdrawal: first.kind === 'withdrawn' ? first.withdrawal : undefined });
+    const other = await withdrawTerminationRequest(withdrawDeps(store), withdrawCall(contractId, requestId));
+    expect(other).toMatchObject({ kind: 'refused', refusal: { code: 'REQUEST_NOT_WITHDRAWABLE', problems: [{ status: 'WITHDRAWN' }] } });
+  });
+
+  it("the key before the request: a key reused for another request is 422, even on another customer's contract", async () => {
+    const { store, ids } = storeWith({}, { customerId: BORIS });
+    const requestId = await submittedIn(store, ids[0] ?? '');
+    const key = randomUUID();
+    await withdrawTerminationRequest(withdrawDeps(store), withdrawCall(ids[0] ?? '', requestId, { idempotencyKey: key }));
+    const reused = await withdrawTerminationRequest(withdrawDeps(store), withdrawCall(ids[1] ?? '', randomUUID(), { idempotencyKey: key }));
+    expect(codeOfWithdrawal(reused)).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it("the request before its status: another customer's request is decided by the contract, and the store reads it once", async () => {
+    const { store, ids } = storeWith({});
+    const contractId = ids[0] ?? '';
+    const requestId = await submittedIn(store, contractId);
+    store.calls.length = 0;
+    const stranger = await withdrawTerminationRequest(withdrawDeps(store), withdrawCall(contractId, requestId, { customerId: BORIS }));
+    expect(codeOfWithdrawal(stranger)).toBe('CONTRACT_ACCESS_DENIED');
+    expect(store.calls).toEqual(['withdraw', 'findContract']);
+    expect(codeOfWithdrawal(await withdrawTerminationRequest(withdrawDeps(store), withdrawCall(contractId, randomUUID())))).toBe(
+      'TERMINATION_REQUEST_NOT_FOUND',
+    );
   });
 });

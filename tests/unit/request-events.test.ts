@@ -126,6 +126,7 @@ describe('eventOfRecord', () => {
         previousStatus: 'SUBMITTED',
         status: 'IN_REVIEW',
         changedAt: '2026-11-23T10:02:00.000Z',
+        changedBy: 'BACK_OFFICE',
         decisionEventId: 'bo-2026-11-23-000187',
       },
     });
@@ -145,6 +146,7 @@ describe('eventOfRecord', () => {
         status: 'REJECTED',
         reason: 'По договору есть просроченная задолженность.',
         changedAt: '2026-11-24T08:40:00.000Z',
+        changedBy: 'BACK_OFFICE',
         decisionEventId: 'bo-2026-11-24-000342',
       },
     });
