@@ -48,6 +48,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/termination-reasons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reasons a customer may give, labelled in their language
+         * @description Every reasonCode the create accepts, from the same list its validator uses, with a label in the caller's language and whether it needs a comment. Cacheable per language for an hour (Cache-Control: private, max-age=3600; Vary: Accept-Language).
+         */
+        get: operations["listTerminationReasons"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contracts/{contractId}/termination-requests/{requestId}/withdrawal": {
         parameters: {
             query?: never;
@@ -122,6 +142,16 @@ export interface components {
             withdrawnAt: string;
             /** @description For the customer, in the language of the first call. Plain text. */
             message: string;
+        };
+        TerminationReasonList: {
+            items: {
+                /** @enum {string} */
+                reasonCode: "RELOCATION" | "FINANCIAL_HARDSHIP" | "SERVICE_DISSATISFACTION" | "BETTER_OFFER_ELSEWHERE" | "NO_LONGER_NEEDED" | "OTHER";
+                /** @description In the caller's language (Accept-Language: en or ru). */
+                label: string;
+                /** @description Whether a create with this reason needs a comment (COMMENT_REQUIRED). */
+                commentRequired: boolean;
+            }[];
         };
         Error: {
             errorCode: string;
@@ -608,6 +638,145 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         errorCode: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    listTerminationReasons: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-Correlation-Id"?: string;
+                /** @description ru for Russian texts; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reasons, in the order a form shows them. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "reasonCode": "RELOCATION",
+                     *           "label": "Relocation",
+                     *           "commentRequired": false
+                     *         },
+                     *         {
+                     *           "reasonCode": "FINANCIAL_HARDSHIP",
+                     *           "label": "Financial hardship",
+                     *           "commentRequired": false
+                     *         },
+                     *         {
+                     *           "reasonCode": "SERVICE_DISSATISFACTION",
+                     *           "label": "Dissatisfied with the service",
+                     *           "commentRequired": false
+                     *         },
+                     *         {
+                     *           "reasonCode": "BETTER_OFFER_ELSEWHERE",
+                     *           "label": "A better offer elsewhere",
+                     *           "commentRequired": false
+                     *         },
+                     *         {
+                     *           "reasonCode": "NO_LONGER_NEEDED",
+                     *           "label": "No longer needed",
+                     *           "commentRequired": false
+                     *         },
+                     *         {
+                     *           "reasonCode": "OTHER",
+                     *           "label": "Other",
+                     *           "commentRequired": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TerminationReasonList"];
+                };
+            };
+            /** @description The request could not be read, or fields are not valid (details lists each). */
+            400: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description No valid bearer token. */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description The contract belongs to another customer. */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "ACCESS_DENIED";
+                    };
+                };
+            };
+            /** @description No such contract, or (reads) no such request on it. */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "ROUTE_NOT_FOUND";
+                    };
+                };
+            };
+            /** @description The stage throttled the call (API Gateway). Retry later. */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "THROTTLED";
+                    };
+                };
+            };
+            /** @description Internal error. The body carries no internals; quote the correlationId. */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "INTERNAL_ERROR";
                     };
                 };
             };

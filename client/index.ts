@@ -16,10 +16,12 @@ export type TerminationRequest = components['schemas']['TerminationRequest'];
 export type TerminationRequestInput = components['schemas']['TerminationRequestInput'];
 export type TerminationRequestList = components['schemas']['TerminationRequestList'];
 export type Withdrawal = components['schemas']['Withdrawal'];
+export type TerminationReasonList = components['schemas']['TerminationReasonList'];
 
 const COLLECTION = '/api/v1/contracts/{contractId}/termination-requests';
 const ONE = '/api/v1/contracts/{contractId}/termination-requests/{requestId}';
 const WITHDRAWAL = '/api/v1/contracts/{contractId}/termination-requests/{requestId}/withdrawal';
+const REASONS = '/api/v1/termination-reasons';
 
 /** The error bodies an operation's responses can carry, each with its status's literal errorCodes. */
 type ErrorBodies<Responses> = {
@@ -34,6 +36,7 @@ export type CreateError = ErrorBodies<paths[typeof COLLECTION]['post']['response
 export type ListError = ErrorBodies<paths[typeof COLLECTION]['get']['responses']>;
 export type GetError = ErrorBodies<paths[typeof ONE]['get']['responses']>;
 export type WithdrawError = ErrorBodies<paths[typeof WITHDRAWAL]['post']['responses']>;
+export type ReasonsError = ErrorBodies<paths[typeof REASONS]['get']['responses']>;
 export type CreateErrorCode = CreateError['errorCode'];
 
 /** What a call came to: the answer, a refusal the API gave, or no answer at all. */
@@ -216,6 +219,14 @@ export function createTerminationClient(options: ClientOptions) {
         return answer;
       });
       return result.ok ? { ...result, replayed } : result;
+    },
+
+    /** The reasons a customer may give, labelled in the client's language: a form's choices. */
+    listTerminationReasons(): Promise<Result<TerminationReasonList, ReasonsError>> {
+      const correlationId = newUuid();
+      return withRetries<TerminationReasonList, ReasonsError>(correlationId, async (signal) =>
+        api.GET(REASONS, { headers: await headers(correlationId), signal }),
+      );
     },
 
     /** One request of the contract, with its current status. */

@@ -159,6 +159,20 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
   });
 }
 
+/** What a route that reads no table needs: how it answers browsers and a 503. */
+export interface EdgeConfig {
+  retryAfterSeconds: number;
+  allowedOrigins: string[];
+}
+
+export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
+  const read = new Reader(env);
+  return read.done({
+    retryAfterSeconds: read.integer('RETRY_AFTER_SECONDS', 1, 1, 3600),
+    allowedOrigins: read.origins('ALLOWED_ORIGINS'),
+  });
+}
+
 export function loadAuthConfig(env: Env = process.env): AuthConfig {
   const read = new Reader(env);
   return read.done({

@@ -6,7 +6,9 @@ import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE } from '../lib/terminati
 import type { Problem } from '../lib/api-model/problems';
 import {
   errorBodySchema,
+  REASON_CODES,
   terminationRequestInputSchema,
+  terminationReasonListSchema,
   terminationRequestListSchema,
   withdrawalSchema,
   terminationRequestSchema,
@@ -90,6 +92,7 @@ const READ_CODES: ErrorCode[] = [
 ];
 const OPERATION_CODES = {
   create: ALL_CODES.filter((code) => code !== 'TERMINATION_REQUEST_NOT_FOUND' && code !== 'REQUEST_NOT_WITHDRAWABLE'),
+  reasons: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INTERNAL_ERROR'],
   withdraw: [
     ...READ_CODES,
     'IDEMPOTENCY_KEY_MISSING',
@@ -295,6 +298,35 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
       },
+      '/api/v1/termination-reasons': {
+        get: {
+          operationId: 'listTerminationReasons',
+          summary: 'The reasons a customer may give, labelled in their language',
+          description:
+            "Every reasonCode the create accepts, from the same list its validator uses, with a label in the caller's language and whether it needs a comment. Cacheable per language for an hour (Cache-Control: private, max-age=3600; Vary: Accept-Language).",
+          tags: ['termination-requests'],
+          parameters: [...commonHeaders],
+          responses: {
+            '200': {
+              description: 'The reasons, in the order a form shows them.',
+              headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+              content: {
+                'application/json': {
+                  schema: { $ref: '#/components/schemas/TerminationReasonList' },
+                  example: {
+                    items: REASON_CODES.map((reasonCode) => ({
+                      reasonCode,
+                      label: en.reasons[reasonCode],
+                      commentRequired: reasonCode === 'OTHER',
+                    })),
+                  },
+                },
+              },
+            },
+            ...errorResponses(OPERATION_CODES.reasons),
+          },
+        },
+      },
       [`${API_PATH}/{requestId}/withdrawal`]: {
         post: {
           operationId: 'withdrawTerminationRequest',
@@ -352,6 +384,7 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
         Withdrawal: component(withdrawalSchema),
+        TerminationReasonList: component(terminationReasonListSchema),
         Error: component(errorBodySchema),
       },
     },

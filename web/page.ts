@@ -34,17 +34,8 @@ interface Problem {
 
 // ---- texts ---------------------------------------------------------------------------------
 
-const REASON_LABELS: Record<Reason, Record<Language, string>> = {
-  RELOCATION: { en: 'Relocation', ru: 'Переезд' },
-  FINANCIAL_HARDSHIP: { en: 'Financial hardship', ru: 'Финансовые трудности' },
-  SERVICE_DISSATISFACTION: { en: 'Dissatisfied with the service', ru: 'Недоволен обслуживанием' },
-  BETTER_OFFER_ELSEWHERE: { en: 'A better offer elsewhere', ru: 'Более выгодное предложение в другом месте' },
-  NO_LONGER_NEEDED: { en: 'No longer needed', ru: 'Больше не нужен' },
-  OTHER: { en: 'Other', ru: 'Другое' },
-};
-const isReason = (value: string): value is Reason => Object.hasOwn(REASON_LABELS, value);
-/** The reason codes of the client's types, in the order above. */
-const REASONS: Reason[] = Object.keys(REASON_LABELS).filter(isReason);
+/** The reasons the API offers, labelled in the page's language (GET /api/v1/termination-reasons). */
+let reasonChoices: { reasonCode: Reason; label: string }[] = [];
 
 const STATUS_LABELS: Record<Status, Record<Language, string>> = {
   SUBMITTED: { en: 'Submitted', ru: 'Подана' },
@@ -245,7 +236,7 @@ function applyLanguage(config: PageConfig | undefined): void {
   if (inFlight) submitButton.textContent = t('sending');
   renderOptions(
     reasonSelect,
-    REASONS.map((reason) => ({ value: reason, label: REASON_LABELS[reason][language] })),
+    reasonChoices.map(({ reasonCode, label }) => ({ value: reasonCode, label })),
   );
   if (config) {
     const contracts = config.contracts.map((contract) => ({ value: contract.contractId, label: contractLabel(contract) }));
@@ -297,7 +288,7 @@ const client = (config: PageConfig) => createTerminationClient({ baseUrl: config
 const withoutSpaces = (value: string) => value.replace(/\s+/g, '');
 
 function readInput(): TerminationRequestInput {
-  const reasonCode = REASONS.find((reason) => reason === reasonSelect.value);
+  const reasonCode = reasonChoices.find((reason) => reason.reasonCode === reasonSelect.value)?.reasonCode;
   if (reasonCode === undefined) throw new Error(`Unknown reason ${reasonSelect.value}`);
   const comment = commentInput.value;
   return {
@@ -358,6 +349,20 @@ async function submit(config: PageConfig): Promise<void> {
   }
 }
 
+/** The form's reasons, from the API in the page's language: the list the create itself accepts. */
+async function loadReasons(config: PageConfig): Promise<void> {
+  const asked = language;
+  const reasons = await client(config).listTerminationReasons();
+  if (!reasons.ok) {
+    showLocalProblem(reasons.reason === 'unreachable' ? 'unreachable' : 'unexpected', reasons.correlationId);
+    return;
+  }
+  // Another language may have been chosen meanwhile: its own call renders it.
+  if (asked !== language) return;
+  reasonChoices = reasons.value.items.map(({ reasonCode, label }) => ({ reasonCode, label }));
+  applyLanguage(config);
+}
+
 async function refreshShown(config: PageConfig): Promise<void> {
   if (!shown) return;
   const { contractId, request } = shown;
@@ -386,7 +391,10 @@ async function main(): Promise<void> {
       if (chosen !== 'en' && chosen !== 'ru') return;
       language = chosen;
       applyLanguage(config);
-      if (config) void refreshShown(config);
+      if (config) {
+        void loadReasons(config);
+        void refreshShown(config);
+      }
     });
   }
   applyLanguage(config);
@@ -400,6 +408,7 @@ async function main(): Promise<void> {
   }
   const loaded = config;
   applyLanguage(loaded);
+  await loadReasons(loaded);
   dateInput.min = dateInDays(0);
   dateInput.value = dateInDays(30);
   if (loaded.bankDetails) {

@@ -94,6 +94,31 @@ export const terminationRequestSchema = {
 
 export type TerminationRequest = FromSchema<typeof terminationRequestSchema>;
 
+/** The reasons a customer may give (GET /api/v1/termination-reasons): every reasonCode the create takes, labelled. */
+export const terminationReasonListSchema = {
+  $id: 'TerminationReasonList',
+  type: 'object',
+  additionalProperties: false,
+  required: ['items'],
+  properties: {
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['reasonCode', 'label', 'commentRequired'],
+        properties: {
+          reasonCode: { type: 'string', enum: REASON_CODES },
+          label: { type: 'string', description: "In the caller's language (Accept-Language: en or ru)." },
+          commentRequired: { type: 'boolean', description: 'Whether a create with this reason needs a comment (COMMENT_REQUIRED).' },
+        },
+      },
+    },
+  },
+} as const;
+
+export type TerminationReasonList = FromSchema<typeof terminationReasonListSchema>;
+
 /** The answer to a withdrawal (docs/decisions/0018-withdrawal.md); a replay answers the same bytes. */
 export const withdrawalSchema = {
   $id: 'Withdrawal',

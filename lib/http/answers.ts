@@ -2,6 +2,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { CreateOutcome } from '../termination/create-termination-request';
 import type { ReadOutcome } from '../termination/read-termination-requests';
 import type { WithdrawOutcome } from '../termination/withdraw-termination-request';
+import type { ReasonsOutcome } from '../termination/reasons';
 import type { Refusal } from '../termination/refusals';
 import type { ErrorBody } from '../api-model/schemas';
 import { ERROR_STATUS, type ErrorCode } from './errors';
@@ -14,7 +15,12 @@ import type { Texts } from './texts';
 
 /** What the edge saw, on top of the use case's outcomes: its own refusals and plain failures. */
 export type Outcome =
-  CreateOutcome | ReadOutcome | WithdrawOutcome | { kind: 'refused'; refusal: Refusal<ErrorCode> } | { kind: 'failed'; error: unknown };
+  | CreateOutcome
+  | ReadOutcome
+  | WithdrawOutcome
+  | ReasonsOutcome
+  | { kind: 'refused'; refusal: Refusal<ErrorCode> }
+  | { kind: 'failed'; error: unknown };
 
 export interface AnswerContext {
   correlationId: string;
@@ -86,6 +92,12 @@ export function answerFor(outcome: Outcome, context: AnswerContext): Answer {
     case 'withdrawal-replayed': {
       const headers: Record<string, string> = outcome.kind === 'withdrawal-replayed' ? { 'Idempotent-Replayed': 'true' } : {};
       return { response: json(200, outcome.withdrawal, context.correlationId, headers), statusCode: 200, errorCode: undefined };
+    }
+    case 'reasons': {
+      const items = outcome.reasons.map((reason) => ({ ...reason, label: context.texts.reasons[reason.reasonCode] }));
+      // The same for every customer and for a day at least: browsers and apps may keep it, per language.
+      const headers = { 'Cache-Control': 'private, max-age=3600', Vary: 'Accept-Language' };
+      return { response: json(200, { items }, context.correlationId, headers), statusCode: 200, errorCode: undefined };
     }
     case 'refused':
       return errorAnswer(outcome.refusal, context);

@@ -70,6 +70,9 @@ export function respond(edge: Edge, outcome: Outcome, options: RouteOptions): AP
     case 'listed':
       logger.info('requests listed', { ...fields, outcome: 'read', count: outcome.requests.length });
       break;
+    case 'reasons':
+      logger.info('reasons listed', { ...fields, outcome: 'read', count: outcome.reasons.length });
+      break;
     case 'withdrawn':
     case 'withdrawal-replayed':
       logger.info('request withdrawn', {
@@ -90,8 +93,12 @@ export function respond(edge: Edge, outcome: Outcome, options: RouteOptions): AP
     case 'refused':
       logger.info('request refused', { ...fields, outcome: 'refused', errorCode: answer.errorCode });
   }
-  recordOutcome(answer.statusCode, outcome.kind === 'found' || outcome.kind === 'listed', outcome.kind === 'withdrawn');
-  return { ...answer.response, headers: { ...answer.response.headers, ...corsHeaders(edge.origin, options.allowedOrigins) } };
+  const read = outcome.kind === 'found' || outcome.kind === 'listed' || outcome.kind === 'reasons';
+  recordOutcome(answer.statusCode, read, outcome.kind === 'withdrawn');
+  const cors = corsHeaders(edge.origin, options.allowedOrigins);
+  // An answer that varies by language too keeps both in Vary.
+  const vary = [answer.response.headers?.['Vary'], cors['Vary']].filter((v) => v !== undefined).join(', ');
+  return { ...answer.response, headers: { ...answer.response.headers, ...cors, Vary: vary } };
 }
 
 /** The outcome of an error thrown at the edge: its own refusal, or a failure (500). */

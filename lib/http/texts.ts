@@ -1,5 +1,5 @@
 import type { Problem, ProblemCode, ProblemOf } from '../api-model/problems';
-import type { Status, TerminationRequest } from '../api-model/schemas';
+import type { ReasonCode, Status, TerminationRequest } from '../api-model/schemas';
 import type { ErrorCode } from './errors';
 
 export type Language = 'en' | 'ru';
@@ -13,6 +13,8 @@ export interface Texts {
   /** The message of a request read back, for its current status. */
   requestStatus: (request: { status: TerminationRequest['status']; requestNumber: string; statusReason?: string | undefined }) => string;
   problem: (problem: Problem) => string;
+  /** The label of each reason a customer may give (GET /api/v1/termination-reasons). */
+  reasons: Record<ReasonCode, string>;
 }
 
 /** One text per problem code: a new code does not compile until both languages have its words. */
@@ -103,6 +105,14 @@ const en: Texts = {
   requestStatus: ({ status, requestNumber, statusReason }) =>
     withReason(enStatus[status](requestNumber), statusReason, status === 'REJECTED' ? 'Reason' : 'Note from the bank'),
   problem: (problem) => describe(enProblems, problem),
+  reasons: {
+    RELOCATION: 'Relocation',
+    FINANCIAL_HARDSHIP: 'Financial hardship',
+    SERVICE_DISSATISFACTION: 'Dissatisfied with the service',
+    BETTER_OFFER_ELSEWHERE: 'A better offer elsewhere',
+    NO_LONGER_NEEDED: 'No longer needed',
+    OTHER: 'Other',
+  },
 };
 
 const ruProblems: ProblemTexts = {
@@ -178,6 +188,14 @@ const ru: Texts = {
   requestStatus: ({ status, requestNumber, statusReason }) =>
     withReason(ruStatus[status](requestNumber), statusReason, status === 'REJECTED' ? 'Причина' : 'Комментарий банка'),
   problem: (problem) => describe(ruProblems, problem),
+  reasons: {
+    RELOCATION: 'Переезд',
+    FINANCIAL_HARDSHIP: 'Финансовые трудности',
+    SERVICE_DISSATISFACTION: 'Недоволен обслуживанием',
+    BETTER_OFFER_ELSEWHERE: 'Более выгодное предложение в другом месте',
+    NO_LONGER_NEEDED: 'Больше не нужен',
+    OTHER: 'Другое',
+  },
 };
 
 const TEXTS: Record<Language, Texts> = { en, ru };

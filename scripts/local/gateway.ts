@@ -15,6 +15,7 @@ const ROUTES: { pattern: RegExp; methods: string[] }[] = [
   { pattern: /^\/api\/v1\/contracts\/[^/]+\/termination-requests$/, methods: ['GET', 'POST'] },
   { pattern: /^\/api\/v1\/contracts\/[^/]+\/termination-requests\/[^/]+$/, methods: ['GET'] },
   { pattern: /^\/api\/v1\/contracts\/[^/]+\/termination-requests\/[^/]+\/withdrawal$/, methods: ['POST'] },
+  { pattern: /^\/api\/v1\/termination-reasons$/, methods: ['GET'] },
 ];
 
 type ResponseType =

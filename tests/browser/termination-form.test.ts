@@ -66,10 +66,11 @@ async function offerContract(): Promise<string> {
   return contractId;
 }
 
-async function open(server: PageServer | undefined): Promise<Page> {
+async function open(server: PageServer | undefined, listen?: (page: Page) => void): Promise<Page> {
   if (!server || !browser) throw new Error('the page server or the browser did not start');
   const page = await browser.context.newPage();
   pages.push(page);
+  listen?.(page);
   await page.goto(server.url);
   await page.locator('form[data-state="ready"]').waitFor();
   return page;
@@ -199,6 +200,27 @@ describe('the termination form in Chromium', () => {
     expect(await itemsOf(contractId, 'IDEMPOTENCY')).toHaveLength(1);
   });
 
+  it('offers the reasons the API lists, in the language chosen (issue 17.2)', async () => {
+    const asked = proxy().forwarded('GET');
+    const page = await open(allowedPage);
+    const labels = () => page.locator('#reason option').allTextContents();
+    expect(await labels()).toEqual([
+      'Relocation',
+      'Financial hardship',
+      'Dissatisfied with the service',
+      'A better offer elsewhere',
+      'No longer needed',
+      'Other',
+    ]);
+    await page.click('button[data-lang="ru"]');
+    // An option of a closed select is never "visible": wait for it to be there.
+    await page.locator('#reason option', { hasText: 'Переезд' }).waitFor({ state: 'attached' });
+    expect((await labels())[0]).toBe('Переезд');
+    // Read from GET /api/v1/termination-reasons; the English list may come from the browser's
+    // cache (an earlier test's page asked for it: the answer may be kept an hour), the Russian one not.
+    expect(proxy().forwarded('GET') - asked).toBeGreaterThanOrEqual(1);
+  });
+
   it("shows a field's error beside its field, in the language chosen", async () => {
     const contractId = await offerContract();
     const page = await open(allowedPage);
@@ -221,23 +243,22 @@ describe('the termination form in Chromium', () => {
 
   it('cannot read the API from an origin not on the list: the browser stops it at the preflight', async () => {
     const contractId = await offerContract();
-    const page = await open(strangerPage);
-    const failed: string[] = [];
     const logged: string[] = [];
-    page.on('requestfailed', (request) => failed.push(`${request.method()} ${request.url()}`));
-    page.on('console', (message) => logged.push(message.text()));
+    const failed: string[] = [];
     const preflights = proxy().forwarded('OPTIONS');
-    const posts = proxy().forwarded('POST');
-    await fill(page);
-    await page.click('#submit');
-    const shown = await settled(page);
-
-    expect(shown.general).toContain('The bank could not be reached');
-    expect(shown.resultShown).toBe(false);
-    // The preflight reached the API and was refused; the POST itself was never sent.
+    const [gets, posts] = [proxy().forwarded('GET'), proxy().forwarded('POST')];
+    const page = await open(strangerPage, (p) => {
+      p.on('requestfailed', (request) => failed.push(`${request.method()} ${request.url()}`));
+      p.on('console', (message) => logged.push(message.text()));
+    });
+    // The page's first call, the reasons of the form, is stopped: it says the bank cannot be reached.
+    await page.locator('#general-error', { hasText: 'The bank could not be reached' }).waitFor();
+    expect(await page.locator('#reason option').count()).toBe(0);
+    // The preflight reached the API and was refused; no GET or POST was ever sent.
     expect(proxy().forwarded('OPTIONS') - preflights).toBeGreaterThanOrEqual(1);
+    expect(proxy().forwarded('GET') - gets).toBe(0);
     expect(proxy().forwarded('POST') - posts).toBe(0);
-    expect(failed.some((call) => call.startsWith('POST ') && call.includes(contractId))).toBe(true);
+    expect(failed.some((call) => call.startsWith('GET ') && call.includes('/api/v1/termination-reasons'))).toBe(true);
     expect(logged.some((line) => line.includes(`from origin '${strangerPage?.origin}' has been blocked by CORS policy`))).toBe(true);
     expect(await tables.contractItems(contractId)).toHaveLength(0);
   });

@@ -146,6 +146,21 @@ describe('the client over HTTP', () => {
     await expect(api.getTerminationRequest(contractId, created.value.requestId)).resolves.toMatchObject({ value: { status: 'WITHDRAWN' } });
   });
 
+  it('reads the reasons dictionary over HTTP, in the language asked (issue 17.2)', async () => {
+    const { api } = client({ language: 'ru' });
+    const reasons = await api.listTerminationReasons();
+    expect(reasons).toMatchObject({ ok: true, status: 200 });
+    expect(reasons.ok && reasons.value.items.map((r) => r.reasonCode)).toEqual([
+      'RELOCATION',
+      'FINANCIAL_HARDSHIP',
+      'SERVICE_DISSATISFACTION',
+      'BETTER_OFFER_ELSEWHERE',
+      'NO_LONGER_NEEDED',
+      'OTHER',
+    ]);
+    expect(reasons.ok && reasons.value.items[0]?.label).toBe('Переезд');
+  });
+
   it('reports a service it cannot reach as unreachable after its attempts', async () => {
     const api = createTerminationClient({
       baseUrl: `http://127.0.0.1:${await freePort()}`,

@@ -55,13 +55,13 @@ beforeAll(async () => {
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 describe('the API', () => {
-  it('has the four routes, each behind the Lambda authorizer, proxied to its own function', () => {
+  it('has the five routes, each behind the Lambda authorizer, proxied to its own function', () => {
     const methods = ofType(prod, 'AWS::ApiGateway::Method').map(([, method]) => ({
       method: at(method, 'Properties', 'HttpMethod'),
       authorization: at(method, 'Properties', 'AuthorizationType'),
       integration: at(method, 'Properties', 'Integration', 'Type'),
     }));
-    expect(methods.map((m) => m.method).sort()).toEqual(['GET', 'GET', 'POST', 'POST']);
+    expect(methods.map((m) => m.method).sort()).toEqual(['GET', 'GET', 'GET', 'POST', 'POST']);
     for (const m of methods) expect(m).toMatchObject({ authorization: 'CUSTOM', integration: 'AWS_PROXY' });
   });
 
@@ -139,6 +139,7 @@ describe('the functions', () => {
       'AuthorizeCustomerLambdaFunction',
       'CreateTerminationRequestLambdaFunction',
       'GetTerminationRequestLambdaFunction',
+      'ListTerminationReasonsLambdaFunction',
       'ListTerminationRequestsLambdaFunction',
       'PublishRequestEventsLambdaFunction',
       'WithdrawTerminationRequestLambdaFunction',
@@ -158,7 +159,7 @@ describe('the functions', () => {
 
   it('keep their logs, and the API access log, for a set time (90 days on prod)', () => {
     const groups = ofType(prod, 'AWS::Logs::LogGroup');
-    expect(groups).toHaveLength(8);
+    expect(groups).toHaveLength(9);
     for (const [, group] of groups) expect(Number(at(group, 'Properties', 'RetentionInDays'))).toBe(90);
     for (const [, group] of ofType(dev, 'AWS::Logs::LogGroup')) expect(Number(at(group, 'Properties', 'RetentionInDays'))).toBe(30);
   });
@@ -203,6 +204,10 @@ describe('least privilege', () => {
     expect(JSON.stringify(allowed[2]?.resource)).toContain('table/contracts-owned-elsewhere');
     const method = ofType(prod, 'AWS::ApiGateway::Method').find(([name]) => /Withdrawal.*Post/i.test(name));
     expect(at(method?.[1], 'Properties', 'AuthorizationType')).toBe('CUSTOM');
+  });
+
+  it('lets the reasons dictionary write its own logs and nothing else (issue 17.2)', () => {
+    expect(statements(prod, 'ListTerminationReasonsRole').map((s) => s.actions)).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents']]);
   });
 
   it('lets the reads get or query the requests table and get the contracts table: nothing else', () => {
@@ -285,6 +290,7 @@ describe('least privilege', () => {
       'ApplyStatusDecisionRole',
       'PublishRequestEventsRole',
       'WithdrawTerminationRequestRole',
+      'ListTerminationReasonsRole',
     ]) {
       expect(Object.keys(jsonObject(at(resource(prod, role), 'Properties'))).sort()).toEqual(['AssumeRolePolicyDocument', 'Policies']);
       expect(at(resource(prod, role), 'Properties', 'AssumeRolePolicyDocument', 'Statement')).toEqual([
@@ -300,7 +306,7 @@ describe('least privilege', () => {
 
   it("grants X-Ray, and only the two X-Ray actions, to every function's role exactly when tracing is switched on", () => {
     const roles = ofType(prod, 'AWS::Lambda::Function').map(([, fn]) => String(at(fn, 'Properties', 'Role', 'Fn::GetAtt', 0)));
-    expect(new Set(roles).size).toBe(7);
+    expect(new Set(roles).size).toBe(8);
     for (const role of roles) {
       const [conditional] = [at(resource(prod, role), 'Properties', 'Policies', 0, 'Fn::If')].flat();
       expect(conditional).toBe('TracingEnabled');
@@ -606,7 +612,7 @@ describe('production protections', () => {
 describe('browsers (CORS)', () => {
   it('answers preflights on each route without the authorizer, echoing only the configured origins', () => {
     const preflights = ofType(dev, 'AWS::ApiGateway::Method').filter(([, m]) => at(m, 'Properties', 'HttpMethod') === 'OPTIONS');
-    expect(preflights).toHaveLength(3);
+    expect(preflights).toHaveLength(4);
     for (const [, method] of preflights) {
       expect(at(method, 'Properties', 'AuthorizationType')).toBe('NONE');
       const response = at(method, 'Properties', 'Integration', 'IntegrationResponses', 0);

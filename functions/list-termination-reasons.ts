@@ -1,0 +1,12 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { loadEdgeConfig } from '../lib/config';
+import { answerCall } from '../lib/http/edge';
+import { withLambdaContext } from '../lib/observability/lambda-context';
+import { listTerminationReasons } from '../lib/termination/reasons';
+
+const config = loadEdgeConfig();
+
+/** GET /api/v1/termination-reasons: the reasons a customer may give, labelled in their language. */
+export const handler = withLambdaContext((event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
+  answerCall(event, config, () => Promise.resolve(listTerminationReasons())),
+);

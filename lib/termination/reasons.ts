@@ -1,0 +1,23 @@
+import { REASON_CODES, type ReasonCode } from '../api-model/schemas';
+import { REASON_NEEDING_COMMENT } from './create-termination-request';
+
+/*
+ * The reasons a customer may give, from the very list the create's validator takes
+ * (REASON_CODES of the API model): the page and the apps read them instead of keeping their
+ * own copy. Labels are the edge's, in the caller's language (lib/http/texts.ts).
+ */
+
+export interface ReasonRule {
+  reasonCode: ReasonCode;
+  /** A create with this reason needs the customer's own words (COMMENT_REQUIRED). */
+  commentRequired: boolean;
+}
+
+export type ReasonsOutcome = { kind: 'reasons'; reasons: ReasonRule[] };
+
+export function listTerminationReasons(): ReasonsOutcome {
+  return {
+    kind: 'reasons',
+    reasons: REASON_CODES.map((reasonCode) => ({ reasonCode, commentRequired: reasonCode === REASON_NEEDING_COMMENT })),
+  };
+}
