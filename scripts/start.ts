@@ -21,6 +21,7 @@ import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { assertLambdaNode } from './lambda-node';
+import { LOCAL_DEAD_LETTER_QUEUES } from './local/local-queues';
 
 /*
  * npm start: the whole service on a laptop. DynamoDB Local (in memory; --persist keeps it
@@ -160,12 +161,10 @@ async function main(): Promise<void> {
     startingPosition: 'LATEST',
     filters: streamFilterPatterns(),
     deliver: async (event) => asBatchResponse(await invokeOffline('publishRequestEvents', event, lambdaPort)),
-    // As the mapping's on-failure destination: where the records are, not what they hold.
-    onDeadLetter: (records, reason) =>
-      printDeadLetter({
-        queueUrl: 'publisher (stream records)',
-        body: { reason, records: records.map((r) => ({ sequenceNumber: r.dynamodb?.SequenceNumber, keys: r.dynamodb?.Keys })) },
-      }),
+    // As the mapping's on-failure destination: Lambda's record of where the records are (not what
+    // they hold) to the stand-in's queue, which prints it; npm run redrive -- --queue publisher hands them on again.
+    onFailureDestination: { queueUrl: LOCAL_DEAD_LETTER_QUEUES.publisher(standIn.endpoint) },
+    onDeadLetter: (_records, reason) => console.error(`\n[publisher] gave up on a batch of the stream: ${reason}`),
     onError: (error) => console.error('Reading the stream failed:', error instanceof Error ? error.message : error),
   });
   stops.push(poller.stop);

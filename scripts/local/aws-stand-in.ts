@@ -6,7 +6,8 @@ import { LOCAL_ACCOUNT_ID } from './template-patterns';
 
 /*
  * The local stand-in for the two AWS services that have no local emulator: EventBridge's
- * PutEvents (the publisher's bus) and SQS's SendMessage (the dead-letter queues). It speaks the
+ * PutEvents (the publisher's bus) and SQS (the dead-letter queues: SendMessage, and ReceiveMessage,
+ * DeleteMessage, ChangeMessageVisibility and GetQueueAttributes for npm run redrive). It speaks the
  * SDK's JSON protocols, keeps PutEvents' limits (10 entries, 256 KiB) and records what it
  * receives. Tests read the records and can make the next calls fail; npm start prints them.
  */
@@ -24,6 +25,18 @@ export interface QueuedMessage {
   body: unknown;
 }
 
+/** A message a queue holds until it is deleted; in flight (received) until `visibleAt`. */
+interface StoredMessage {
+  messageId: string;
+  queueUrl: string;
+  body: string;
+  md5: string;
+  sentAt: number;
+  visibleAt: number;
+  receiveCount: number;
+  receiptHandle: string | undefined;
+}
+
 /** What the next PutEvents calls do instead of succeeding. */
 export type PutEventsFault =
   /** The call fails as a whole, with this error type (ThrottlingException, InternalException, ...). */
@@ -35,6 +48,8 @@ export interface AwsStandIn {
   endpoint: string;
   events: PublishedEvent[];
   messages: QueuedMessage[];
+  /** What a queue still holds (sent and not deleted, received or not), oldest first. */
+  queued: (queueUrl: string) => QueuedMessage[];
   /** Every PutEvents call, by its number of entries: the batches the publisher made. */
   putEventsCalls: number[];
   failNextPutEvents: (...faults: PutEventsFault[]) => void;
@@ -171,7 +186,116 @@ export async function startAwsStandIn(options: StandInOptions = {}): Promise<Aws
     options.onMessage?.(message);
     // The SDK checks the body's MD5 against this.
     const md5 = createHash('md5').update(body).digest('hex');
-    answer(response, 200, { MessageId: randomUUID(), MD5OfMessageBody: md5 }, 'application/x-amz-json-1.0');
+    const messageId = randomUUID();
+    const now = Date.now();
+    queueOf(queueUrl).push({ messageId, queueUrl, body, md5, sentAt: now, visibleAt: now, receiveCount: 0, receiptHandle: undefined });
+    answer(response, 200, { MessageId: messageId, MD5OfMessageBody: md5 }, 'application/x-amz-json-1.0');
+  }
+
+  /** Each queue's messages, by the queue URL's path (the host may be named either way). */
+  const queues = new Map<string, StoredMessage[]>();
+
+  function queueOf(queueUrl: string): StoredMessage[] {
+    let key = queueUrl;
+    try {
+      key = new URL(queueUrl).pathname;
+    } catch {
+      // not a URL: the string itself names the queue
+    }
+    const queue = queues.get(key) ?? [];
+    queues.set(key, queue);
+    return queue;
+  }
+
+  const sqsError = (response: ServerResponse, type: string, message: string) =>
+    answer(response, 400, { __type: `com.amazonaws.sqs#${type}`, message }, 'application/x-amz-json-1.0');
+
+  const seconds = (value: unknown, fallback: number) => (typeof value === 'number' && value >= 0 ? value : fallback);
+
+  /** Up to MaxNumberOfMessages visible messages, oldest first, each then in flight for VisibilityTimeout seconds. */
+  function receiveMessage(request: Record<string, unknown>, queueUrl: string, response: ServerResponse): void {
+    const max = Math.min(10, Math.max(1, seconds(request['MaxNumberOfMessages'], 1)));
+    const visibility = seconds(request['VisibilityTimeout'], 30);
+    const asked = [request['MessageSystemAttributeNames'], request['AttributeNames']].flatMap((names) =>
+      Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [],
+    );
+    const wants = (name: string) => asked.includes('All') || asked.includes(name);
+    const now = Date.now();
+    const received = queueOf(queueUrl)
+      .filter((m) => m.visibleAt <= now)
+      .slice(0, max);
+    const results = received.map((m) => {
+      m.visibleAt = now + visibility * 1000;
+      m.receiveCount += 1;
+      m.receiptHandle = randomUUID();
+      const attributes: Record<string, string> = {};
+      if (wants('SentTimestamp')) attributes['SentTimestamp'] = String(m.sentAt);
+      if (wants('ApproximateReceiveCount')) attributes['ApproximateReceiveCount'] = String(m.receiveCount);
+      return {
+        MessageId: m.messageId,
+        ReceiptHandle: m.receiptHandle,
+        MD5OfBody: m.md5,
+        Body: m.body,
+        ...(Object.keys(attributes).length > 0 ? { Attributes: attributes } : {}),
+      };
+    });
+    answer(response, 200, results.length > 0 ? { Messages: results } : {}, 'application/x-amz-json-1.0');
+  }
+
+  function inFlight(queueUrl: string, receiptHandle: unknown): StoredMessage | undefined {
+    return typeof receiptHandle === 'string' ? queueOf(queueUrl).find((m) => m.receiptHandle === receiptHandle) : undefined;
+  }
+
+  function deleteMessage(request: Record<string, unknown>, queueUrl: string, response: ServerResponse): void {
+    const message = inFlight(queueUrl, request['ReceiptHandle']);
+    if (message === undefined) {
+      sqsError(response, 'ReceiptHandleIsInvalid', 'No message of this queue was received with that handle');
+      return;
+    }
+    const queue = queueOf(queueUrl);
+    queue.splice(queue.indexOf(message), 1);
+    answer(response, 200, {}, 'application/x-amz-json-1.0');
+  }
+
+  function changeMessageVisibility(request: Record<string, unknown>, queueUrl: string, response: ServerResponse): void {
+    const message = inFlight(queueUrl, request['ReceiptHandle']);
+    if (message === undefined) {
+      sqsError(response, 'ReceiptHandleIsInvalid', 'No message of this queue was received with that handle');
+      return;
+    }
+    message.visibleAt = Date.now() + seconds(request['VisibilityTimeout'], 0) * 1000;
+    answer(response, 200, {}, 'application/x-amz-json-1.0');
+  }
+
+  function getQueueAttributes(queueUrl: string, response: ServerResponse): void {
+    const now = Date.now();
+    const queue = queueOf(queueUrl);
+    const visible = queue.filter((m) => m.visibleAt <= now).length;
+    answer(
+      response,
+      200,
+      {
+        Attributes: { ApproximateNumberOfMessages: String(visible), ApproximateNumberOfMessagesNotVisible: String(queue.length - visible) },
+      },
+      'application/x-amz-json-1.0',
+    );
+  }
+
+  function sqs(action: string, request: unknown, response: ServerResponse): void {
+    if (action === 'SendMessage') {
+      sendMessage(request, response);
+      return;
+    }
+    const queueUrl = isRecord(request) ? text(request['QueueUrl']) : undefined;
+    if (!isRecord(request) || queueUrl === undefined) {
+      sqsError(response, 'MissingParameter', 'QueueUrl is required');
+      return;
+    }
+    if (action === 'ReceiveMessage') receiveMessage(request, queueUrl, response);
+    else if (action === 'DeleteMessage') deleteMessage(request, queueUrl, response);
+    else if (action === 'ChangeMessageVisibility') changeMessageVisibility(request, queueUrl, response);
+    else if (action === 'GetQueueAttributes') getQueueAttributes(queueUrl, response);
+    else sqsError(response, 'UnsupportedOperation', `The stand-in does not do SQS ${action}`);
   }
 
   const server = createServer((request, response) => {
@@ -180,7 +304,7 @@ export async function startAwsStandIn(options: StandInOptions = {}): Promise<Aws
         const target = request.headers['x-amz-target'];
         const body = parseJson(raw);
         if (target === 'AWSEvents.PutEvents') putEvents(body, response);
-        else if (target === 'AmazonSQS.SendMessage') sendMessage(body, response);
+        else if (typeof target === 'string' && target.startsWith('AmazonSQS.')) sqs(target.slice('AmazonSQS.'.length), body, response);
         else answer(response, 400, { __type: 'UnknownOperationException', message: `The stand-in does not do ${String(target)}` });
       },
       () => answer(response, 400, { __type: 'SerializationException', message: 'Unreadable request' }),
@@ -197,11 +321,13 @@ export async function startAwsStandIn(options: StandInOptions = {}): Promise<Aws
     endpoint: `http://${host}:${port}`,
     events,
     messages,
+    queued: (queueUrl) => queueOf(queueUrl).map((m) => ({ queueUrl: m.queueUrl, body: parseJson(m.body) ?? m.body })),
     putEventsCalls,
     failNextPutEvents: (...next) => faults.push(...next),
     clear: () => {
       events.length = 0;
       messages.length = 0;
+      queues.clear();
       putEventsCalls.length = 0;
       faults.length = 0;
     },

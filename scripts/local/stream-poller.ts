@@ -7,16 +7,20 @@ import {
   type AttributeValue as StreamAttributeValue,
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { matchesPattern } from './event-pattern';
+import { streamFailureRecord, type StreamFailureRecord } from './stream-failure-record';
 import { localEndpoint } from '../../lib/aws/local-endpoint';
 
 /*
  * What Lambda's event source mapping does for the requests table's stream, on a laptop: reads
  * every shard of DynamoDB Local's stream, hands records in order to the publisher as Lambda
  * would (a DynamoDBStreamEvent), retries from a record it hands back, and after `maxRetries`
- * gives that record to `onDeadLetter` and moves on, as the mapping's on-failure destination.
+ * gives that record to `onDeadLetter` and moves on, as the mapping's on-failure destination; with
+ * `onFailureDestination` it also sends the queue there what Lambda sends (the batch's stream
+ * positions: scripts/local/stream-failure-record.ts), for npm run redrive to read back.
  */
 
 export interface StreamPollerOptions {
@@ -24,7 +28,9 @@ export interface StreamPollerOptions {
   endpoint: string;
   tableName: string;
   deliver: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
-  onDeadLetter?: (records: DynamoDBRecord[], reason: string) => void;
+  onDeadLetter?: (records: DynamoDBRecord[], reason: string, failure: StreamFailureRecord) => void;
+  /** An SQS queue (the stand-in's) that gets Lambda's invocation record of each batch given up on. */
+  onFailureDestination?: { queueUrl: string; functionArn?: string };
   onError?: (error: unknown) => void;
   maxRetries?: number;
   batchSize?: number;
@@ -110,6 +116,9 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
   const streamArn = Table?.LatestStreamArn;
   if (!streamArn) throw new Error(`Table ${options.tableName} has no stream`);
   const maxRetries = options.maxRetries ?? 3;
+  const destination = options.onFailureDestination;
+  const sqs =
+    destination && new SQSClient({ region: 'eu-central-1', maxAttempts: 3, ...localEndpoint(new URL(destination.queueUrl).origin) });
   const intervalMs = options.intervalMs ?? 250;
   const iterators = new Map<string, string | undefined>();
   /** The last record delivered per shard: where a lost iterator starts again. */
@@ -154,11 +163,12 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
    * in halves (a one-record batch is retried); past maxRetries the batch goes to onDeadLetter, as
    * to the mapping's on-failure destination, and the stream moves on.
    */
-  async function deliverInOrder(records: DynamoDBRecord[]): Promise<void> {
+  async function deliverInOrder(records: DynamoDBRecord[], shardId: string): Promise<void> {
     const batches: { records: DynamoDBRecord[]; retries: number }[] = [{ records, retries: 0 }];
     for (let batch = batches.shift(); batch !== undefined; batch = batches.shift()) {
       let failedFrom: string | undefined;
       let reason: string;
+      let thrown = false;
       try {
         const response = await options.deliver({ Records: batch.records });
         failedFrom = response?.batchItemFailures[0]?.itemIdentifier;
@@ -168,6 +178,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
         batch = { records: batch.records.slice(Math.max(0, from)), retries: batch.retries + 1 };
       } catch (error) {
         reason = error instanceof Error ? error.message : String(error);
+        thrown = true;
         if (batch.records.length > 1) {
           const middle = Math.ceil(batch.records.length / 2);
           const retries = batch.retries + 1;
@@ -177,7 +188,26 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
         batch = { ...batch, retries: batch.retries + 1 };
       }
       if (batch.retries <= maxRetries) batches.unshift(batch);
-      else options.onDeadLetter?.(batch.records, reason);
+      else await giveUp(batch.records, batch.retries, reason, thrown, shardId);
+    }
+  }
+
+  /** As the mapping's on-failure destination: the batch's positions, not its records, and the stream moves on. */
+  async function giveUp(records: DynamoDBRecord[], invokeCount: number, reason: string, thrown: boolean, shardId: string): Promise<void> {
+    const failure = streamFailureRecord({
+      records,
+      shardId,
+      streamArn: streamArn ?? '',
+      invokeCount,
+      functionError: thrown,
+      ...(destination?.functionArn === undefined ? {} : { functionArn: destination.functionArn }),
+    });
+    options.onDeadLetter?.(records, reason, failure);
+    if (destination === undefined || sqs === undefined) return;
+    try {
+      await sqs.send(new SendMessageCommand({ QueueUrl: destination.queueUrl, MessageBody: JSON.stringify(failure) }));
+    } catch (error) {
+      options.onError?.(error);
     }
   }
 
@@ -194,7 +224,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       const passing = Records.map((record) => lambdaRecord(record, streamArn ?? '')).filter(
         (record) => options.filters === undefined || options.filters.some((pattern) => matchesPattern(pattern, record)),
       );
-      if (passing.length > 0) await deliverInOrder(passing);
+      if (passing.length > 0) await deliverInOrder(passing, shardId);
       const last = Records.at(-1)?.dynamodb?.SequenceNumber;
       if (last !== undefined) lastDelivered.set(shardId, last);
     }
@@ -228,6 +258,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<S
       stopped = true;
       await loop;
       streams.destroy();
+      sqs?.destroy();
       waiters.splice(0).forEach((resolve) => resolve());
     },
   };

@@ -1,0 +1,367 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { localEndpoint } from '../../lib/aws/local-endpoint';
+import { requestKeyOf } from '../../lib/dynamodb/keys';
+import { eventIdOf } from '../../lib/events/request-events';
+import type { PutEventsFault } from '../../scripts/local/aws-stand-in';
+import {
+  dynamoDbStreamReader,
+  redriveDecisions,
+  redrivePublisher,
+  sqsDeadLetterQueue,
+  type DeadLetterQueueClient,
+} from '../../scripts/local/dead-letter-redrive';
+import { decisionEvent } from '../../scripts/local/decision-event';
+import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
+import { localClient } from '../../scripts/local/dynamodb-local';
+import { awsCliInvoker, type RunCommand } from '../../scripts/local/lambda-invoke';
+import { LOCAL_DEAD_LETTER_QUEUES } from '../../scripts/local/local-queues';
+import { streamFailureRecord } from '../../scripts/local/stream-failure-record';
+import { startStreamPoller, type StreamPoller } from '../../scripts/local/stream-poller';
+import { streamFilterPatterns } from '../../scripts/local/template-patterns';
+import { headersWithKey, validBody } from '../support/bodies';
+import { callHandler } from '../support/handler';
+import { ofKind } from '../support/local-tables';
+import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
+
+/*
+ * npm run redrive's logic (scripts/local/dead-letter-redrive.ts) against the stand-in's queues
+ * and DynamoDB Local's stream, with the real consumer and publisher handlers in process. The
+ * stream poller sends its dead letters as Lambda's on-failure destination does.
+ */
+
+let stack: LifecycleStack;
+let poller: StreamPoller;
+let sqs: SQSClient;
+let streams: DynamoDBStreamsClient;
+let publisherQueueUrl: string;
+const anna = DEMO_CUSTOMERS.anna;
+const BODY = validBody();
+
+/** What the redrive handed to each function, in this test. */
+let consumed: EventBridgeEvent<string, unknown>[] = [];
+let published: DynamoDBStreamEvent[] = [];
+
+beforeAll(async () => {
+  stack = await useLifecycleStack();
+  publisherQueueUrl = LOCAL_DEAD_LETTER_QUEUES.publisher(stack.standIn.endpoint);
+  const { handler } = await import('../../functions/publish-request-events');
+  poller = await startStreamPoller({
+    client: localClient(stack.tables.endpoint),
+    endpoint: stack.tables.endpoint,
+    tableName: stack.tables.names.requests,
+    filters: streamFilterPatterns(),
+    deliver: handler,
+    onFailureDestination: { queueUrl: publisherQueueUrl },
+    onError: (error) => console.error('Reading the stream failed:', error),
+    maxRetries: 2,
+    intervalMs: 50,
+  });
+  sqs = new SQSClient({ region: 'eu-central-1', maxAttempts: 1, ...localEndpoint(stack.standIn.endpoint) });
+  streams = new DynamoDBStreamsClient({ region: 'eu-central-1', maxAttempts: 1, ...localEndpoint(stack.tables.endpoint) });
+});
+afterAll(async () => {
+  await poller.stop();
+  await stack.stop();
+  sqs.destroy();
+  streams.destroy();
+});
+beforeEach(async () => {
+  await poller.drain();
+  stack.standIn.clear();
+  consumed = [];
+  published = [];
+});
+
+const decisionsQueue = (): DeadLetterQueueClient => sqsDeadLetterQueue(sqs, stack.deadLetterQueueUrl, 30);
+const publisherQueue = (): DeadLetterQueueClient => sqsDeadLetterQueue(sqs, publisherQueueUrl, 30);
+
+function redriveDecisionQueue(dryRun = false) {
+  return redriveDecisions({
+    queue: decisionsQueue(),
+    max: 10,
+    dryRun,
+    consumer: (event) => {
+      consumed.push(event);
+      return stack.decide(event);
+    },
+  });
+}
+
+async function redrivePublisherQueue(dryRun = false) {
+  const { handler } = await import('../../functions/publish-request-events');
+  return redrivePublisher({
+    queue: publisherQueue(),
+    max: 10,
+    dryRun,
+    stream: dynamoDbStreamReader(streams),
+    filters: streamFilterPatterns(),
+    publisher: (event) => {
+      published.push(event);
+      return handler(event);
+    },
+  });
+}
+
+async function createdOn(contractId: string): Promise<string> {
+  const answer = await callHandler({ contractId, customerId: anna.customerId, body: BODY, headers: headersWithKey(randomUUID()) });
+  expect(answer.status).toBe(201);
+  return String(answer.body['requestId']);
+}
+
+async function freshContract(): Promise<string> {
+  const contractId = randomUUID();
+  await stack.tables.addContracts([{ contractId, customerId: anna.customerId, status: 'ACTIVE' }]);
+  return contractId;
+}
+
+async function statusOf(contractId: string, requestId: string): Promise<unknown> {
+  const { Item } = await stack.tables.doc.send(
+    new GetCommand({ TableName: stack.tables.names.requests, Key: { ...requestKeyOf(contractId, requestId) }, ConsistentRead: true }),
+  );
+  return Item?.['status'];
+}
+
+const send = (queueUrl: string, body: unknown) =>
+  sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: typeof body === 'string' ? body : JSON.stringify(body) }));
+
+describe('the decision dead-letter queue', () => {
+  it('a decision refused because its request did not exist yet applies when redriven once the request exists', async () => {
+    const contractId = await freshContract();
+    const requestId = await createdOn(contractId);
+    // The request is not there when the decision comes (as if written later, or restored from a backup).
+    const [item] = ofKind(await stack.tables.contractItems(contractId), 'REQUEST');
+    await stack.tables.doc.send(
+      new DeleteCommand({ TableName: stack.tables.names.requests, Key: { ...requestKeyOf(contractId, requestId) } }),
+    );
+    const decision = decisionEvent({ requestId, contractId, status: 'IN_REVIEW' });
+    expect((await stack.decide(decision)).outcome).toBe('unknown-request');
+    expect(stack.standIn.queued(stack.deadLetterQueueUrl)).toEqual([
+      { queueUrl: stack.deadLetterQueueUrl, body: expect.objectContaining({ reason: 'unknown-request', event: decision }) },
+    ]);
+
+    await stack.tables.doc.send(new PutCommand({ TableName: stack.tables.names.requests, Item: item }));
+    const results = await redriveDecisionQueue();
+
+    expect(results).toEqual([
+      {
+        messageId: expect.any(String),
+        kind: 'refused (unknown-request)',
+        about: `eventId=${decision.detail.eventId} requestId=${requestId} contractId=${contractId} status=IN_REVIEW`,
+        outcome: 'applied',
+        action: 'deleted',
+      },
+    ]);
+    expect(consumed).toEqual([decision]);
+    expect(await statusOf(contractId, requestId)).toBe('IN_REVIEW');
+    expect(stack.standIn.queued(stack.deadLetterQueueUrl)).toEqual([]);
+    // No new dead letter: the one message ever sent is the first refusal.
+    expect(stack.standIn.messages).toHaveLength(1);
+  });
+
+  it('a dead letter that can never apply is consumed and dead-lettered anew once, never looped', async () => {
+    const contractId = await freshContract();
+    const requestId = await createdOn(contractId);
+    expect((await stack.decide(decisionEvent({ requestId, contractId, status: 'COMPLETED' }))).outcome).toBe('applied');
+    const late = decisionEvent({ requestId, contractId, status: 'IN_REVIEW' });
+    expect((await stack.decide(late)).outcome).toBe('forbidden-transition');
+
+    const results = await redriveDecisionQueue();
+
+    expect(results.map((r) => [r.kind, r.outcome, r.action])).toEqual([
+      ['refused (forbidden-transition)', 'refused again (forbidden-transition): the consumer wrote a new dead letter', 'deleted'],
+    ]);
+    expect(consumed).toEqual([late]);
+    // One message in the queue, the consumer's new one; the old one is gone.
+    expect(stack.standIn.messages).toHaveLength(2);
+    expect(stack.standIn.queued(stack.deadLetterQueueUrl)).toEqual([
+      { queueUrl: stack.deadLetterQueueUrl, body: expect.objectContaining({ reason: 'forbidden-transition', event: late }) },
+    ]);
+    expect(await statusOf(contractId, requestId)).toBe('COMPLETED');
+  });
+
+  it("reads the rule's undelivered event and Lambda's record of a failed invocation as well; keeps what it cannot read", async () => {
+    const contractId = await freshContract();
+    const requestId = await createdOn(contractId);
+    const undelivered = decisionEvent({ requestId, contractId, status: 'IN_REVIEW' });
+    const failed = decisionEvent({ requestId, contractId, status: 'APPROVED' });
+    await send(stack.deadLetterQueueUrl, undelivered);
+    await send(stack.deadLetterQueueUrl, {
+      version: '1.0',
+      timestamp: new Date().toISOString(),
+      requestContext: {
+        requestId: randomUUID(),
+        functionArn: 'arn:aws:lambda:eu-central-1:000000000000:function:contract-termination-local-applyStatusDecision:$LATEST',
+        condition: 'RetriesExhausted',
+        approximateInvokeCount: 3,
+      },
+      requestPayload: failed,
+      responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+      responsePayload: { errorType: 'TimeoutError', errorMessage: 'DynamoDB did not answer' },
+    });
+    await send(stack.deadLetterQueueUrl, 'not JSON');
+
+    const results = await redriveDecisionQueue();
+
+    expect(results.map((r) => [r.kind, r.outcome, r.action])).toEqual([
+      ['undelivered by the rule', 'applied', 'deleted'],
+      ['retries exhausted (RetriesExhausted)', 'applied', 'deleted'],
+      ['unreadable', 'no event found in the message: read it by hand', 'kept'],
+    ]);
+    expect(consumed).toEqual([undelivered, failed]);
+    expect(await statusOf(contractId, requestId)).toBe('APPROVED');
+    expect(stack.standIn.queued(stack.deadLetterQueueUrl)).toEqual([{ queueUrl: stack.deadLetterQueueUrl, body: 'not JSON' }]);
+    // Kept means visible again at once, for the next run or an operator.
+    expect(await decisionsQueue().depth()).toEqual({ waiting: 1, inFlight: 0 });
+  });
+
+  it('a dry run invokes nothing and leaves every message in the queue, visible', async () => {
+    const contractId = await freshContract();
+    const decision = decisionEvent({ requestId: randomUUID(), contractId, status: 'REJECTED' });
+    expect((await stack.decide(decision)).outcome).toBe('unknown-request');
+    await send(stack.deadLetterQueueUrl, { something: 'else' });
+    const before = stack.standIn.queued(stack.deadLetterQueueUrl);
+
+    const results = await redriveDecisionQueue(true);
+
+    expect(results.map((r) => [r.kind, r.outcome, r.action])).toEqual([
+      ['refused (unknown-request)', 'would hand the event to the consumer', 'would redrive'],
+      ['unreadable', 'no event found in the message: read it by hand', 'would keep'],
+    ]);
+    expect(consumed).toEqual([]);
+    expect(stack.standIn.queued(stack.deadLetterQueueUrl)).toEqual(before);
+    expect(stack.standIn.messages).toHaveLength(2);
+    expect(await decisionsQueue().depth()).toEqual({ waiting: 2, inFlight: 0 });
+  });
+});
+
+describe('the publisher dead-letter queue', () => {
+  it("a batch the stream gave up on (Lambda's on-failure record) is read back from the stream and published exactly once", async () => {
+    const contractId = await freshContract();
+    // Three invocations (maxRetries 2) of three PutEvents attempts each, all failing.
+    stack.standIn.failNextPutEvents(...Array.from({ length: 9 }, (): PutEventsFault => ({ kind: 'entries', failing: [0] })));
+    const requestId = await createdOn(contractId);
+    await poller.drain();
+    expect(stack.standIn.putEventsCalls).toEqual(Array.from({ length: 9 }, () => 1));
+    expect(stack.standIn.events).toEqual([]);
+    const { Table } = await stack.tables.doc.send(new DescribeTableCommand({ TableName: stack.tables.names.requests }));
+    const [letter] = stack.standIn.queued(publisherQueueUrl);
+    expect(letter?.body).toEqual({
+      requestContext: {
+        requestId: expect.any(String),
+        functionArn: expect.stringMatching(/^arn:aws:lambda:.*:function:.*publishRequestEvents$/),
+        condition: 'RetryAttemptsExhausted',
+        approximateInvokeCount: 3,
+      },
+      responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+      version: '1.0',
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      DDBStreamBatchInfo: {
+        shardId: expect.stringMatching(/^shardId-/),
+        startSequenceNumber: expect.stringMatching(/^\d+$/),
+        endSequenceNumber: expect.stringMatching(/^\d+$/),
+        approximateArrivalOfFirstRecord: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+        approximateArrivalOfLastRecord: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+        batchSize: 1,
+        streamArn: Table?.LatestStreamArn,
+      },
+    });
+
+    const dry = await redrivePublisherQueue(true);
+    expect(dry.map((r) => [r.kind, r.outcome, r.action])).toEqual([
+      ['stream-batch', 'would hand 1 records to the publisher', 'would redrive'],
+    ]);
+    expect(published).toEqual([]);
+    expect(stack.standIn.queued(publisherQueueUrl)).toHaveLength(1);
+
+    const results = await redrivePublisherQueue();
+
+    expect(results.map((r) => [r.kind, r.outcome, r.action])).toEqual([
+      ['stream-batch', 'published: 1 records handed to the publisher, none handed back', 'deleted'],
+    ]);
+    expect(published.flatMap((e) => e.Records.map((r) => r.dynamodb?.NewImage?.['requestId']?.S))).toEqual([requestId]);
+    expect(stack.standIn.queued(publisherQueueUrl)).toEqual([]);
+    expect(await redrivePublisherQueue()).toEqual([]);
+    await poller.drain();
+    expect(stack.standIn.events.map((e) => [e.detailType, e.detail])).toEqual([
+      ['TerminationRequestSubmitted', expect.objectContaining({ requestId, eventId: eventIdOf(requestId, 'SUBMITTED') })],
+    ]);
+  });
+
+  it('a batch whose records the stream no longer holds is kept and reported', async () => {
+    const { Table } = await stack.tables.doc.send(new DescribeTableCommand({ TableName: stack.tables.names.requests }));
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
+    const letter = streamFailureRecord({
+      records: [{ dynamodb: { SequenceNumber: '000000000000000000001', ApproximateCreationDateTime: twoDaysAgo.getTime() / 1000 } }],
+      // A shard that has aged out of the stream: DynamoDB keeps a closed shard 24 hours.
+      shardId: 'shardId-00000001000000000000-00000000',
+      streamArn: Table?.LatestStreamArn ?? '',
+      invokeCount: 11,
+      functionError: true,
+      now: twoDaysAgo,
+    });
+    await send(publisherQueueUrl, letter);
+
+    const results = await redrivePublisherQueue();
+
+    expect(results).toEqual([
+      {
+        messageId: expect.any(String),
+        kind: 'stream-batch',
+        about: expect.stringContaining('shard shardId-00000001000000000000-00000000 000000000000000000001..000000000000000000001'),
+        outcome: expect.stringMatching(
+          /^the stream no longer holds these records \(ResourceNotFoundException: .*\); they are older than the 24 h the stream keeps: republish them from the table by hand/,
+        ),
+        action: 'kept',
+      },
+    ]);
+    expect(published).toEqual([]);
+    expect(stack.standIn.queued(publisherQueueUrl)).toEqual([{ queueUrl: publisherQueueUrl, body: letter }]);
+    expect(await publisherQueue().depth()).toEqual({ waiting: 1, inFlight: 0 });
+  });
+});
+
+describe('invoking a deployed function (the AWS CLI)', () => {
+  /** Stands in for `aws lambda invoke`: reads the event file, writes the answer file, prints the status. */
+  function fakeAws(status: unknown, answer: unknown) {
+    const calls: { args: string[]; event: unknown; file: string }[] = [];
+    const run: RunCommand = (_file, args) => {
+      const file = String(args.find((a) => a.startsWith('fileb://'))).slice('fileb://'.length);
+      calls.push({ args, event: JSON.parse(readFileSync(file, 'utf8')), file });
+      writeFileSync(String(args.at(-1)), JSON.stringify(answer));
+      return Promise.resolve({ stdout: JSON.stringify(status) });
+    };
+    return { run, calls };
+  }
+
+  it('sends the event by a file, returns the answer, and leaves no file behind', async () => {
+    const aws = fakeAws({ StatusCode: 200, ExecutedVersion: '$LATEST' }, { outcome: 'applied' });
+    const event = decisionEvent({ requestId: randomUUID(), contractId: randomUUID(), status: 'IN_REVIEW' });
+    expect(await awsCliInvoker('contract-termination-prod-applyStatusDecision', 'eu-central-1', aws.run)(event)).toEqual({
+      outcome: 'applied',
+    });
+    expect(aws.calls[0]?.args.slice(0, 6)).toEqual([
+      'lambda',
+      'invoke',
+      '--function-name',
+      'contract-termination-prod-applyStatusDecision',
+      '--region',
+      'eu-central-1',
+    ]);
+    expect(aws.calls[0]?.event).toEqual(event);
+    expect(existsSync(aws.calls[0]?.file ?? '')).toBe(false);
+  });
+
+  it('throws when the function failed, so the message is kept', async () => {
+    const aws = fakeAws({ StatusCode: 200, FunctionError: 'Unhandled' }, { errorType: 'Error', errorMessage: 'DynamoDB is down' });
+    await expect(awsCliInvoker('f', 'eu-central-1', aws.run)({})).rejects.toThrow('f failed: Unhandled: DynamoDB is down');
+    const missing: RunCommand = () => Promise.reject(Object.assign(new Error('spawn aws ENOENT'), { code: 'ENOENT' }));
+    await expect(awsCliInvoker('f', 'eu-central-1', missing)({})).rejects.toThrow(/the AWS CLI \(aws\) is not on the PATH/);
+  });
+});
