@@ -199,12 +199,9 @@ A consumer that keeps these events keeps personal data.
 
 ## Operating
 
-| alarm | means | do |
-|---|---|---|
-| \`<stage>-decision-dead-letters\` | a decision could not be applied | read the message; fix the back office's event or the data, then send the event again (put it on the bus, or \`npm run backoffice\` locally) |
-| \`<stage>-publisher-dead-letters\` | stream records could not be published after every retry | the message names the shard and sequence numbers; the table still holds the requests: republish from them (\`eventId\` stays the same, so consumers drop what they had) |
-| \`<stage>-stream-iterator-age\` | the publisher is behind the stream (default 60 s) | look for publisher errors or EventBridge throttling; records older than 24 h are lost to the stream |
-| \`<stage>-decision-rule-failures\` | EventBridge could not invoke the consumer | check the function's permission and throttling; undelivered events retry for 24 h, then go to the decision dead-letter queue |
+Each alarm of the lifecycle (decision dead letters, publisher dead letters, stream iterator age,
+decision rule failures, publisher destination failures), what it means and what to do, and how
+to redrive both dead-letter queues with \`npm run redrive\`: [docs/operations.md](operations.md).
 
 The decision dead-letter queue holds three kinds of message: the consumer's own refusals
 (\`{"reason", "problems", "event"}\`: the refusal, what is wrong, the whole EventBridge event);
