@@ -25,6 +25,8 @@ interface PageConfig {
   contracts: ContractChoice[];
   /** Bank details to start the form with (the demo's, so one click submits). */
   bankDetails?: { bik: string; accountNumber: string; recipientName: string };
+  /** How often the list of requests is read again (seconds). */
+  refreshSeconds: number;
 }
 
 interface Problem {
@@ -69,6 +71,15 @@ const EN = {
   unexpected: 'Something went wrong on this page. Reload it and try again.',
   loadFailed: 'The page could not load its settings. Reload it to try again.',
   reference: 'Reference for support: {id}',
+  requestsTitle: 'My requests on this contract',
+  requestsEmpty: 'No requests on this contract yet.',
+  more: 'Show more',
+  bankNote: "Bank's note",
+  withdraw: 'Withdraw',
+  withdrawLabel: 'Withdraw request {number}',
+  withdrawing: 'Withdrawing…',
+  confirmWithdraw: 'Withdraw request {number}? The bank will stop handling it; this cannot be undone.',
+  withdrawUnreachable: 'The bank could not be reached. Press "Withdraw" again: the request will be withdrawn once.',
 };
 type TextKey = keyof typeof EN;
 const isTextKey = (value: string): value is TextKey => Object.hasOwn(EN, value);
@@ -99,6 +110,15 @@ const TEXTS: Record<Language, Record<TextKey, string>> = {
     unexpected: 'На странице произошла ошибка. Обновите её и попробуйте снова.',
     loadFailed: 'Не удалось загрузить настройки страницы. Обновите её, чтобы попробовать снова.',
     reference: 'Номер обращения для поддержки: {id}',
+    requestsTitle: 'Мои заявления по этому договору',
+    requestsEmpty: 'По этому договору заявлений пока нет.',
+    more: 'Показать ещё',
+    bankNote: 'Комментарий банка',
+    withdraw: 'Отозвать',
+    withdrawLabel: 'Отозвать заявление {number}',
+    withdrawing: 'Отзываем…',
+    confirmWithdraw: 'Отозвать заявление {number}? Банк прекратит его рассмотрение; отменить это нельзя.',
+    withdrawUnreachable: 'Не удалось связаться с банком. Нажмите «Отозвать» ещё раз: заявление будет отозвано один раз.',
   },
 };
 
@@ -121,6 +141,9 @@ const commentInput = byId('comment', HTMLTextAreaElement);
 const submitButton = byId('submit', HTMLButtonElement);
 const generalError = byId('general-error', HTMLElement);
 const resultSection = byId('result', HTMLElement);
+const requestsList = byId('requests-list', HTMLUListElement);
+const requestsEmpty = byId('requests-empty', HTMLElement);
+const moreButton = byId('requests-more', HTMLButtonElement);
 
 /** Where each field an error's details name is shown: its control's id (the error text is `<id>-error`). */
 const FIELD_CONTROLS = new Map<string, string>([
@@ -144,6 +167,15 @@ let inFlight = false;
 let unsettled: { form: string; action: { idempotencyKey: string; correlationId: string } } | undefined;
 /** The request on show, fetched again when the language changes. */
 let shown: { contractId: string; request: TerminationRequest } | undefined;
+/** The contract's requests on show, newest first, and where the next page starts. */
+let listed: { contractId: string; requests: TerminationRequest[]; nextCursor?: string } | undefined;
+/** Requests whose withdrawal is in flight, and the key of each withdrawal whose outcome is unknown. */
+const withdrawing = new Set<string>();
+const withdrawActions = new Map<string, { idempotencyKey: string; correlationId: string }>();
+/** A page of the list: small, so that "Show more" is met on a demo contract. */
+const PAGE_SIZE = 5;
+/** Only these can be withdrawn (docs/decisions/0018-withdrawal.md). */
+const WITHDRAWABLE: readonly Status[] = ['SUBMITTED', 'IN_REVIEW'];
 /** A problem the page itself words (not the API), shown again in a new language. */
 let localProblem: { key: TextKey; correlationId?: string } | undefined;
 
@@ -178,7 +210,9 @@ function parseConfig(value: unknown): PageConfig {
     typeof bank['recipientName'] === 'string'
       ? { bik: bank['bik'], accountNumber: bank['accountNumber'], recipientName: bank['recipientName'] }
       : undefined;
-  return { apiUrl, token, customerId, contracts: contracts.map(parseContract), ...(bankDetails ? { bankDetails } : {}) };
+  const refresh = value['refreshSeconds'];
+  const refreshSeconds = typeof refresh === 'number' && refresh > 0 ? refresh : 10;
+  return { apiUrl, token, customerId, contracts: contracts.map(parseContract), refreshSeconds, ...(bankDetails ? { bankDetails } : {}) };
 }
 
 // ---- rendering -----------------------------------------------------------------------------
@@ -206,6 +240,48 @@ function renderResult(request: TerminationRequest): void {
   byId('result-status', HTMLElement).textContent = STATUS_LABELS[request.status][language];
   byId('result-message', HTMLElement).textContent = request.message;
   resultSection.hidden = false;
+}
+
+function renderRequest(request: TerminationRequest): HTMLLIElement {
+  const item = document.createElement('li');
+  item.dataset['requestId'] = request.requestId;
+  item.dataset['status'] = request.status;
+  const title = document.createElement('h3');
+  title.textContent = `${t('requestNumber')} ${request.requestNumber}`;
+  const status = document.createElement('p');
+  status.className = 'status';
+  status.textContent = `${t('status')}: ${STATUS_LABELS[request.status][language]}`;
+  const message = document.createElement('p');
+  message.className = 'message';
+  // The API's words are plain text: never HTML (docs/clients.md).
+  message.textContent = request.message;
+  item.append(title, status, message);
+  if (request.statusReason !== undefined) {
+    const reason = document.createElement('p');
+    reason.className = 'reason';
+    reason.textContent = `${t('bankNote')}: ${request.statusReason}`;
+    item.append(reason);
+  }
+  if (WITHDRAWABLE.includes(request.status)) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'withdraw';
+    button.dataset['requestId'] = request.requestId;
+    button.dataset['requestNumber'] = request.requestNumber;
+    const busy = withdrawing.has(request.requestId);
+    button.disabled = busy;
+    button.textContent = busy ? t('withdrawing') : t('withdraw');
+    button.setAttribute('aria-label', t('withdrawLabel', { number: request.requestNumber }));
+    item.append(button);
+  }
+  return item;
+}
+
+function renderRequests(): void {
+  const requests = listed?.requests ?? [];
+  requestsEmpty.hidden = listed === undefined || requests.length > 0;
+  moreButton.hidden = listed?.nextCursor === undefined;
+  requestsList.replaceChildren(...requests.map(renderRequest));
 }
 
 function renderGeneral(lines: string[], correlationId?: string): void {
@@ -244,6 +320,7 @@ function applyLanguage(config: PageConfig | undefined): void {
   }
   if (localProblem) renderGeneral([t(localProblem.key)], localProblem.correlationId);
   if (shown) renderResult(shown.request);
+  renderRequests();
 }
 
 function clearProblems(): void {
@@ -331,6 +408,7 @@ async function submit(config: PageConfig): Promise<void> {
     form.dataset['attempts'] = String(result.attempts);
     if (result.ok) {
       await showRequest(config, contractId, result.value);
+      await refreshRequests(config);
     } else if (result.reason === 'unreachable') {
       unsettled = { form: sent, action };
       showLocalProblem('unreachable', result.correlationId);
@@ -346,6 +424,61 @@ async function submit(config: PageConfig): Promise<void> {
     submitButton.disabled = false;
     submitButton.textContent = t('submit');
     form.dataset['state'] = 'ready';
+  }
+}
+
+/** The first page of the contract's requests, or (more) the next one after those on show. */
+async function loadRequests(config: PageConfig, contractId: string, more = false): Promise<void> {
+  const cursor = more && listed?.contractId === contractId ? listed.nextCursor : undefined;
+  const result = await client(config).listTerminationRequests(contractId, { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) });
+  // Another contract may have been chosen meanwhile: its own call renders it.
+  if (!result.ok || contractSelect.value !== contractId) return;
+  const before = more && listed?.contractId === contractId ? listed.requests : [];
+  const { items, nextCursor } = result.value;
+  listed = { contractId, requests: [...before, ...items], ...(nextCursor === undefined ? {} : { nextCursor }) };
+  renderRequests();
+}
+
+/** The requests on show, read again: statuses change without a reload (the bank decides meanwhile). */
+async function refreshRequests(config: PageConfig): Promise<void> {
+  const contractId = contractSelect.value;
+  if (contractId === '') return;
+  if (listed?.contractId !== contractId) {
+    await loadRequests(config, contractId);
+    return;
+  }
+  const limit = Math.min(100, Math.max(PAGE_SIZE, listed.requests.length));
+  const result = await client(config).listTerminationRequests(contractId, { limit });
+  if (!result.ok || contractSelect.value !== contractId) return;
+  const { items, nextCursor } = result.value;
+  listed = { contractId, requests: items, ...(nextCursor === undefined ? {} : { nextCursor }) };
+  renderRequests();
+}
+
+/** One user action: withdraw a request, after the user confirms. Its key is kept until the outcome is known. */
+async function withdraw(config: PageConfig, requestId: string, requestNumber: string): Promise<void> {
+  const contractId = listed?.contractId;
+  if (contractId === undefined || withdrawing.has(requestId)) return;
+  if (!window.confirm(t('confirmWithdraw', { number: requestNumber }))) return;
+  clearProblems();
+  withdrawing.add(requestId);
+  renderRequests();
+  const action = withdrawActions.get(requestId) ?? { idempotencyKey: crypto.randomUUID(), correlationId: crypto.randomUUID() };
+  withdrawActions.set(requestId, action);
+  try {
+    const result = await client(config).withdrawTerminationRequest(contractId, requestId, action);
+    if (result.ok) withdrawActions.delete(requestId);
+    else if (result.reason === 'unreachable') showLocalProblem('withdrawUnreachable', result.correlationId);
+    else {
+      if (!RETRIED_STATUSES.has(result.status)) withdrawActions.delete(requestId);
+      showRefusal(result.error);
+    }
+  } catch (error) {
+    console.error(error);
+    showLocalProblem('unexpected');
+  } finally {
+    withdrawing.delete(requestId);
+    await refreshRequests(config);
   }
 }
 
@@ -394,6 +527,7 @@ async function main(): Promise<void> {
       if (config) {
         void loadReasons(config);
         void refreshShown(config);
+        void refreshRequests(config);
       }
     });
   }
@@ -420,6 +554,20 @@ async function main(): Promise<void> {
     event.preventDefault();
     void submit(loaded);
   });
+  contractSelect.addEventListener('change', () => {
+    listed = undefined;
+    renderRequests();
+    void loadRequests(loaded, contractSelect.value);
+  });
+  moreButton.addEventListener('click', () => void loadRequests(loaded, contractSelect.value, true));
+  requestsList.addEventListener('click', (event) => {
+    const button = event.target instanceof HTMLElement ? event.target.closest('button.withdraw') : null;
+    if (!(button instanceof HTMLButtonElement)) return;
+    const { requestId, requestNumber } = button.dataset;
+    if (requestId !== undefined && requestNumber !== undefined) void withdraw(loaded, requestId, requestNumber);
+  });
+  await loadRequests(loaded, contractSelect.value);
+  setInterval(() => void refreshRequests(loaded), loaded.refreshSeconds * 1000);
   submitButton.disabled = false;
   form.dataset['state'] = 'ready';
 }

@@ -26,6 +26,8 @@ export interface PageConfig {
   contracts: PageContract[];
   /** Bank details the form starts with, so the demo submits in one click. */
   bankDetails?: { bik: string; accountNumber: string; recipientName: string };
+  /** How often the list of requests is read again, so statuses change without a reload (default 10). */
+  refreshSeconds?: number;
 }
 
 export interface PageServer {

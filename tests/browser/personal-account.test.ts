@@ -1,0 +1,195 @@
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { requestKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
+import { startAwsStandIn, type AwsStandIn } from '../../scripts/local/aws-stand-in';
+import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
+import { startPageServer, type PageServer } from '../../scripts/local/page-server';
+import { writeRunningStack } from '../../scripts/local/running-stack';
+import { signToken } from '../../scripts/local/signing-key';
+import { decisionRulePattern } from '../../scripts/local/template-patterns';
+import { launchChromium, type Chromium } from '../../scripts/screenshot';
+import { headersWithKey, validBody } from '../support/bodies';
+import { newContract } from '../support/contracts';
+import { callHandler } from '../support/handler';
+import { startHttpStack, type HttpStack } from '../support/http-stack';
+import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
+
+/*
+ * The demo page as a personal account (issue 17.3), in headless Chromium against the local
+ * stack: the contract's requests listed and paged, kept over a reload, withdrawn with a
+ * confirmation from the keyboard, and a back-office decision made with npm run backoffice shown
+ * without a reload.
+ */
+
+const anna = DEMO_CUSTOMERS.anna.customerId;
+const tsx = createRequire(import.meta.url).resolve('tsx/cli');
+const dir = mkdtempSync(join(tmpdir(), 'account-'));
+const stackFile = join(dir, 'stack.json');
+let lifecycle: LifecycleStack;
+let http: HttpStack;
+let bus: AwsStandIn;
+let pageServer: PageServer | undefined;
+let browser: Chromium | undefined;
+let offered: string[] = [];
+const pages: Page[] = [];
+
+beforeAll(async () => {
+  lifecycle = await useLifecycleStack();
+  pageServer = await startPageServer({
+    port: 0,
+    config: () => ({
+      apiUrl: http.offline.url,
+      token: signToken(http.key, { customerId: anna }),
+      customerId: anna,
+      contracts: offered.map((contractId) => ({ contractId, status: 'ACTIVE' })),
+      refreshSeconds: 1,
+    }),
+  });
+  http = await startHttpStack({
+    dynamoDbEndpoint: lifecycle.tables.endpoint,
+    tables: lifecycle.tables.names,
+    env: { ALLOWED_ORIGINS: pageServer.origin },
+  });
+  // The back office's bus, routed to the real consumer on the same tables, as npm start does.
+  bus = await startAwsStandIn({
+    rules: [
+      {
+        name: 'DecisionRule',
+        pattern: decisionRulePattern(),
+        deliver: async (e) => {
+          await lifecycle.decide(e);
+        },
+      },
+    ],
+  });
+  writeRunningStack(
+    {
+      pid: process.pid,
+      apiUrl: http.offline.url,
+      dynamoDbEndpoint: lifecycle.tables.endpoint,
+      jwksUri: 'http://127.0.0.1:1/.well-known/jwks.json',
+      lambdaPort: 1,
+      awsStandIn: bus.endpoint,
+      pageUrl: pageServer.url,
+      tables: lifecycle.tables.names,
+    },
+    stackFile,
+  );
+  browser = await launchChromium();
+}, 120_000);
+
+afterEach(async () => {
+  for (const page of pages.splice(0)) await page.close();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await pageServer?.stop();
+  await http.stop();
+  await bus.stop();
+  await lifecycle.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A contract of Anna's with `count` requests (the last one active), the only one the page offers. */
+async function contractWith(count: number): Promise<{ contractId: string; requests: { requestId: string; requestNumber: string }[] }> {
+  const contractId = await newContract(lifecycle.tables);
+  const requests: { requestId: string; requestNumber: string }[] = [];
+  for (let i = 0; i < count; i++) {
+    if (i > 0)
+      await lifecycle.tables.doc.send(new DeleteCommand({ TableName: lifecycle.tables.names.requests, Key: { ...slotKeyOf(contractId) } }));
+    const created = await callHandler({ contractId, body: validBody(), headers: headersWithKey() });
+    expect(created.status).toBe(201);
+    requests.push({ requestId: String(created.body['requestId']), requestNumber: String(created.body['requestNumber']) });
+  }
+  offered = [contractId];
+  return { contractId, requests };
+}
+
+async function open(): Promise<Page> {
+  if (!pageServer || !browser) throw new Error('the page server or the browser did not start');
+  const page = await browser.context.newPage();
+  pages.push(page);
+  await page.goto(pageServer.url);
+  await page.locator('form[data-state="ready"]').waitFor();
+  return page;
+}
+
+const numbersShown = (page: Page) => page.locator('#requests-list li h3').allTextContents();
+
+async function statusOf(contractId: string, requestId: string): Promise<unknown> {
+  const { Item } = await lifecycle.tables.doc.send(
+    new GetCommand({ TableName: lifecycle.tables.names.requests, Key: { ...requestKeyOf(contractId, requestId) } }),
+  );
+  return Item?.['status'];
+}
+
+describe('the page as a personal account', () => {
+  it("lists the contract's requests newest first, five at a time, and again after a reload", async () => {
+    const { requests } = await contractWith(6);
+    const newestFirst = [...requests].reverse().map((r) => `Request number ${r.requestNumber}`);
+    const page = await open();
+    await page.locator('#requests-list li').nth(4).waitFor();
+    expect(await numbersShown(page)).toEqual(newestFirst.slice(0, 5));
+    expect(await page.locator('#requests-list li').first().locator('.status').textContent()).toBe('Status: Submitted');
+    await page.click('#requests-more');
+    await page.locator('#requests-list li').nth(5).waitFor();
+    expect(await numbersShown(page)).toEqual(newestFirst);
+    await expect(page.locator('#requests-more').isHidden()).resolves.toBe(true);
+    await page.reload();
+    await page.locator('#requests-list li').nth(4).waitFor();
+    expect(await numbersShown(page)).toEqual(newestFirst.slice(0, 5));
+  });
+
+  it('withdraws a request from the keyboard, only after the user confirms', async () => {
+    const { contractId, requests } = await contractWith(1);
+    const [request = { requestId: '', requestNumber: '' }] = requests;
+    const page = await open();
+    const button = page.getByRole('button', { name: `Withdraw request ${request.requestNumber}` });
+    await button.waitFor();
+    await button.focus();
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(300);
+    expect(await statusOf(contractId, request.requestId)).toBe('SUBMITTED');
+
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.accept();
+    });
+    await button.focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#requests-list li[data-status="WITHDRAWN"]').waitFor();
+    expect(asked).toEqual([`Withdraw request ${request.requestNumber}? The bank will stop handling it; this cannot be undone.`]);
+    expect(await statusOf(contractId, request.requestId)).toBe('WITHDRAWN');
+    expect(await page.locator('#requests-list li .status').textContent()).toBe('Status: Withdrawn');
+    expect(await page.locator('#requests-list button.withdraw').count()).toBe(0);
+  });
+
+  it('shows a decision made with npm run backoffice without a reload, in the language chosen', async () => {
+    const { requests } = await contractWith(1);
+    const [request = { requestId: '', requestNumber: '' }] = requests;
+    const page = await open();
+    await page.click('button[data-lang="ru"]');
+    await page.getByRole('button', { name: `Отозвать заявление ${request.requestNumber}` }).waitFor();
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [tsx, 'scripts/backoffice.ts', '--request', request.requestNumber, '--status', 'REJECTED', '--reason', 'Договор в залоге'],
+      { env: { PATH: process.env['PATH'], HOME: process.env['HOME'], LOCAL_STACK_FILE: stackFile }, timeout: 30_000 },
+    );
+    expect(stdout).toContain('The request is now REJECTED');
+    // The page reads the list again on its own (every second here): no reload.
+    await page.locator('#requests-list li[data-status="REJECTED"]').waitFor({ timeout: 10_000 });
+    expect(await page.locator('#requests-list li .status').textContent()).toBe('Статус: Отклонена');
+    expect(await page.locator('#requests-list li .reason').textContent()).toBe('Комментарий банка: Договор в залоге');
+    expect(await page.locator('#requests-list button.withdraw').count()).toBe(0);
+  }, 60_000);
+});
