@@ -1,14 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  STATUS_CODES,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import gatewayResponses from '../../resources/gateway-responses.json' with { type: 'json' };
-import { CORS, corsHeaders } from '../../lib/http/cors';
+import { CORS } from '../../lib/http/cors';
 
 /*
  * What API Gateway does in front of the functions and serverless offline does not: preflight
  * answers for the allowed origins only (offline grants CORS to any origin), and the gateway's own
- * error answers (an authorizer's 401, an unknown route) rendered from the very templates that are
- * deployed (resources/gateway-responses.json) instead of offline's own bodies. npm start and the
- * HTTP tests put it in front of serverless offline, so a browser meets the API as deployed.
+ * answers (an authorizer's 401, an unknown route, a body too large, throttling, an integration
+ * that fails or times out) rendered from the very templates that are deployed
+ * (resources/gateway-responses.json) instead of offline's own bodies. npm start and the HTTP
+ * tests put it in front of serverless offline, so a browser meets the API as deployed.
+ *
+ * Rendering follows API Gateway: a gateway response template is not VTL, only variables are
+ * substituted (docs/decisions/0011-error-body.md). This renders the variables and header
+ * mappings the templates use and fails loudly on anything else, so a template that would not
+ * render on AWS does not render here either. Offline refuses bodies over 10 MB itself (413), as
+ * API Gateway does with REQUEST_TOO_LARGE.
  */
 
 const ROUTES: { pattern: RegExp; methods: string[] }[] = [
@@ -18,43 +32,101 @@ const ROUTES: { pattern: RegExp; methods: string[] }[] = [
   { pattern: /^\/api\/v1\/termination-reasons$/, methods: ['GET'] },
 ];
 
-type ResponseType =
-  'UNAUTHORIZED' | 'ACCESS_DENIED' | 'RESOURCE_NOT_FOUND' | 'MISSING_AUTHENTICATION_TOKEN' | 'DEFAULT_4XX' | 'DEFAULT_5XX';
+interface GatewayResponseDefinition {
+  type: string;
+  statusCode: number | undefined;
+  parameters: [string, string][];
+  template: string;
+}
+
+const DEFINITIONS: GatewayResponseDefinition[] = Object.values(gatewayResponses.Resources).map(({ Properties: properties }) => ({
+  type: properties.ResponseType,
+  statusCode: 'StatusCode' in properties ? Number(properties.StatusCode) : undefined,
+  parameters: Object.entries(properties.ResponseParameters),
+  template: properties.ResponseTemplates['application/json'],
+}));
 
 const headerOf = (headers: IncomingHttpHeaders, name: string): string | undefined => {
   const value = headers[name.toLowerCase()];
   return Array.isArray(value) ? value[0] : value;
 };
 
-/** A gateway response as API Gateway renders its template: variables filled, headers mapped. */
-function gatewayAnswer(type: ResponseType, status: number, requestHeaders: IncomingHttpHeaders, allowedOrigins: readonly string[]) {
-  const resource = Object.values(gatewayResponses.Resources).find((r) => r.Properties.ResponseType === type);
-  if (!resource) throw new Error(`No gateway response ${type} in resources/gateway-responses.json`);
-  const properties = resource.Properties;
-  const body = properties.ResponseTemplates['application/json']
-    .replaceAll('$context.requestId', randomUUID())
-    .replaceAll('$context.error.responseType', type)
-    .replaceAll('$context.error.messageString', JSON.stringify(status === 429 ? 'Too Many Requests' : 'Error'));
-  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-  for (const [key, source] of Object.entries(properties.ResponseParameters)) {
-    const name = key.replace('gatewayresponse.header.', '');
-    const value = source.startsWith("'") ? source.slice(1, -1) : headerOf(requestHeaders, source.replace('method.request.header.', ''));
-    if (value !== undefined) headers[name] = value;
-  }
-  // Deployed, the gateway's answers name the stage's first origin (scripts/serverless/stage-settings.cjs).
-  const [first] = allowedOrigins;
-  if (first) Object.assign(headers, corsHeaders(first, allowedOrigins));
-  return { status: 'StatusCode' in properties ? Number(properties.StatusCode) : status, headers, body };
+/** What API Gateway knows of a call when it answers it itself. */
+interface GatewayContext {
+  requestId: string;
+  responseType: string;
+  /** API Gateway's own text, as a JSON string (quotes included). */
+  messageString: string;
 }
 
-function typeOf(status: number): ResponseType {
-  if (status === 401) return 'UNAUTHORIZED';
-  if (status === 403) return 'ACCESS_DENIED';
-  if (status === 404) return 'RESOURCE_NOT_FOUND';
-  return status >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX';
+function unsupported(type: string, what: string): Error {
+  return new Error(
+    `resources/gateway-responses.json: ${type} uses ${what}, which API Gateway's gateway responses (and this gateway) do not render`,
+  );
+}
+
+/** The template with its variables filled, as API Gateway's simple substitution does. */
+export function renderTemplate(type: string, template: string, context: GatewayContext): string {
+  const directive = /#(?:if|elseif|else|end|set|foreach|break|stop|macro|define|parse|include|evaluate)\b|#\{/.exec(template);
+  if (directive) throw unsupported(type, `the VTL directive ${directive[0]}`);
+  // Plain references only: `$!x`, `${x}` and calls are VTL, which a gateway response is not.
+  return template.replace(/\$!?\{?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\(?/g, (reference) => {
+    if (reference === '$context.requestId') return context.requestId;
+    if (reference === '$context.error.responseType') return context.responseType;
+    if (reference === '$context.error.messageString') return context.messageString;
+    throw unsupported(type, `the reference ${reference}`);
+  });
+}
+
+/** A header mapping's value: a quoted static value or a context variable the templates use. */
+export function renderParameter(type: string, source: string, context: GatewayContext): string {
+  if (source.length >= 2 && source.startsWith("'") && source.endsWith("'")) return source.slice(1, -1);
+  if (source === 'context.requestId') return context.requestId;
+  throw unsupported(type, `the header mapping ${source}`);
+}
+
+/**
+ * A gateway response as API Gateway renders it: the response type's own definition, or the
+ * DEFAULT_4XX/DEFAULT_5XX one when it has none; one request id in the header and the body.
+ */
+export function gatewayAnswer(type: string, status: number): { status: number; headers: Record<string, string>; body: string } {
+  const fallback = status >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX';
+  const definition = DEFINITIONS.find((d) => d.type === type) ?? DEFINITIONS.find((d) => d.type === fallback);
+  if (!definition) throw new Error(`No gateway response ${type} (nor ${fallback}) in resources/gateway-responses.json`);
+  const context: GatewayContext = {
+    requestId: randomUUID(),
+    responseType: type,
+    messageString: JSON.stringify(STATUS_CODES[status] ?? 'Error'),
+  };
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  for (const [key, source] of definition.parameters) {
+    if (!key.startsWith('gatewayresponse.header.')) throw unsupported(definition.type, `the parameter ${key}`);
+    headers[key.slice('gatewayresponse.header.'.length)] = renderParameter(definition.type, source, context);
+  }
+  return { status: definition.statusCode ?? status, headers, body: renderTemplate(definition.type, definition.template, context) };
+}
+
+/** The response type API Gateway would have answered with, for an answer offline made itself. */
+function typeOf(status: number): string {
+  switch (status) {
+    case 401:
+      return 'UNAUTHORIZED';
+    case 403:
+      return 'ACCESS_DENIED';
+    case 404:
+      return 'RESOURCE_NOT_FOUND';
+    case 413:
+      return 'REQUEST_TOO_LARGE';
+    case 429:
+      return 'THROTTLED';
+    default:
+      return status >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX';
+  }
 }
 
 function send(res: ServerResponse, answer: { status: number; headers: Record<string, string>; body: string | Buffer }): void {
+  // One answer per call: a late error of the upstream (a refused upload) changes nothing.
+  if (res.headersSent) return;
   res.writeHead(answer.status, answer.headers).end(answer.body);
 }
 
@@ -92,7 +164,8 @@ export async function startLocalGateway(options: {
       return;
     }
     if (!route || !route.methods.includes(req.method ?? '')) {
-      send(res, gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', 403, req.headers, allowedOrigins));
+      req.resume();
+      send(res, gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', 403));
       return;
     }
 
@@ -103,7 +176,7 @@ export async function startLocalGateway(options: {
         const status = answer.statusCode ?? 502;
         // The functions always name a correlation id; an answer without one is offline's own.
         if (headerOf(answer.headers, 'X-Correlation-Id') === undefined) {
-          send(res, gatewayAnswer(typeOf(status), status, req.headers, allowedOrigins));
+          send(res, gatewayAnswer(typeOf(status), status));
           return;
         }
         // Offline grants CORS to every origin (Allow-Origin, Allow-Credentials) on every answer; only
@@ -119,10 +192,11 @@ export async function startLocalGateway(options: {
         send(res, { status, headers, body: Buffer.concat(chunks) });
       });
     });
-    // API Gateway waits 29 s for an integration, then answers 504 itself.
+    // API Gateway waits 29 s for an integration, then answers INTEGRATION_TIMEOUT itself.
     upstream.setTimeout(29_000, () => upstream.destroy(new Error('integration timeout')));
+    // Offline unreachable is an integration that cannot be invoked: INTEGRATION_FAILURE.
     upstream.on('error', (error) =>
-      send(res, gatewayAnswer('DEFAULT_5XX', error.message === 'integration timeout' ? 504 : 502, req.headers, allowedOrigins)),
+      send(res, gatewayAnswer(error.message === 'integration timeout' ? 'INTEGRATION_TIMEOUT' : 'INTEGRATION_FAILURE', 504)),
     );
     req.pipe(upstream);
   });

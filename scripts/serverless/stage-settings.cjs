@@ -123,16 +123,9 @@ class StageSettings {
     delete deployment.Properties.StageName;
     delete deployment.Properties.StageDescription;
     const gatewayResponses = Object.keys(resources).filter((id) => resources[id].Type === 'AWS::ApiGateway::GatewayResponse');
-    const [firstOrigin] = this.allowedOrigins();
-    if (firstOrigin) {
-      for (const id of gatewayResponses) {
-        Object.assign(resources[id].Properties.ResponseParameters, {
-          'gatewayresponse.header.Access-Control-Allow-Origin': `'${firstOrigin}'`,
-          'gatewayresponse.header.Access-Control-Expose-Headers': `'${cors.exposeHeaders.join(', ')}'`,
-          'gatewayresponse.header.Vary': "'Origin'",
-        });
-      }
-    }
+    // The gateway's own answers keep the "*" of resources/gateway-responses.json: they carry no
+    // customer data, and a gateway response cannot choose among several allowed origins
+    // (docs/decisions/0011-error-body.md).
     deployment.DependsOn = [...new Set([...[deployment.DependsOn ?? []].flat(), ...gatewayResponses])];
 
     resources.ApiGatewayStage = {

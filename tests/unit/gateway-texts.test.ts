@@ -40,6 +40,9 @@ describe('gateway responses', () => {
       'INTERNAL_ERROR',
       'SERVICE_UNAVAILABLE',
       'SERVICE_UNAVAILABLE',
+      // An integration that times out or cannot be invoked (issue 15.3).
+      'SERVICE_UNAVAILABLE',
+      'SERVICE_UNAVAILABLE',
       'UNAUTHORIZED',
     ]);
   });
@@ -57,7 +60,7 @@ describe('gateway responses', () => {
   it('gives Retry-After on 503 as the handler does by default', () => {
     const failures = withOurCodes.filter((r) => r.code === 'SERVICE_UNAVAILABLE');
     const defaults = loadServiceConfig({ REQUESTS_TABLE_NAME: 'r', CONTRACTS_TABLE_NAME: 'c' });
-    expect(failures).toHaveLength(2);
+    expect(failures).toHaveLength(4);
     for (const failure of failures) {
       expect(failure.properties.ResponseParameters).toMatchObject({
         'gatewayresponse.header.Retry-After': `'${defaults.retryAfterSeconds}'`,
@@ -65,14 +68,14 @@ describe('gateway responses', () => {
     }
   });
 
-  it("carry the security headers the handler sets, and the caller's own X-Correlation-Id", () => {
+  it("carry the security headers the handler sets, and the gateway's request id as X-Correlation-Id", () => {
     const expected = Object.fromEntries(
       Object.entries(SECURITY_HEADERS).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`]),
     );
     for (const { properties } of templated) {
       expect(properties.ResponseParameters).toMatchObject({
         ...expected,
-        'gatewayresponse.header.X-Correlation-Id': 'method.request.header.X-Correlation-Id',
+        'gatewayresponse.header.X-Correlation-Id': 'context.requestId',
       });
     }
   });

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { REASON_CODES, terminationRequestInputSchema } from '../../lib/api-model/schemas';
+import { bankDetails, validBody } from './bodies';
+
+/*
+ * The largest body a client's JSON encoder sends for a valid create (issue 15.4): every text at
+ * its maximum length in code points, each code point outside the BMP, and the encoder escaping
+ * everything that is not ASCII (`\uD835\uDC00`: 12 bytes a code point, the most JSON ever spends
+ * on one), the longest reason code and the most document ids. Padding with spaces or escaping
+ * plain ASCII would make it larger still, but no encoder does that; the service refuses such a
+ * body over 16 KiB as any other (400 MALFORMED_REQUEST).
+ */
+
+const properties = terminationRequestInputSchema.properties;
+/** A letter outside the BMP (MATHEMATICAL BOLD CAPITAL A): a name needs at least one letter. */
+const LETTER = '\u{1D400}';
+/** A symbol outside the BMP (GRINNING FACE): plain customer text. */
+const SYMBOL = '\u{1F600}';
+
+/** JSON as an ASCII-only encoder writes it (Java's, Python's ensure_ascii, ...). */
+export function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+export function largestValidInput(): Record<string, unknown> {
+  const longestReason = [...REASON_CODES].sort((a, b) => b.length - a.length)[0];
+  return validBody({
+    reasonCode: longestReason,
+    bankDetails: bankDetails({ recipientName: LETTER.repeat(properties.bankDetails.properties.recipientName.maxLength) }),
+    comment: SYMBOL.repeat(properties.comment.maxLength),
+    documentIds: Array.from({ length: properties.documentIds.maxItems }, () => randomUUID()),
+  });
+}
+
+/** The largest valid create body, as sent. */
+export function largestValidBody(): string {
+  return asciiJson(largestValidInput());
+}
