@@ -268,7 +268,11 @@ describe('least privilege', () => {
       2,
       'Condition',
     );
-    expect(putEvents).toEqual({ StringEquals: { 'events:source': 'bank.contract-termination' } });
+    // events:source holds one value per entry of the call: every one must be ours, and there must be one (issue 15.7).
+    expect(putEvents).toEqual({
+      'ForAllValues:StringEquals': { 'events:source': ['bank.contract-termination'] },
+      Null: { 'events:source': 'false' },
+    });
     expect(allowed[4]?.resource).toEqual({ 'Fn::GetAtt': ['PublisherDeadLetterQueue', 'Arn'] });
     expect(JSON.stringify(allowed)).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem|GetItem|Query|Scan)/);
   });
@@ -374,7 +378,7 @@ describe('the lifecycle (docs/events.md)', () => {
       Action: 'events:PutEvents',
       Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:event-bus/contract-termination-prod-events' },
       Condition: {
-        StringEquals: { 'events:source': 'bank.back-office' },
+        'ForAnyValue:StringEquals': { 'events:source': ['bank.back-office'] },
         ArnNotEquals: {
           'aws:PrincipalArn': {
             'Fn::Join': [
@@ -402,7 +406,7 @@ describe('the lifecycle (docs/events.md)', () => {
       Effect: 'Allow',
       Principal: { AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::210987654321:root']] } },
       Action: 'events:PutEvents',
-      Condition: { StringEquals: { 'events:source': 'bank.back-office' } },
+      Condition: { 'ForAllValues:StringEquals': { 'events:source': ['bank.back-office'] }, Null: { 'events:source': 'false' } },
     });
   }, 60_000);
 
