@@ -1,11 +1,7 @@
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { at, jsonObject } from '../support/json';
+import { at } from '../support/json';
+import { resource, resources, templatePackager, type Json } from '../support/packaged-template';
 
 /*
  * What on-call depends on, read from the CloudFormation `serverless package` makes for prod
@@ -14,40 +10,7 @@ import { at, jsonObject } from '../support/json';
  * alarm, so that a new alarm without one fails here.
  */
 
-type Json = Record<string, unknown>;
-const serverlessBin = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
-const dirs: string[] = [];
-
-/**
- * Packages from a folder of links to this one, so that the framework's working files
- * (.serverless/) are this run's own, whatever template.test.ts packages beside it.
- */
-async function packageStage(stage: string, env: Record<string, string> = {}): Promise<Json> {
-  const service = mkdtempSync(join(tmpdir(), `service-${stage}-`));
-  const out = mkdtempSync(join(tmpdir(), `package-${stage}-`));
-  dirs.push(service, out);
-  // The framework takes only a real file for its configuration; the rest may be links.
-  copyFileSync('serverless.yml', join(service, 'serverless.yml'));
-  for (const entry of readdirSync('.')) {
-    if (!['.serverless', '.git', 'serverless.yml'].includes(entry)) symlinkSync(resolve(entry), join(service, entry));
-  }
-  await promisify(execFile)(process.execPath, [serverlessBin, 'package', '--stage', stage, '--package', out], {
-    cwd: service,
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '',
-      SLS_TELEMETRY_DISABLED: '1',
-      JWT_ISSUER: 'https://issuer.example',
-      JWT_AUDIENCE: 'termination-api',
-      JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
-      ...env,
-    },
-  });
-  return jsonObject(JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')));
-}
-
-const resources = (template: Json) => Object.entries(jsonObject(template['Resources']));
-const resource = (template: Json, name: string) => jsonObject(jsonObject(template['Resources'])[name]);
+const { packageStage, cleanUp } = templatePackager();
 
 let prod: Json;
 
@@ -55,7 +18,7 @@ beforeAll(async () => {
   prod = await packageStage('prod', { CONTRACTS_TABLE_NAME: 'contracts-owned-elsewhere' });
 }, 120_000);
 
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterAll(() => cleanUp());
 
 const alarms = () => resources(prod).filter(([, r]) => at(r, 'Type') === 'AWS::CloudWatch::Alarm');
 

@@ -1,41 +1,13 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { at, jsonObject } from '../support/json';
+import { ofType, resource, templatePackager, type Json } from '../support/packaged-template';
 
 /*
  * Reads the CloudFormation that `serverless package` makes for prod and dev (offline, no AWS
  * credentials) and checks what production depends on, so a later change cannot drop it unseen.
  */
 
-type Json = Record<string, unknown>;
-const serverlessBin = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
-const dirs: string[] = [];
-
-async function packageStage(stage: string, env: Record<string, string> = {}): Promise<Json> {
-  const dir = mkdtempSync(join(tmpdir(), `package-${stage}-`));
-  dirs.push(dir);
-  await promisify(execFile)(process.execPath, [serverlessBin, 'package', '--stage', stage, '--package', dir], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '',
-      SLS_TELEMETRY_DISABLED: '1',
-      JWT_ISSUER: 'https://issuer.example',
-      JWT_AUDIENCE: 'termination-api',
-      JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
-      ...env,
-    },
-  });
-  return jsonObject(JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')));
-}
-
-const resources = (template: Json) => Object.entries(jsonObject(template['Resources']));
-const ofType = (template: Json, type: string) => resources(template).filter(([, r]) => at(r, 'Type') === type);
-const resource = (template: Json, name: string) => jsonObject(jsonObject(template['Resources'])[name]);
+const { packageStage, cleanUp } = templatePackager();
 
 let prod: Json;
 let dev: Json;
@@ -52,7 +24,7 @@ beforeAll(async () => {
   traced = await packageStage('dev', { TRACING: 'true' });
 }, 120_000);
 
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterAll(() => cleanUp());
 
 describe('the API', () => {
   it('has the five routes, each behind the Lambda authorizer, proxied to its own function', () => {

@@ -1,28 +1,39 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { at, jsonObject } from './json';
 
 /*
  * The CloudFormation that `serverless package` makes for a stage (offline, no AWS credentials),
- * as tests/deploy/template.test.ts reads it, for test files of their own.
+ * for every test that reads the template (tests/deploy/, the IAM check).
  */
 
 export type Json = Record<string, unknown>;
 
 const serverlessBin = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
 
-/** Packages a stage into a directory of its own and returns its template; `cleanUp` removes the directories. */
+/**
+ * Packages a stage and returns its template; `cleanUp` removes the directories. Each packaging
+ * runs in a folder of links to this one, so that the framework's working files (.serverless/)
+ * are its own, whatever other test files package at the same time.
+ */
 export function templatePackager(): { packageStage: (stage: string, env?: Record<string, string>) => Promise<Json>; cleanUp: () => void } {
   const dirs: string[] = [];
   return {
     packageStage: async (stage, env = {}) => {
+      const service = mkdtempSync(join(tmpdir(), `service-${stage}-`));
       const dir = mkdtempSync(join(tmpdir(), `package-${stage}-`));
-      dirs.push(dir);
+      dirs.push(service, dir);
+      // The framework takes only a real file for its configuration; the rest may be links.
+      copyFileSync('serverless.yml', join(service, 'serverless.yml'));
+      for (const entry of readdirSync('.')) {
+        if (!['.serverless', '.git', 'serverless.yml'].includes(entry)) symlinkSync(resolve(entry), join(service, entry));
+      }
       await promisify(execFile)(process.execPath, [serverlessBin, 'package', '--stage', stage, '--package', dir], {
+        cwd: service,
         env: {
           PATH: process.env['PATH'] ?? '',
           HOME: process.env['HOME'] ?? '',
