@@ -512,8 +512,8 @@ describe('garbage', () => {
         });
         record({ status: answer.status, raw: answer.raw, body: answer.body, customerId, contractId: call.contractId, idempotencyKey: '' });
         // Some calls never reach the function (a path that routes nowhere, a media type the
-        // gateway will not pass on): the gateway answers them itself, with its own request id in
-        // the body and the caller's X-Correlation-Id, as sent, in the header.
+        // gateway will not pass on): the gateway answers them itself, with its own request id as
+        // the one correlation id, in the body and the header (0011-error-body.md).
         if (!isErrorCode(String(answer.body['errorCode']))) {
           expect(answer.status).toBeGreaterThanOrEqual(400);
           expect(answer.status).toBeLessThan(500);
@@ -523,7 +523,7 @@ describe('garbage', () => {
             correlationId: expect.any(String),
             details: [],
           });
-          expect(answer.headers.get('x-correlation-id') ?? undefined).toBe(call.headers['X-Correlation-Id']);
+          expect(answer.headers.get('x-correlation-id')).toBe(answer.body['correlationId']);
           return;
         }
         expect(shapeProblems(answer.status, answer.headers, answer.raw, call.headers['X-Correlation-Id'])).toEqual([]);
