@@ -254,7 +254,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED";
+                        errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED" | "WAF_FILTERED";
                     };
                 };
             };
@@ -271,7 +271,20 @@ export interface operations {
                     };
                 };
             };
-            /** @description The stage throttled the call (API Gateway). Retry later. */
+            /** @description The body is over the service limit (16 KiB): refused by the WAF or API Gateway. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "REQUEST_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry later. */
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -426,7 +439,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED";
+                        errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED" | "WAF_FILTERED";
                     };
                 };
             };
@@ -456,6 +469,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is over the service limit (16 KiB): refused by the WAF or API Gateway. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "REQUEST_TOO_LARGE";
+                    };
+                };
+            };
             /** @description A business rule refused the request, or the Idempotency-Key was used for another request. */
             422: {
                 headers: {
@@ -469,7 +495,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The stage throttled the call (API Gateway). Retry later. */
+            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry later. */
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -583,7 +609,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED";
+                        errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED" | "WAF_FILTERED";
                     };
                 };
             };
@@ -600,7 +626,20 @@ export interface operations {
                     };
                 };
             };
-            /** @description The stage throttled the call (API Gateway). Retry later. */
+            /** @description The body is over the service limit (16 KiB): refused by the WAF or API Gateway. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "REQUEST_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry later. */
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -737,7 +776,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        errorCode: "ACCESS_DENIED";
+                        errorCode: "ACCESS_DENIED" | "WAF_FILTERED";
                     };
                 };
             };
@@ -754,7 +793,20 @@ export interface operations {
                     };
                 };
             };
-            /** @description The stage throttled the call (API Gateway). Retry later. */
+            /** @description The body is over the service limit (16 KiB): refused by the WAF or API Gateway. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "REQUEST_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry later. */
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -777,6 +829,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
                         errorCode: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description A dependency is unavailable. Retry after Retry-After seconds, with the same Idempotency-Key. */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "SERVICE_UNAVAILABLE";
                     };
                 };
             };
@@ -855,7 +922,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED";
+                        errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED" | "WAF_FILTERED";
                     };
                 };
             };
@@ -885,6 +952,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body is over the service limit (16 KiB): refused by the WAF or API Gateway. */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        errorCode: "REQUEST_TOO_LARGE";
+                    };
+                };
+            };
             /** @description A business rule refused the request, or the Idempotency-Key was used for another request. */
             422: {
                 headers: {
@@ -898,7 +978,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The stage throttled the call (API Gateway). Retry later. */
+            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry later. */
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];

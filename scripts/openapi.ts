@@ -63,8 +63,12 @@ const ERROR_EXAMPLES: Record<ErrorCode, Problem[]> = {
 
 /** Answers only API Gateway gives (gateway responses), by status. */
 const GATEWAY_EXAMPLES: Record<string, { errorCode: string; message: string }[]> = {
-  '403': [{ errorCode: 'ACCESS_DENIED', message: 'Access is denied.' }],
+  '403': [
+    { errorCode: 'ACCESS_DENIED', message: 'Access is denied.' },
+    { errorCode: 'WAF_FILTERED', message: 'The request was refused.' },
+  ],
   '404': [{ errorCode: 'ROUTE_NOT_FOUND', message: 'There is no such route.' }],
+  '413': [{ errorCode: 'REQUEST_TOO_LARGE', message: 'The request is too large.' }],
   '429': [{ errorCode: 'THROTTLED', message: 'Too Many Requests' }],
 };
 
@@ -75,7 +79,8 @@ const STATUS_TEXT: Record<string, string> = {
   '404': 'No such contract, or (reads) no such request on it.',
   '409': 'The contract already has an active termination request; the message names its number.',
   '422': 'A business rule refused the request, or the Idempotency-Key was used for another request.',
-  '429': 'The stage throttled the call (API Gateway). Retry later.',
+  '413': 'The body is over the service limit (16 KiB): refused by the WAF or API Gateway.',
+  '429': 'The stage throttled the call (API Gateway), or the WAF the address. Retry later.',
   '500': 'Internal error. The body carries no internals; quote the correlationId.',
   '503': 'A dependency is unavailable. Retry after Retry-After seconds, with the same Idempotency-Key.',
 };
@@ -92,7 +97,7 @@ const READ_CODES: ErrorCode[] = [
 ];
 const OPERATION_CODES = {
   create: ALL_CODES.filter((code) => code !== 'TERMINATION_REQUEST_NOT_FOUND' && code !== 'REQUEST_NOT_WITHDRAWABLE'),
-  reasons: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INTERNAL_ERROR'],
+  reasons: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
   withdraw: [
     ...READ_CODES,
     'IDEMPOTENCY_KEY_MISSING',
