@@ -28,6 +28,8 @@ function actionFor(code: CreateErrorCode): 'fix the form' | 'sign in' | 'show th
     case 'ACTIVE_REQUEST_ALREADY_EXISTS':
     case 'CONTRACT_NOT_ACTIVE':
     case 'IDEMPOTENCY_KEY_REUSED':
+    case 'REQUEST_TOO_LARGE':
+    case 'WAF_FILTERED':
       return 'show the message';
     case 'THROTTLED':
     case 'INTERNAL_ERROR':
@@ -57,6 +59,8 @@ export function forgetsOne(code: CreateErrorCode): string {
     case 'ACTIVE_REQUEST_ALREADY_EXISTS':
     case 'CONTRACT_NOT_ACTIVE':
     case 'IDEMPOTENCY_KEY_REUSED':
+    case 'REQUEST_TOO_LARGE':
+    case 'WAF_FILTERED':
     case 'THROTTLED':
     case 'INTERNAL_ERROR':
       return 'handled';
@@ -84,6 +88,8 @@ const HANDLED = [
   'ACTIVE_REQUEST_ALREADY_EXISTS',
   'CONTRACT_NOT_ACTIVE',
   'IDEMPOTENCY_KEY_REUSED',
+  'REQUEST_TOO_LARGE',
+  'WAF_FILTERED',
   'THROTTLED',
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
@@ -94,7 +100,7 @@ const noneMissing: [Exclude<CreateErrorCode, (typeof HANDLED)[number]>] extends 
 describe("the client's types", () => {
   it('know exactly the errorCodes the API description lists for a create', () => {
     const document = loadDocument();
-    const documented = [400, 401, 403, 404, 409, 422, 429, 500, 503].flatMap(
+    const documented = [400, 401, 403, 404, 409, 413, 422, 429, 500, 503].flatMap(
       (status) => documentedResponse(document, status)?.exampleCodes ?? [],
     );
     expect(noneMissing).toBe(true);
