@@ -22,6 +22,24 @@ afterAll(() => cleanUp());
 
 const alarms = () => resources(prod).filter(([, r]) => at(r, 'Type') === 'AWS::CloudWatch::Alarm');
 
+describe("the decision consumer's on-failure destination", () => {
+  it("DecisionDestinationFailuresAlarm watches the consumer's DestinationDeliveryFailures and tells the alarm topic", () => {
+    expect(at(resource(prod, 'DecisionDestinationFailuresAlarm'), 'Properties')).toMatchObject({
+      AlarmName: 'contract-termination-prod-decision-destination-failures',
+      Namespace: 'AWS/Lambda',
+      MetricName: 'DestinationDeliveryFailures',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'ApplyStatusDecisionLambdaFunction' } }],
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      AlarmActions: [{ Ref: 'AlarmTopic' }],
+    });
+    // The destination it watches is the consumer's asynchronous invocation config.
+    expect(at(resource(prod, 'ApplyStatusDecisionInvokeConfig'), 'Properties', 'DestinationConfig', 'OnFailure', 'Destination')).toEqual({
+      'Fn::GetAtt': ['DecisionDeadLetterQueue', 'Arn'],
+    });
+  });
+});
+
 describe("the publisher's on-failure destination", () => {
   it("PublisherDestinationFailuresAlarm watches the publisher's DestinationDeliveryFailures and tells the alarm topic", () => {
     const alarm = at(resource(prod, 'PublisherDestinationFailuresAlarm'), 'Properties');

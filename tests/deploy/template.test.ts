@@ -560,6 +560,8 @@ describe('production protections', () => {
       '5XXError',
       'Latency',
       'RequestsCreated',
+      'RequestsWithdrawn',
+      'DestinationDeliveryFailures',
       'InternalErrors',
       'ConcurrentExecutions',
       'Throttles',
