@@ -12,7 +12,7 @@ import { headersWithKey, validBody } from '../support/bodies';
 import { ACCOUNT_ID, REGION, TemplateResolver, streamArn, queueArn } from '../support/cfn-intrinsics';
 import { newContract } from '../support/contracts';
 import { at } from '../support/json';
-import { callHandler, type HandlerAnswer } from '../support/handler';
+import { callHandler, withdrawalOf, type HandlerAnswer } from '../support/handler';
 import {
   functionRoles,
   grantsOf,
@@ -131,14 +131,7 @@ const read = (contractId: string, requestId: string, customerId: string = anna.c
 const list = (contractId: string, query: Record<string, string> = {}, customerId: string = anna.customerId) =>
   api('list-termination-requests', { method: 'GET', contractId, query, customerId });
 const withdraw = (contractId: string, requestId: string, key: string = randomUUID(), customerId: string = anna.customerId) =>
-  api('withdraw-termination-request', {
-    method: 'POST',
-    withdrawal: true,
-    contractId,
-    requestId,
-    customerId,
-    headers: { 'Idempotency-Key': key },
-  });
+  api('withdraw-termination-request', withdrawalOf({ contractId, requestId }, customerId, key));
 const decide = (options: DecisionOptions) => callsDuring('apply-status-decision', () => stack.decide(decisionEvent(options)));
 
 /** A SUBMITTED request of a new contract of its own (made outside any recorded scope). */
@@ -367,14 +360,7 @@ describe('the calls each function makes', () => {
 async function withdrawnOutsideRecording(contractId: string): Promise<void> {
   const page = await callHandler({ method: 'GET', contractId, customerId: anna.customerId });
   const requestId = at(page.body, 'items', 0, 'requestId');
-  const answer = await callHandler({
-    method: 'POST',
-    withdrawal: true,
-    contractId,
-    requestId: String(requestId),
-    customerId: anna.customerId,
-    headers: { 'Idempotency-Key': randomUUID() },
-  });
+  const answer = await callHandler(withdrawalOf({ contractId, requestId: String(requestId) }, anna.customerId));
   expect(answer.status).toBe(200);
 }
 

@@ -5,7 +5,7 @@ import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import type { StreamPoller } from '../../scripts/local/stream-poller';
 import { headersWithKey, validBody } from '../support/bodies';
 import { newContract } from '../support/contracts';
-import { callHandler, type HandlerAnswer } from '../support/handler';
+import { callHandler, withdrawalOf, type HandlerAnswer } from '../support/handler';
 import { ofKind } from '../support/local-tables';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 
@@ -42,15 +42,7 @@ const withdraw = (
   key: string = randomUUID(),
   customerId: string = anna.customerId,
   language = 'en',
-) =>
-  callHandler({
-    method: 'POST',
-    withdrawal: true,
-    contractId: request.contractId,
-    requestId: request.requestId,
-    customerId,
-    headers: { 'Idempotency-Key': key, 'Accept-Language': language },
-  });
+) => callHandler(withdrawalOf(request, customerId, key, { 'Accept-Language': language }));
 
 const read = (request: { contractId: string; requestId: string }): Promise<HandlerAnswer> =>
   callHandler({ method: 'GET', contractId: request.contractId, requestId: request.requestId });

@@ -9,7 +9,7 @@ import { requestKeyOf } from '../../lib/dynamodb/keys';
 import { decisionEvent, type DecisionOptions } from '../../scripts/local/decision-event';
 import type { StreamPoller } from '../../scripts/local/stream-poller';
 import { headersWithKey, validBody } from '../support/bodies';
-import { callHandler } from '../support/handler';
+import { callHandler, withdrawalOf } from '../support/handler';
 import { ofKind } from '../support/local-tables';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 import { scale } from './scale';
@@ -124,14 +124,7 @@ async function decide(options: DecisionOptions, eventId?: string): Promise<strin
 /** The customer withdraws (0018-withdrawal.md): the answer's status and body. */
 async function withdraw(contractId: string, requestId: string, key: string): Promise<{ status: number; raw: string }> {
   figures.withdrawalsSent++;
-  const answer = await callHandler({
-    method: 'POST',
-    withdrawal: true,
-    contractId,
-    requestId,
-    customerId,
-    headers: { 'Idempotency-Key': key },
-  });
+  const answer = await callHandler(withdrawalOf({ contractId, requestId }, customerId, key));
   if (answer.status >= 500) figures.fiveHundreds++;
   if (answer.status === 409) figures.withdrawalsRefused409++;
   return { status: answer.status, raw: answer.raw };

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
 import { apiEvent, type EventOptions } from '../../scripts/local/api-event';
 import { parsedObject } from './json';
 
@@ -26,6 +27,16 @@ async function routeOf(event: APIGatewayProxyEvent): Promise<(event: APIGatewayP
 export async function sendEvent(event: APIGatewayProxyEvent): Promise<HandlerAnswer> {
   const result = await (await routeOf(event))(event);
   return { status: result.statusCode, headers: result.headers ?? {}, body: parsedObject(result.body), raw: result.body };
+}
+
+/** A customer's withdrawal of a request, with a key (a new one unless given) and any other headers. */
+export function withdrawalOf(
+  request: { contractId: string; requestId: string },
+  customerId: string,
+  key: string = randomUUID(),
+  headers: Record<string, string> = {},
+): EventOptions {
+  return { method: 'POST', withdrawal: true, ...request, customerId, headers: { 'Idempotency-Key': key, ...headers } };
 }
 
 /** Calls the route's handler with the event apiEvent makes of `options` (a create unless told otherwise). */
