@@ -175,7 +175,7 @@ export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
 
 export function loadAuthConfig(env: Env = process.env): AuthConfig {
   const read = new Reader(env);
-  return read.done({
+  const config = read.done({
     issuer: read.string('JWT_ISSUER'),
     audience: read.string('JWT_AUDIENCE'),
     jwksUri: read.jwksUri('JWKS_URI'),
@@ -186,6 +186,13 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
     // API Gateway's own bounds for the authorizer result cache: 0 to 3600 s.
     cacheTtlSeconds: read.integer('AUTHORIZER_CACHE_TTL_SECONDS', 60, 0, 3600),
   });
+  // A token with less life left than the cache keeps an answer is refused: no token could pass.
+  if (config.cacheTtlSeconds >= config.maxTokenLifetimeSeconds) {
+    throw new ConfigError([
+      `AUTHORIZER_CACHE_TTL_SECONDS (${config.cacheTtlSeconds}) must be below JWT_MAX_LIFETIME_SECONDS (${config.maxTokenLifetimeSeconds})`,
+    ]);
+  }
+  return config;
 }
 
 /** Another AWS service's client: the region, and an endpoint only for the local stand-in. */

@@ -88,6 +88,8 @@ export function createTokenVerifier(config: AuthConfig, now: () => number = Date
       issuer: config.issuer,
       jwksUri: config.jwksUri,
       audience: null,
+      // The issuer's clock may run ahead: nbf (and exp) get the same grace as iat.
+      graceSeconds: config.clockSkewSeconds,
       customJwtCheck: ({ header, payload }) => {
         const breach = tokenRuleBreach(header, payload, rules, Math.floor(now() / 1000));
         if (breach !== undefined) throw new InvalidTokenError(breach);

@@ -35,6 +35,11 @@ export function storeFor(
   });
 }
 
+/** At most this many Queries for one page of a contract that holds other customers' requests too. */
+const MAX_QUERIES_PER_PAGE = 4;
+/** Items each Query after the first reads (DynamoDB's Limit, before the filter). */
+const READ_PER_LATER_QUERY = 100;
+
 /** A request item read back as the domain's StoredRequest; anything else is a bug of ours (500). */
 function asStoredRequest(item: Record<string, unknown>): StoredRequest {
   const { requestId, requestNumber, customerId, status, createdAt, statusReason } = item;
@@ -134,7 +139,11 @@ export class DynamoDbTerminationStore implements TerminationStore {
           if (explained.kind !== 'read') return explained;
           return explained.decide(await this.readConsistently(this.tables.requests, explained.key, abortSignal));
         }
-        if (error instanceof Error && error.name === 'TransactionConflictException') return { kind: 'retry' };
+        // Another call with the same key in the same millisecond: its token, other values (its
+        // language). Tried again, the key it wrote answers as a replay.
+        if (error instanceof Error && ['TransactionConflictException', 'IdempotentParameterMismatchException'].includes(error.name)) {
+          return { kind: 'retry' };
+        }
         throw error;
       }
     });
@@ -169,8 +178,8 @@ export class DynamoDbTerminationStore implements TerminationStore {
   /**
    * One page of the requests a customer made on a contract, newest first; `after` is the last
    * request id of the previous page. A contract that changed owner holds requests of both:
-   * another customer's are filtered out, and the Query goes on (a call per `limit` items read)
-   * until the page is full or the contract has no more.
+   * another customer's are filtered out, and the Query goes on (100 items read per call, at most
+   * 4 calls) until the page is full or the contract has no more.
    */
   listRequests(contractId: string, customerId: string, limit: number, after?: string, abortSignal?: AbortSignal): Promise<RequestPage> {
     return guarded(() => this.queryRequests(contractId, customerId, limit, after, abortSignal));
@@ -185,7 +194,8 @@ export class DynamoDbTerminationStore implements TerminationStore {
   ): Promise<RequestPage> {
     const items: StoredRequest[] = [];
     let start: TableKey | undefined = after === undefined ? undefined : requestKeyOf(contractId, after);
-    do {
+    let overflow = false;
+    for (let query = 0; query < MAX_QUERIES_PER_PAGE; query++) {
       const { Items = [], LastEvaluatedKey }: { Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> } =
         await this.client.send(
           new QueryCommand({
@@ -198,15 +208,26 @@ export class DynamoDbTerminationStore implements TerminationStore {
               ':customerId': customerId,
             },
             ScanIndexForward: false,
-            Limit: limit - items.length,
+            // DynamoDB's Limit counts items read before the filter: the first Query reads one page
+            // (all of it the caller's on a contract that never changed owner); any later one reads
+            // a large slice, so another customer's requests cost few calls.
+            Limit: query === 0 ? limit : READ_PER_LATER_QUERY,
             ...(start ? { ExclusiveStartKey: { ...start } } : {}),
           }),
           { abortSignal },
         );
-      items.push(...Items.map(asStoredRequest));
+      const found = Items.map(asStoredRequest);
+      const taken = found.slice(0, limit - items.length);
+      items.push(...taken);
+      // More of the caller's requests came back than the page takes: another page follows.
+      overflow = found.length > taken.length;
       const lastSortKey = LastEvaluatedKey?.['sk'];
       start = typeof lastSortKey === 'string' ? requestKeyOf(contractId, lastSortKey.slice(REQUEST_SORT_PREFIX.length)) : undefined;
-    } while (start !== undefined && items.length < limit);
+      if (start === undefined || items.length === limit) break;
+    }
+    // A full page continues after its last item; a short one cut by the cap, after the last item read.
+    const last = items.at(-1);
+    if (items.length === limit && last !== undefined && (overflow || start !== undefined)) return { items, lastRequestId: last.requestId };
     return start === undefined ? { items } : { items, lastRequestId: start.sk.slice(REQUEST_SORT_PREFIX.length) };
   }
 

@@ -62,6 +62,12 @@ describe('authorizer', () => {
     expect((await authorize(`Bearer ${token}`)).context).toEqual({ customerId: 'customer-anna' });
   });
 
+  it('accepts a fresh token whose nbf, like its iat, runs 5 s ahead: the skew covers both', async () => {
+    const ahead = Math.floor(Date.now() / 1000) + 5;
+    const token = signToken(key, { customerId: 'customer-anna', extraClaims: { iat: ahead, nbf: ahead } });
+    expect((await authorize(`Bearer ${token}`)).context).toEqual({ customerId: 'customer-anna' });
+  });
+
   it('refuses a token with less life left than the 60 s its Allow would be cached (issue 15.5)', async () => {
     await expect(authorize(`Bearer ${signToken(key, { customerId: 'customer-anna', expiresIn: 59 })}`)).rejects.toThrow(/^Unauthorized$/);
     expect((await authorize(`Bearer ${signToken(key, { customerId: 'customer-anna', expiresIn: 120 })}`)).context).toEqual({

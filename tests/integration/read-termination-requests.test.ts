@@ -7,6 +7,7 @@ import { headersWithKey, validBody } from '../support/bodies';
 import { newContract } from '../support/contracts';
 import { callHandler, type HandlerAnswer } from '../support/handler';
 import { useFreshTables, type TestTables } from '../support/local-tables';
+import { callsDuring, installSdkRecorder } from '../support/sdk-calls';
 
 /*
  * GET one request and GET the contract's list, through their handlers against DynamoDB Local.
@@ -213,5 +214,21 @@ describe('after a contract changes owner (issue 15.6, 0015-reading-requests.md)'
     };
     expect(await pagesOf(anna.customerId)).toEqual([...annas].reverse());
     expect(await pagesOf(boris.customerId)).toEqual([...boriss].reverse());
+  });
+
+  it("costs a bounded number of calls however many of another customer's requests the contract holds (issue 15.6)", async () => {
+    const { contractId } = await transferred(30);
+    const uninstall = installSdkRecorder();
+    try {
+      const stranger = await callsDuring('list', () => list(contractId, { limit: '1' }, 'customer-stranger'));
+      expect(stranger.answer.status).toBe(403);
+      const owner = await callsDuring('list', () => list(contractId, { limit: '1' }, boris.customerId));
+      expect(owner.answer.body).toEqual({ items: [] });
+      // One Query of one item, then 100 at a time (30 items: one more), then the contract: not one per item.
+      for (const { calls } of [stranger, owner])
+        expect(calls.map((c) => c.operation)).toEqual(['dynamodb:Query', 'dynamodb:Query', 'dynamodb:GetItem']);
+    } finally {
+      uninstall();
+    }
   });
 });

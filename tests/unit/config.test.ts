@@ -160,6 +160,12 @@ describe('loadAuthConfig', () => {
     });
   });
 
+  it('refuses an authorizer cache that outlives every token: none could pass (review of issue 15.5)', () => {
+    expect(() => loadAuthConfig({ ...AUTH_REQUIRED, JWT_MAX_LIFETIME_SECONDS: '300', AUTHORIZER_CACHE_TTL_SECONDS: '300' })).toThrow(
+      /AUTHORIZER_CACHE_TTL_SECONDS \(300\) must be below JWT_MAX_LIFETIME_SECONDS \(300\)/,
+    );
+  });
+
   it('reads the clock skew and the authorizer cache TTL within their bounds', () => {
     expect(loadAuthConfig({ ...AUTH_REQUIRED, JWT_CLOCK_SKEW_SECONDS: '0', AUTHORIZER_CACHE_TTL_SECONDS: '300' })).toMatchObject({
       clockSkewSeconds: 0,
