@@ -172,6 +172,8 @@ let listed: { contractId: string; requests: TerminationRequest[]; nextCursor?: s
 /** Requests whose withdrawal is in flight, and the key of each withdrawal whose outcome is unknown. */
 const withdrawing = new Set<string>();
 const withdrawActions = new Map<string, { idempotencyKey: string; correlationId: string }>();
+/** Counts the list's reads: an answer is shown only if no later read was asked for since. */
+let listGeneration = 0;
 /** A page of the list: small, so that "Show more" is met on a demo contract. */
 const PAGE_SIZE = 5;
 /** Only these can be withdrawn (docs/decisions/0018-withdrawal.md). */
@@ -211,7 +213,7 @@ function parseConfig(value: unknown): PageConfig {
       ? { bik: bank['bik'], accountNumber: bank['accountNumber'], recipientName: bank['recipientName'] }
       : undefined;
   const refresh = value['refreshSeconds'];
-  const refreshSeconds = typeof refresh === 'number' && refresh > 0 ? refresh : 10;
+  const refreshSeconds = typeof refresh === 'number' && refresh >= 1 ? refresh : 10;
   return { apiUrl, token, customerId, contracts: contracts.map(parseContract), refreshSeconds, ...(bankDetails ? { bankDetails } : {}) };
 }
 
@@ -429,11 +431,13 @@ async function submit(config: PageConfig): Promise<void> {
 
 /** The first page of the contract's requests, or (more) the next one after those on show. */
 async function loadRequests(config: PageConfig, contractId: string, more = false): Promise<void> {
-  const cursor = more && listed?.contractId === contractId ? listed.nextCursor : undefined;
-  const result = await client(config).listTerminationRequests(contractId, { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) });
-  // Another contract may have been chosen meanwhile: its own call renders it.
-  if (!result.ok || contractSelect.value !== contractId) return;
   const before = more && listed?.contractId === contractId ? listed.requests : [];
+  const cursor = more && listed?.contractId === contractId ? listed.nextCursor : undefined;
+  const asked = ++listGeneration;
+  const result = await client(config).listTerminationRequests(contractId, { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) });
+  // Only the newest read of the list is shown: an older answer (another contract, a refresh that
+  // started before a withdrawal) would show what is no longer so.
+  if (!result.ok || asked !== listGeneration || contractSelect.value !== contractId) return;
   const { items, nextCursor } = result.value;
   listed = { contractId, requests: [...before, ...items], ...(nextCursor === undefined ? {} : { nextCursor }) };
   renderRequests();
@@ -448,8 +452,9 @@ async function refreshRequests(config: PageConfig): Promise<void> {
     return;
   }
   const limit = Math.min(100, Math.max(PAGE_SIZE, listed.requests.length));
+  const asked = ++listGeneration;
   const result = await client(config).listTerminationRequests(contractId, { limit });
-  if (!result.ok || contractSelect.value !== contractId) return;
+  if (!result.ok || asked !== listGeneration || contractSelect.value !== contractId) return;
   const { items, nextCursor } = result.value;
   listed = { contractId, requests: items, ...(nextCursor === undefined ? {} : { nextCursor }) };
   renderRequests();
@@ -567,7 +572,13 @@ async function main(): Promise<void> {
     if (requestId !== undefined && requestNumber !== undefined) void withdraw(loaded, requestId, requestNumber);
   });
   await loadRequests(loaded, contractSelect.value);
-  setInterval(() => void refreshRequests(loaded), loaded.refreshSeconds * 1000);
+  // The timed refresh skips a tick while one is still in flight, and while the page is hidden.
+  let refreshing = false;
+  setInterval(() => {
+    if (refreshing || document.hidden) return;
+    refreshing = true;
+    void refreshRequests(loaded).finally(() => (refreshing = false));
+  }, loaded.refreshSeconds * 1000);
   submitButton.disabled = false;
   form.dataset['state'] = 'ready';
 }
