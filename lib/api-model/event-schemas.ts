@@ -30,6 +30,15 @@ const reasonText = {
   ...personal,
 } as const;
 
+/** What every event of this service says of the request it is about. */
+const requestIdentity = {
+  eventId: { ...uuid, description: 'Stable: the same for every delivery of this event. Drop a repeated one.' },
+  requestId: uuid,
+  contractId: uuid,
+  customerId: { type: 'string', minLength: 1, ...personal },
+  requestNumber: { type: 'string', maxLength: 20 },
+} as const;
+
 /**
  * The detail of the back office's `TerminationRequestStatusChanged`. contractId is required
  * as well as requestId: the request is stored under its contract, so a decision is applied in
@@ -78,11 +87,7 @@ export const submittedEventSchema = {
     'createdAt',
   ],
   properties: {
-    eventId: { ...uuid, description: 'Stable: the same for every delivery of this event. Drop a repeated one.' },
-    requestId: uuid,
-    contractId: uuid,
-    customerId: { type: 'string', minLength: 1, ...personal },
-    requestNumber: { type: 'string', maxLength: 20 },
+    ...requestIdentity,
     status: { type: 'string', const: 'SUBMITTED' },
     reasonCode: { type: 'string', enum: REASON_CODES },
     desiredTerminationDate: input.desiredTerminationDate,
@@ -109,11 +114,7 @@ export const statusChangedEventSchema = {
   additionalProperties: false,
   required: ['eventId', 'requestId', 'contractId', 'customerId', 'requestNumber', 'previousStatus', 'status', 'changedAt', 'changedBy'],
   properties: {
-    eventId: { ...uuid, description: 'Stable: the same for every delivery of this event. Drop a repeated one.' },
-    requestId: uuid,
-    contractId: uuid,
-    customerId: { type: 'string', minLength: 1, ...personal },
-    requestNumber: { type: 'string', maxLength: 20 },
+    ...requestIdentity,
     previousStatus: status,
     status,
     reason: reasonText,

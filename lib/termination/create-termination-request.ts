@@ -7,10 +7,11 @@ import type { ReasonCode, TerminationRequest, TerminationRequestInput } from '..
 import { isUuid, validateTerminationInput } from '../api-model/validator';
 import { businessToday, isBeforeBusinessToday } from './business-date';
 import { STATUS_SUBMITTED } from './lifecycle';
-import { StoreUnavailableError, type IdempotencyRecord, type TerminationStore, type WriteOutcome } from './ports';
+import { type IdempotencyRecord, type TerminationStore, type WriteOutcome } from './ports';
 import { requestFingerprint } from './fingerprint';
 import { refuse, RefusedError, type Refusal } from './refusals';
 import { newRequestNumber } from './request-number';
+import { withinBudget } from './within-budget';
 
 /*
  * Creating a termination request. The rules and their order: docs/decisions/0013-order-of-checks.md;
@@ -190,12 +191,5 @@ async function decide(deps: CreateDeps, call: CreateCall, now: Date, abortSignal
 
 /** The whole use case: validate, apply the rules in order, write once. Anything else it throws is a bug. */
 export async function createTerminationRequest(deps: CreateDeps, call: CreateCall): Promise<CreateOutcome> {
-  const abortSignal = AbortSignal.timeout(deps.budgetMs);
-  try {
-    return await decide(deps, call, deps.now?.() ?? new Date(), abortSignal);
-  } catch (error) {
-    if (error instanceof RefusedError) return { kind: 'refused', refusal: error.refusal };
-    if (error instanceof StoreUnavailableError || abortSignal.aborted) return { kind: 'unavailable', cause: error };
-    throw error;
-  }
+  return withinBudget(deps.budgetMs, (abortSignal) => decide(deps, call, deps.now?.() ?? new Date(), abortSignal));
 }

@@ -2,8 +2,9 @@ import { contractRefusal } from './contract-access';
 import type { Problem } from '../api-model/problems';
 import type { TerminationRequest } from '../api-model/schemas';
 import { isUuid } from '../api-model/validator';
-import { refuse, RefusedError, type Refusal } from './refusals';
-import { StoreUnavailableError, type StoredRequest, type TerminationStore } from './ports';
+import { refuse, type Refusal } from './refusals';
+import { type StoredRequest, type TerminationStore } from './ports';
+import { withinBudget } from './within-budget';
 
 /*
  * Reading requests back (docs/decisions/0015-reading-requests.md): one DynamoDB call when the
@@ -40,16 +41,8 @@ const view = ({ customerId: _customerId, ...shown }: StoredRequest, message: Rea
   message: message(shown),
 });
 
-async function settle(budgetMs: number, run: (abortSignal: AbortSignal) => Promise<ReadOutcome>): Promise<ReadOutcome> {
-  const abortSignal = AbortSignal.timeout(budgetMs);
-  try {
-    return await run(abortSignal);
-  } catch (error) {
-    if (error instanceof RefusedError) return { kind: 'refused', refusal: error.refusal };
-    if (error instanceof StoreUnavailableError || abortSignal.aborted) return { kind: 'unavailable', cause: error };
-    throw error;
-  }
-}
+const settle = (budgetMs: number, run: (abortSignal: AbortSignal) => Promise<ReadOutcome>): Promise<ReadOutcome> =>
+  withinBudget(budgetMs, run);
 
 /** GET .../termination-requests/{requestId} */
 export function getTerminationRequest(

@@ -4,8 +4,9 @@ import { isUuid } from '../api-model/validator';
 import { backoff } from '../backoff';
 import { contractRefusal } from './contract-access';
 import { requestFingerprint } from './fingerprint';
-import { StoreUnavailableError, type TerminationStore, type WithdrawalIntent } from './ports';
-import { refuse, RefusedError, type Refusal } from './refusals';
+import { type TerminationStore, type WithdrawalIntent } from './ports';
+import { refuse, type Refusal } from './refusals';
+import { withinBudget } from './within-budget';
 
 /*
  * A customer withdraws their own request (docs/decisions/0018-withdrawal.md): while it is
@@ -88,12 +89,5 @@ async function withdraw(deps: WithdrawDeps, call: WithdrawCall, now: Date, abort
 
 /** POST .../termination-requests/{requestId}/withdrawal */
 export async function withdrawTerminationRequest(deps: WithdrawDeps, call: WithdrawCall): Promise<WithdrawOutcome> {
-  const abortSignal = AbortSignal.timeout(deps.budgetMs);
-  try {
-    return await withdraw(deps, call, deps.now?.() ?? new Date(), abortSignal);
-  } catch (error) {
-    if (error instanceof RefusedError) return { kind: 'refused', refusal: error.refusal };
-    if (error instanceof StoreUnavailableError || abortSignal.aborted) return { kind: 'unavailable', cause: error };
-    throw error;
-  }
+  return withinBudget(deps.budgetMs, (abortSignal) => withdraw(deps, call, deps.now?.() ?? new Date(), abortSignal));
 }
