@@ -1,7 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { buildFunctions } from './build';
@@ -45,7 +43,6 @@ async function fromSsm(): Promise<Record<string, string>> {
 }
 
 const serverless = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
-const packageDir = join('.serverless', stage);
 const fromParameterStore = await fromSsm().catch((error: unknown) => {
   console.error(
     `Could not read SSM Parameter Store (${error instanceof Error ? error.message : String(error)}); using the environment only.`,
@@ -55,7 +52,7 @@ const fromParameterStore = await fromSsm().catch((error: unknown) => {
 const env = { ...process.env, ...fromParameterStore, SLS_TELEMETRY_DISABLED: '1' };
 function run(command: string): void {
   try {
-    execFileSync(process.execPath, [serverless, command, '--stage', stage, '--region', region, '--package', packageDir], {
+    execFileSync(process.execPath, [serverless, command, '--stage', stage, '--region', region], {
       env,
       stdio: 'inherit',
     });
@@ -66,6 +63,4 @@ function run(command: string): void {
 }
 
 await buildFunctions();
-mkdirSync(packageDir, { recursive: true });
-run('package');
 run('deploy');
