@@ -31,14 +31,21 @@ for (const stage of ['dev', 'prod']) {
     env: { ...process.env, ...placeholders },
     stdio: 'ignore',
   });
-  // Errors fail; warnings (W) are printed. W3005 and W8003 come from what the framework writes.
-  const lint = spawnSync('cfn-lint', ['--format', 'parseable', join(dir, 'cloudformation-template-update-stack.json')], {
-    encoding: 'utf8',
-  });
-  const errors = lint.stdout.split('\n').filter((line) => /:E\d{4}:/.test(line));
-  console.log(`${stage}: ${errors.length} errors, ${lint.stdout.split('\n').filter((line) => /:W\d{4}:/.test(line)).length} warnings`);
-  for (const line of errors) console.log(`  ${line}`);
-  failed ||= errors.length > 0;
+  // Errors and warnings fail (a CloudFormation engine that validates with cfn-lint, moto, refuses
+  // a template on a warning), and so does I3011: whatever holds data says what a deletion does to it.
+  const lint = spawnSync(
+    'cfn-lint',
+    [join(dir, 'cloudformation-template-update-stack.json'), '--format', 'parseable', '--include-checks', 'I'],
+    { encoding: 'utf8' },
+  );
+  const lines = lint.stdout.split('\n');
+  const count = (kind: RegExp) => lines.filter((line) => kind.test(line)).length;
+  const failing = lines.filter((line) => /:(E\d{4}|W\d{4}|I3011):/.test(line));
+  console.log(
+    `${stage}: ${count(/:E\d{4}:/)} errors, ${count(/:W\d{4}:/)} warnings, ${count(/:I\d{4}:/)} informational (${count(/:I3011:/)} I3011)`,
+  );
+  for (const line of failing) console.log(`  ${line}`);
+  failed ||= failing.length > 0;
   rmSync(dir, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

@@ -21,7 +21,7 @@ function localParams(env: NodeJS.ProcessEnv): Record<string, string> {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Resolves `${param:x}` and the few intrinsics the patterns use (Fn::If, Fn::Equals, Fn::Not, Ref AWS::AccountId). */
+/** Resolves `${param:x}` and the few intrinsics the patterns use (Fn::If, Fn::Equals, Fn::Not, Ref AWS::AccountId and the template's parameters). */
 function resolve(value: unknown, params: Record<string, string>): unknown {
   if (typeof value === 'string') {
     return value.replace(/\$\{param:(\w+)\}/g, (_whole, name: string) => {
@@ -36,6 +36,9 @@ function resolve(value: unknown, params: Record<string, string>): unknown {
   if (Object.keys(value).length === 1 && key?.startsWith('Fn::')) return intrinsic(key, argument, params);
   if (Object.keys(value).length === 1 && key === 'Ref') {
     if (argument === 'AWS::AccountId') return LOCAL_ACCOUNT_ID;
+    // A template parameter: its default, which packaging fills from a ${param:...}.
+    const parameters: Record<string, { Default: string }> = events.Parameters;
+    if (typeof argument === 'string' && argument in parameters) return resolve(parameters[argument]?.Default, params);
     throw new Error(`resources/events.json: Ref ${String(argument)} has no local value`);
   }
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, params)]));

@@ -155,6 +155,47 @@ class StageSettings {
       if (!resources[logicalId]) throw new Error(`stage-settings: no function ${functionName}`);
       resources[logicalId].Properties.ReservedConcurrentExecutions = concurrency;
     }
+
+    // Traced, each function waits for the one policy that lets its role write traces.
+    if (String(settings.tracingEnabled) === 'true') {
+      for (const fn of Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function')) {
+        fn.DependsOn = [...new Set([...[fn.DependsOn ?? []].flat(), 'WriteTracesPolicy'])];
+      }
+    }
+    dropImpliedDependencies(resources);
+  }
+}
+
+/** The logical ids a value names through Ref, Fn::GetAtt or Fn::Sub's ${Name}. */
+function referencedIds(value, found = new Set()) {
+  if (Array.isArray(value)) value.forEach((item) => referencedIds(item, found));
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === 'Ref' && typeof inner === 'string') found.add(inner);
+      else if (key === 'Fn::GetAtt') found.add(Array.isArray(inner) ? inner[0] : String(inner).split('.')[0]);
+      else if (key === 'Fn::Sub') {
+        const text = Array.isArray(inner) ? inner[0] : inner;
+        for (const [, name] of String(text).matchAll(/\$\{([^}!.]+)[^}]*\}/g)) found.add(name);
+        if (Array.isArray(inner)) referencedIds(inner[1], found);
+      } else referencedIds(inner, found);
+    }
+  }
+  return found;
+}
+
+/**
+ * The framework adds DependsOn entries that a Ref or Fn::GetAtt of the same resource already
+ * enforces (a function on its role, a method on its authorizer): cfn-lint's W3005, which an
+ * engine that validates with cfn-lint refuses (docs/deploy.md). They are dropped; the order of
+ * creation is the same.
+ */
+function dropImpliedDependencies(resources) {
+  for (const resource of Object.values(resources)) {
+    if (resource.DependsOn === undefined) continue;
+    const implied = referencedIds(resource.Properties ?? {});
+    const kept = [resource.DependsOn].flat().filter((id) => !implied.has(id));
+    if (kept.length === 0) delete resource.DependsOn;
+    else resource.DependsOn = kept;
   }
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { at, jsonObject } from '../support/json';
-import { ofType, resource, templatePackager, type Json } from '../support/packaged-template';
+import { ofType, parameterDefault, resource, templatePackager, type Json } from '../support/packaged-template';
 
 /*
  * Reads the CloudFormation that `serverless package` makes for prod and dev (offline, no AWS
@@ -207,7 +207,7 @@ describe('least privilege', () => {
       resource(prod, 'ApplyStatusDecisionRole'),
       'Properties',
       'Policies',
-      2,
+      1,
       'PolicyDocument',
       'Statement',
       0,
@@ -234,7 +234,7 @@ describe('least privilege', () => {
       resource(prod, 'PublishRequestEventsRole'),
       'Properties',
       'Policies',
-      2,
+      1,
       'PolicyDocument',
       'Statement',
       2,
@@ -281,17 +281,19 @@ describe('least privilege', () => {
   it("grants X-Ray, and only the two X-Ray actions, to every function's role exactly when tracing is switched on", () => {
     const roles = ofType(prod, 'AWS::Lambda::Function').map(([, fn]) => String(at(fn, 'Properties', 'Role', 'Fn::GetAtt', 0)));
     expect(new Set(roles).size).toBe(8);
-    for (const role of roles) {
-      const [conditional] = [at(resource(prod, role), 'Properties', 'Policies', 0, 'Fn::If')].flat();
-      expect(conditional).toBe('TracingEnabled');
-      const branches = at(resource(prod, role), 'Properties', 'Policies', 0, 'Fn::If');
-      expect(at(branches, 1, 'PolicyDocument', 'Statement')).toEqual([
-        { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
-      ]);
-      expect(at(branches, 2)).toEqual({ Ref: 'AWS::NoValue' });
-    }
-    expect(at(prod, 'Conditions', 'TracingEnabled')).toEqual({ 'Fn::Equals': ['false', 'true'] });
-    expect(at(traced, 'Conditions', 'TracingEnabled')).toEqual({ 'Fn::Equals': ['true', 'true'] });
+    // One policy, attached to every function's role, made only when traced (docs/deploy.md: no Fn::If in a role's list).
+    const traces = resource(prod, 'WriteTracesPolicy');
+    expect(at(traces, 'Condition')).toBe('TracingEnabled');
+    expect(at(traces, 'Properties', 'PolicyDocument', 'Statement')).toEqual([
+      { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
+    ]);
+    expect(at(traces, 'Properties', 'Roles')).toEqual(roles.map((role) => ({ Ref: role })));
+    for (const role of roles) expect(JSON.stringify(resource(prod, role))).not.toContain('xray');
+    expect(at(prod, 'Conditions', 'TracingEnabled')).toEqual({ 'Fn::Equals': [{ Ref: 'TracingSetting' }, 'true'] });
+    expect([parameterDefault(prod, 'TracingSetting'), parameterDefault(traced, 'TracingSetting')]).toEqual(['false', 'true']);
+    // Traced, a function is made only once its role may write traces.
+    for (const [, fn] of ofType(traced, 'AWS::Lambda::Function')) expect(at(fn, 'DependsOn')).toContain('WriteTracesPolicy');
+    for (const [, fn] of ofType(prod, 'AWS::Lambda::Function')) expect(JSON.stringify(fn)).not.toContain('WriteTracesPolicy');
   });
 
   it('switches X-Ray on for the functions and the stage with TRACING=true, and off without', () => {
@@ -343,7 +345,9 @@ describe('the lifecycle (docs/events.md)', () => {
 
   it('lets only the configured back-office role send decisions on the bus (issue 15.2)', () => {
     const policy = at(resource(prod, 'DecisionSendersPolicy'), 'Properties');
-    expect(at(policy, 'EventBusName')).toEqual({ 'Fn::If': ['CreateEventBus', { Ref: 'EventBus' }, 'contract-termination-prod-events'] });
+    expect(at(policy, 'EventBusName')).toEqual({
+      'Fn::If': ['CreateEventBus', { 'Fn::GetAtt': ['EventBus', 'Name'] }, 'contract-termination-prod-events'],
+    });
     expect(at(policy, 'Statement')).toEqual({
       Effect: 'Deny',
       Principal: '*',
@@ -362,7 +366,10 @@ describe('the lifecycle (docs/events.md)', () => {
       },
     });
     // The back office in this account needs no grant; another account gets one, for decisions only.
-    expect(at(prod, 'Conditions', 'BackOfficeInOtherAccount')).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
+    expect(at(prod, 'Conditions', 'BackOfficeInOtherAccount')).toEqual({
+      'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'BackOfficeAccountIdSetting' }, ''] }],
+    });
+    expect(parameterDefault(prod, 'BackOfficeAccountIdSetting')).toBe('');
     expect(at(resource(prod, 'BackOfficeAccountPolicy'), 'Condition')).toBe('BackOfficeInOtherAccount');
   });
 
@@ -372,7 +379,7 @@ describe('the lifecycle (docs/events.md)', () => {
       BACK_OFFICE_ACCOUNT_ID: '210987654321',
       BACK_OFFICE_ROLE_NAME: 'decider',
     });
-    expect(at(other, 'Conditions', 'BackOfficeInOtherAccount')).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['210987654321', ''] }] });
+    expect(parameterDefault(other, 'BackOfficeAccountIdSetting')).toBe('210987654321');
     expect(JSON.stringify(at(resource(other, 'DecisionSendersPolicy'), 'Properties', 'Statement'))).toContain(':role/decider');
     expect(at(resource(other, 'BackOfficeAccountPolicy'), 'Properties', 'Statement')).toMatchObject({
       Effect: 'Allow',
@@ -413,9 +420,10 @@ describe('the lifecycle (docs/events.md)', () => {
   });
 
   it('makes its own bus unless told to use one that exists', async () => {
-    expect(at(prod, 'Conditions', 'CreateEventBus')).toEqual({ 'Fn::Equals': ['true', 'true'] });
+    expect(at(prod, 'Conditions', 'CreateEventBus')).toEqual({ 'Fn::Equals': [{ Ref: 'CreateEventBusSetting' }, 'true'] });
+    expect(parameterDefault(prod, 'CreateEventBusSetting')).toBe('true');
     const shared = await packageStage('prod', { CONTRACTS_TABLE_NAME: 'c', CREATE_EVENT_BUS: 'false', EVENT_BUS_NAME: 'bank-bus' });
-    expect(at(shared, 'Conditions', 'CreateEventBus')).toEqual({ 'Fn::Equals': ['false', 'true'] });
+    expect(parameterDefault(shared, 'CreateEventBusSetting')).toBe('false');
     expect(JSON.stringify(statements(shared, 'PublishRequestEventsRole'))).toContain('event-bus/bank-bus');
   }, 60_000);
 
@@ -444,8 +452,11 @@ describe('the tables', () => {
   });
 
   it('leave the contracts table to its owner on prod, and make one on dev', () => {
-    expect(at(prod, 'Conditions', 'CreateContractsTable')).toEqual({ 'Fn::Equals': ['false', 'true'] });
-    expect(at(dev, 'Conditions', 'CreateContractsTable')).toEqual({ 'Fn::Equals': ['true', 'true'] });
+    expect(at(prod, 'Conditions', 'CreateContractsTable')).toEqual({ 'Fn::Equals': [{ Ref: 'CreateContractsTableSetting' }, 'true'] });
+    expect([parameterDefault(prod, 'CreateContractsTableSetting'), parameterDefault(dev, 'CreateContractsTableSetting')]).toEqual([
+      'false',
+      'true',
+    ]);
     expect(at(resource(prod, 'ContractsTable'), 'Condition')).toBe('CreateContractsTable');
   });
 });
@@ -503,6 +514,31 @@ describe('alarms', () => {
 });
 
 describe('production protections', () => {
+  it('keeps the dead letters and every log group when the prod stack is deleted or replaced; says so explicitly elsewhere (issue 21.6)', () => {
+    const holders = (template: Json) =>
+      [...ofType(template, 'AWS::SQS::Queue'), ...ofType(template, 'AWS::Logs::LogGroup')].map(([id, r]) => [
+        id,
+        at(r, 'DeletionPolicy'),
+        at(r, 'UpdateReplacePolicy'),
+      ]);
+    expect(holders(prod)).toHaveLength(2 + 9);
+    for (const [id, deletion, replace] of holders(prod)) expect([id, deletion, replace]).toEqual([id, 'Retain', 'Retain']);
+    for (const [id, deletion, replace] of holders(dev)) expect([id, deletion, replace]).toEqual([id, 'Delete', 'Delete']);
+    for (const template of [prod, dev]) expect(at(resource(template, 'RequestsTable'), 'DeletionPolicy')).toBe('Retain');
+  });
+
+  it('names no dependency a reference already makes: the framework adds them, an engine that lints (moto) refuses them', () => {
+    for (const template of [prod, dev, traced]) {
+      for (const [id, r] of Object.entries(jsonObject(template['Resources']))) {
+        const properties = JSON.stringify(at(r, 'Properties') ?? {});
+        for (const dependency of [at(r, 'DependsOn') ?? []].flat().map(String)) {
+          expect(properties, `${id} depends on ${dependency}`).not.toContain(`{"Ref":"${dependency}"}`);
+          expect(properties, `${id} depends on ${dependency}`).not.toContain(`{"Fn::GetAtt":["${dependency}"`);
+        }
+      }
+    }
+  });
+
   it('puts a WAF on the prod stage: a per-IP rate limit answering 429, and the AWS common rules; off elsewhere', () => {
     const acl = resource(prod, 'WebAcl');
     const rules = at(acl, 'Properties', 'Rules');
@@ -513,8 +549,8 @@ describe('production protections', () => {
     expect(at(resource(prod, 'WebAclAssociation'), 'Properties', 'ResourceArn')).toEqual({
       'Fn::Sub': expect.stringContaining('/restapis/${ApiGatewayRestApi}/stages/prod'),
     });
-    const condition = (template: Json) => at(template, 'Conditions', 'WafEnabled', 'Fn::Equals', 0);
-    expect([condition(prod), condition(dev)]).toEqual(['true', 'false']);
+    expect(at(prod, 'Conditions', 'WafEnabled')).toEqual({ 'Fn::Equals': [{ Ref: 'WafEnabledSetting' }, 'true'] });
+    expect([parameterDefault(prod, 'WafEnabledSetting'), parameterDefault(dev, 'WafEnabledSetting')]).toEqual(['true', 'false']);
   });
 
   it('writes an access log line per call as JSON: request id, source IP, status, response type, customer, latency', () => {

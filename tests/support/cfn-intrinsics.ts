@@ -3,7 +3,7 @@ import { jsonObject } from './json';
 /*
  * Resolves the CloudFormation intrinsics of a packaged template as CloudFormation would in one
  * fixed account and region, for the IAM check (tests/integration/iam-calls.test.ts): exactly the
- * intrinsics the template uses (Ref, Fn::GetAtt, Fn::Sub, Fn::Join, Fn::If, and in Conditions
+ * intrinsics the template uses (Ref, including its parameters' defaults, Fn::GetAtt, Fn::Sub, Fn::Join, Fn::If, and in Conditions
  * Fn::Equals and Fn::Not), and for Ref and Fn::GetAtt exactly the resource types and attributes
  * it refers to. Anything else throws, naming what to add, so a new intrinsic is never guessed.
  */
@@ -36,10 +36,12 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 export class TemplateResolver {
   private readonly resources: Record<string, unknown>;
   private readonly conditions: Record<string, unknown>;
+  private readonly parameters: Record<string, unknown>;
 
   constructor(template: Record<string, unknown>) {
     this.resources = jsonObject(template['Resources']);
     this.conditions = jsonObject(template['Conditions']);
+    this.parameters = template['Parameters'] === undefined ? {} : jsonObject(template['Parameters']);
   }
 
   /** The value with every intrinsic resolved; undefined where AWS::NoValue leaves nothing. */
@@ -134,6 +136,8 @@ export class TemplateResolver {
   private ref(name: string): string {
     const pseudo = PSEUDO_PARAMETERS[name];
     if (pseudo !== undefined) return pseudo;
+    // A template parameter takes its default: the deploy passes no values of its own.
+    if (name in this.parameters) return this.string(jsonObject(this.parameters[name])['Default'], `parameter ${name}`);
     const type = this.resource(name)['Type'];
     switch (type) {
       case 'AWS::DynamoDB::Table':
@@ -166,6 +170,8 @@ export class TemplateResolver {
         return roleArn(this.roleName(logicalId));
       case 'AWS::Lambda::Function.Arn':
         return `arn:${PARTITION}:lambda:${REGION}:${ACCOUNT_ID}:function:${this.ref(logicalId)}`;
+      case 'AWS::Events::EventBus.Name':
+        return this.ref(logicalId);
       case 'AWS::Events::EventBus.Arn':
         return busArn(this.ref(logicalId));
       case 'AWS::Events::Rule.Arn': {

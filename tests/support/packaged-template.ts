@@ -53,3 +53,6 @@ export function templatePackager(): { packageStage: (stage: string, env?: Record
 export const resources = (template: Json): [string, unknown][] => Object.entries(jsonObject(template['Resources']));
 export const ofType = (template: Json, type: string): [string, unknown][] => resources(template).filter(([, r]) => at(r, 'Type') === type);
 export const resource = (template: Json, name: string): Json => jsonObject(jsonObject(template['Resources'])[name]);
+
+/** The value a template parameter takes on deploy: its default (packaging fills it from the stage's settings). */
+export const parameterDefault = (template: Json, name: string): unknown => at(template, 'Parameters', name, 'Default');
