@@ -1,0 +1,368 @@
+import {
+  CloudFormationClient,
+  DescribeStackEventsCommand,
+  DescribeStacksCommand,
+  type Stack,
+  type StackResourceSummary,
+} from '@aws-sdk/client-cloudformation';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeEventBusCommand,
+  EventBridgeClient,
+  ListTargetsByRuleCommand,
+  PutEventsCommand,
+  PutRuleCommand,
+  PutTargetsCommand,
+  RemoveTargetsCommand,
+} from '@aws-sdk/client-eventbridge';
+import { GetEventSourceMappingCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiEvent } from '../../scripts/local/api-event';
+import { matchesPattern } from '../../scripts/local/event-pattern';
+import { lambdaRecord } from '../../scripts/local/stream-poller';
+import { validBody, headersWithKey } from '../support/bodies';
+import { deployedFunctions, deployedTemplate, invokeDeployed, stackResources, type DeployedFunction } from '../support/deployed-functions';
+import { TemplateResolver } from '../support/cfn-intrinsics';
+import { at, jsonObject, parsedObject } from '../support/json';
+import { MOTO_ACCOUNT_ID, motoInstalled, startMoto, type Moto } from '../support/moto';
+
+/*
+ * The deploy, rehearsed: `npm run deploy -- --stage prod`, the very command and template
+ * production gets, run twice (create, then update) against moto's CloudFormation, then the
+ * deployed stack exercised with the deployed code and configuration (docs/deploy.md, Rehearsal).
+ * moto cannot run Lambda (no Docker): each function's artifact is taken from the deployment
+ * bucket and run here in Node 22 with its deployed environment, and where EventBridge would
+ * invoke a function the test routes to a queue of its own and hands the event on.
+ */
+
+const installed = motoInstalled();
+if (!installed)
+  console.log("moto_server is not on PATH: the deploy rehearsal (tests/deploy/rehearsal.test.ts) is skipped. pip install 'moto[server]'");
+
+const STAGE = 'prod';
+const STACK = `contract-termination-${STAGE}`;
+/** The table another system owns in production: the rehearsal makes it, as that system would. */
+const CONTRACTS_TABLE = 'bank-contracts';
+const CUSTOMER = 'customer-rehearsal';
+const DEPLOY_TIMEOUT_MS = 240_000;
+
+let moto: Moto;
+let work: string;
+let cloudFormation: CloudFormationClient;
+let dynamodb: DynamoDBClient;
+let events: EventBridgeClient;
+let sqs: SQSClient;
+const deploys: { ms: number; output: string }[] = [];
+
+async function deploy(stage: string, env: Record<string, string> = {}): Promise<{ ms: number; output: string }> {
+  const started = Date.now();
+  const { stdout, stderr } = await promisify(execFile)('npm', ['run', 'deploy', '--', '--stage', stage], {
+    env: {
+      ...process.env,
+      ...moto.env,
+      JWT_ISSUER: 'https://issuer.rehearsal.example',
+      JWT_AUDIENCE: 'termination-api',
+      JWKS_URI: 'https://issuer.rehearsal.example/.well-known/jwks.json',
+      CONTRACTS_TABLE_NAME: CONTRACTS_TABLE,
+      ...env,
+    },
+    timeout: DEPLOY_TIMEOUT_MS,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return { ms: Date.now() - started, output: stdout + stderr };
+}
+
+async function stack(name: string): Promise<Stack> {
+  const { Stacks = [] } = await cloudFormation.send(new DescribeStacksCommand({ StackName: name }));
+  const [found] = Stacks;
+  if (found === undefined) throw new Error(`No stack ${name}`);
+  return found;
+}
+
+const stackStatus = async (name: string): Promise<string | undefined> => (await stack(name)).StackStatus;
+
+/** How many updates of the stack itself completed. */
+async function stackUpdates(name: string): Promise<number> {
+  const { StackEvents = [] } = await cloudFormation.send(new DescribeStackEventsCommand({ StackName: name }));
+  return StackEvents.filter((e) => e.LogicalResourceId === name && e.ResourceStatus === 'UPDATE_COMPLETE').length;
+}
+
+async function failedEvents(name: string): Promise<string[]> {
+  const { StackEvents = [] } = await cloudFormation.send(new DescribeStackEventsCommand({ StackName: name }));
+  return StackEvents.filter((e) => e.ResourceStatus?.endsWith('FAILED')).map((e) => `${e.LogicalResourceId}: ${e.ResourceStatusReason}`);
+}
+
+/** A queue of the test's own. */
+async function queue(name: string): Promise<{ url: string; arn: string }> {
+  const { QueueUrl = '' } = await sqs.send(new CreateQueueCommand({ QueueName: name }));
+  const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
+  return { url: QueueUrl, arn: Attributes['QueueArn'] ?? '' };
+}
+
+/** A queue of the test's own behind a rule of its own on a bus: what that bus saw. */
+async function queueOnBus(name: string, bus: string, pattern: Record<string, unknown>): Promise<{ url: string; arn: string }> {
+  const target = await queue(name);
+  await events.send(new PutRuleCommand({ Name: name, EventBusName: bus, EventPattern: JSON.stringify(pattern) }));
+  await events.send(new PutTargetsCommand({ Rule: name, EventBusName: bus, Targets: [{ Id: name, Arn: target.arn }] }));
+  return target;
+}
+
+/** The events a queue of the test's own received, waiting up to 20 s for `count` of them. */
+async function receive(target: { url: string }, count: number): Promise<Record<string, unknown>[]> {
+  const bodies: Record<string, unknown>[] = [];
+  const deadline = Date.now() + 20_000;
+  while (bodies.length < count && Date.now() < deadline) {
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: target.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
+    bodies.push(...Messages.map((m) => parsedObject(m.Body ?? '')));
+  }
+  return bodies;
+}
+
+describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => {
+  beforeAll(async () => {
+    moto = await startMoto();
+    work = mkdtempSync(join(tmpdir(), 'rehearsal-'));
+    const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };
+    cloudFormation = new CloudFormationClient(client);
+    dynamodb = new DynamoDBClient(client);
+    events = new EventBridgeClient(client);
+    sqs = new SQSClient(client);
+    await dynamodb.send(
+      new CreateTableCommand({
+        TableName: CONTRACTS_TABLE,
+        KeySchema: [{ AttributeName: 'contractId', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'contractId', AttributeType: 'S' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+  }, 90_000);
+
+  afterAll(async () => {
+    await moto.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it(
+    'creates the prod stack, then updates it, with no resource failed',
+    async () => {
+      await expect(stackStatus(STACK)).rejects.toThrow(/does not exist/);
+      deploys.push(await deploy(STAGE));
+      expect(await stackUpdates(STACK)).toBe(1);
+      // The framework creates the stack with its deployment bucket, then updates it to the template.
+      const created = await stack(STACK);
+      expect(created.StackStatus).toBe('UPDATE_COMPLETE');
+      deploys.push(await deploy(STAGE));
+      const updated = await stack(STACK);
+      expect(updated.StackStatus).toBe('UPDATE_COMPLETE');
+      expect(updated.CreationTime).toEqual(created.CreationTime);
+      expect(await stackUpdates(STACK)).toBe(2);
+      expect(await failedEvents(STACK)).toEqual([]);
+      const resources = await stackResources(cloudFormation, STACK);
+      const unfinished = resources.filter((r) => r.ResourceType && !/^(CREATE|UPDATE)_COMPLETE$/.test(r.ResourceStatus ?? ''));
+      expect(unfinished).toEqual([]);
+    },
+    2 * DEPLOY_TIMEOUT_MS,
+  );
+
+  it('creates every resource moto models, and skips only the types docs/deploy.md lists with the test that covers each', async () => {
+    const template = await deployedTemplate(cloudFormation, STACK);
+    // The prod stack's conditions, from its parameters' defaults (the deploy passes none).
+    const resolver = new TemplateResolver(template);
+    const inStack = Object.entries(jsonObject(template['Resources'])).filter(([, r]) => {
+      const condition = at(r, 'Condition');
+      return typeof condition !== 'string' || resolver.condition(condition);
+    });
+    const skippedTypes = moto.unsupportedTypes();
+    const skipped = inStack.filter(([, r]) => skippedTypes.includes(String(at(r, 'Type'))));
+    const created = (await stackResources(cloudFormation, STACK)).filter((r: StackResourceSummary) => r.ResourceType);
+    expect(created.length + skipped.length).toBe(inStack.length);
+    console.log(
+      `Rehearsal: ${inStack.length} resources in the prod stack, ${created.length} created by moto, ${skipped.length} (of ${skippedTypes.length} types) skipped; ` +
+        `deploys ${deploys.map((d) => `${(d.ms / 1000).toFixed(1)} s`).join(', ')}`,
+    );
+
+    const doc = readFileSync('docs/deploy.md', 'utf8');
+    const table = doc.slice(doc.indexOf('## What the rehearsal cannot create'));
+    const rows = [...table.matchAll(/^\| `(AWS::[\w:]+)` \| (.+) \| (.+) \|$/gm)];
+    expect(rows.map((row) => row[1]).sort()).toEqual(skippedTypes);
+    for (const row of rows) {
+      for (const [, file] of (row[3] ?? '').matchAll(/`(tests\/[\w/.-]+\.ts)`/g)) expect(() => readFileSync(file ?? '')).not.toThrow();
+    }
+  });
+
+  describe('the deployed stack, run with its deployed code and configuration', () => {
+    let functions: Map<string, DeployedFunction>;
+    const fn = (logicalId: string): DeployedFunction => {
+      const found = functions.get(logicalId);
+      if (found === undefined) throw new Error(`No deployed function ${logicalId}`);
+      return found;
+    };
+    const call = async (logicalId: string, event: unknown): Promise<unknown> => invokeDeployed(fn(logicalId), event, moto.env);
+    const callApi = async (logicalId: string, event: unknown) => {
+      const result = jsonObject(await call(logicalId, event));
+      return { status: result['statusCode'], body: parsedObject(String(result['body'])) };
+    };
+    let contractId: string;
+    let requestId: string;
+    let resources: StackResourceSummary[];
+    const physicalId = (logicalId: string): string => resources.find((r) => r.LogicalResourceId === logicalId)?.PhysicalResourceId ?? '';
+
+    /**
+     * The batch Lambda would hand the publisher through the deployed mapping: every item the
+     * requests table holds, as the INSERT record its stream carries, through the mapping's filter.
+     * moto keeps the mapping but, unable to run the function, drops the records it hands it, so
+     * the records are made from the items themselves, in the stream's shape.
+     */
+    async function streamBatch(publisher: DeployedFunction): Promise<DynamoDBStreamEvent> {
+      const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };
+      const mapping = await new LambdaClient(client).send(
+        new GetEventSourceMappingCommand({ UUID: physicalId('RequestEventsStreamMapping') }),
+      );
+      expect(mapping.FunctionArn).toContain(`function:${publisher.functionName}`);
+      const filters = (mapping.FilterCriteria?.Filters ?? []).map((filter): unknown => JSON.parse(filter.Pattern ?? ''));
+      expect(filters).toHaveLength(1);
+      const { Items = [] } = await dynamodb.send(new ScanCommand({ TableName: physicalId('RequestsTable'), ConsistentRead: true }));
+      const streamArn = mapping.EventSourceArn ?? '';
+      const records = Items.map((item, index) =>
+        lambdaRecord(
+          {
+            eventID: `rehearsal-${String(index)}`,
+            eventName: 'INSERT',
+            eventVersion: '1.1',
+            awsRegion: moto.env['AWS_REGION'],
+            dynamodb: {
+              ApproximateCreationDateTime: new Date(),
+              Keys: { pk: item['pk'] ?? { S: '' }, sk: item['sk'] ?? { S: '' } },
+              NewImage: item,
+              SequenceNumber: String(1000 + index),
+              StreamViewType: 'NEW_AND_OLD_IMAGES',
+            },
+          },
+          streamArn,
+        ),
+      );
+      const kept = records.filter((record) => filters.some((pattern) => matchesPattern(pattern, record)));
+      // The create wrote its key, number and the contract's slot too: the filter passes the request alone.
+      expect(kept.map((record) => record.dynamodb?.NewImage?.['kind']?.S)).toEqual(['REQUEST']);
+      expect(records.length).toBeGreaterThan(kept.length);
+      return { Records: kept };
+    }
+
+    beforeAll(async () => {
+      const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };
+      functions = await deployedFunctions(
+        { cloudFormation, lambda: new LambdaClient(client), s3: new S3Client({ ...client, forcePathStyle: true }) },
+        STACK,
+        work,
+      );
+      resources = await stackResources(cloudFormation, STACK);
+      contractId = randomUUID();
+      await dynamodb.send(
+        new PutItemCommand({
+          TableName: CONTRACTS_TABLE,
+          Item: { contractId: { S: contractId }, customerId: { S: CUSTOMER }, status: { S: 'ACTIVE' } },
+        }),
+      );
+    }, 120_000);
+
+    it('runs all eight functions on nodejs22.x, each with every table, bus and queue its settings name in existence', async () => {
+      expect(functions.size).toBe(8);
+      for (const deployed of functions.values()) {
+        expect(deployed.runtime).toBe('nodejs22.x');
+        for (const [name, value] of Object.entries(deployed.environment)) {
+          if (name.endsWith('_TABLE_NAME'))
+            await expect(dynamodb.send(new DescribeTableCommand({ TableName: value }))).resolves.toBeDefined();
+          if (name.endsWith('_BUS_NAME')) await expect(events.send(new DescribeEventBusCommand({ Name: value }))).resolves.toBeDefined();
+          if (name.endsWith('_QUEUE_URL'))
+            await expect(sqs.send(new GetQueueAttributesCommand({ QueueUrl: value, AttributeNames: ['QueueArn'] }))).resolves.toBeDefined();
+        }
+      }
+    });
+
+    it('creates a request (201), replays it (200) and refuses a second key on the contract (409)', async () => {
+      const key = randomUUID();
+      const body = validBody({ documentIds: [] });
+      const create = (k: string) => apiEvent({ contractId, customerId: CUSTOMER, body, headers: headersWithKey(k) });
+      const first = await callApi('CreateTerminationRequestLambdaFunction', create(key));
+      expect(first.status).toBe(201);
+      requestId = String(first.body['requestId']);
+      const replay = await callApi('CreateTerminationRequestLambdaFunction', create(key));
+      expect([replay.status, replay.body['requestId']]).toEqual([200, requestId]);
+      const other = await callApi('CreateTerminationRequestLambdaFunction', create(randomUUID()));
+      expect([other.status, other.body['errorCode']]).toEqual([409, 'ACTIVE_REQUEST_ALREADY_EXISTS']);
+    });
+
+    it("publishes the table's stream, as its deployed mapping filters it, on the deployed bus: TerminationRequestSubmitted", async () => {
+      const publisher = fn('PublishRequestEventsLambdaFunction');
+      const published = await queueOnBus('rehearsal-published', publisher.environment['EVENT_BUS_NAME'] ?? '', {
+        source: [publisher.environment['EVENT_SOURCE']],
+      });
+      const result = await call('PublishRequestEventsLambdaFunction', await streamBatch(publisher));
+      expect(result).toEqual({ batchItemFailures: [] });
+      const [event] = await receive(published, 1);
+      expect([at(event, 'detail-type'), at(event, 'detail', 'requestId'), at(event, 'detail', 'contractId')]).toEqual([
+        'TerminationRequestSubmitted',
+        requestId,
+        contractId,
+      ]);
+    });
+
+    it('matches a decision by the deployed rule, and the deployed consumer applies it: the request is final, the contract free', async () => {
+      const consumer = fn('ApplyStatusDecisionLambdaFunction');
+      const rule = physicalId('DecisionRule');
+      const bus = fn('PublishRequestEventsLambdaFunction').environment['EVENT_BUS_NAME'] ?? '';
+      // moto cannot invoke the rule's function: a queue of the test's own takes its place on the deployed rule.
+      const { Targets = [] } = await events.send(new ListTargetsByRuleCommand({ Rule: rule, EventBusName: bus }));
+      expect(Targets.map((t) => t.Arn)).toEqual([expect.stringContaining(`function:${consumer.functionName}`)]);
+      await events.send(new RemoveTargetsCommand({ Rule: rule, EventBusName: bus, Ids: Targets.map((t) => t.Id ?? '') }));
+      const routed = await queue('rehearsal-decisions');
+      await events.send(new PutTargetsCommand({ Rule: rule, EventBusName: bus, Targets: [{ Id: 'rehearsal', Arn: routed.arn }] }));
+
+      const decision = (source: string) => ({
+        EventBusName: bus,
+        Source: source,
+        DetailType: consumer.environment['DECISION_DETAIL_TYPE'],
+        Detail: JSON.stringify({
+          eventId: `bo-${randomUUID()}`,
+          requestId,
+          contractId,
+          status: 'REJECTED',
+          reason: 'The contract is pledged',
+          occurredAt: new Date().toISOString(),
+        }),
+      });
+      // The rule's pattern passes the back office's decision and nothing in another source's name.
+      await events.send(
+        new PutEventsCommand({ Entries: [decision('bank.someone-else'), decision(consumer.environment['DECISION_SOURCE'] ?? '')] }),
+      );
+      const delivered = await receive(routed, 1);
+      expect(delivered.map((event) => [at(event, 'source'), at(event, 'detail', 'requestId')])).toEqual([['bank.back-office', requestId]]);
+      // moto matched the rule's account but leaves `account` out of what it hands a queue; EventBridge
+      // hands the target the whole event, account included, and the consumer reads it.
+      const [event] = delivered;
+      expect(at(event, 'account')).toBeUndefined();
+      await call('ApplyStatusDecisionLambdaFunction', { ...event, account: MOTO_ACCOUNT_ID });
+      const read = await callApi(
+        'GetTerminationRequestLambdaFunction',
+        apiEvent({ method: 'GET', contractId, requestId, customerId: CUSTOMER }),
+      );
+      expect([read.status, read.body['status']]).toEqual([200, 'REJECTED']);
+      const again = await callApi(
+        'CreateTerminationRequestLambdaFunction',
+        apiEvent({ contractId, customerId: CUSTOMER, body: validBody({ documentIds: [] }), headers: headersWithKey() }),
+      );
+      expect(again.status).toBe(201);
+    });
+  });
+});
