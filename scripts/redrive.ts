@@ -9,7 +9,7 @@ import {
   sqsDeadLetterQueue,
   type RedriveResult,
 } from './local/dead-letter-redrive';
-import { awsCliInvoker, offlineInvoker, type LambdaInvoke } from './local/lambda-invoke';
+import { awsInvoker, offlineInvoker, type LambdaInvoke } from './local/lambda-invoke';
 import { runningStack } from './local/running-stack';
 import { streamFilterPatterns } from './local/template-patterns';
 import { LOCAL_DEAD_LETTER_QUEUES } from './local/local-queues';
@@ -19,8 +19,9 @@ import { LOCAL_DEAD_LETTER_QUEUES } from './local/local-queues';
  * dead-letter queue to their function again, and deletes each one the function took
  * (docs/operations.md, Redrive). Without --stage it works on the local stack npm start runs
  * (the stand-in's queues, DynamoDB Local's stream, serverless offline's functions); with
- * --stage it works on that stage in AWS, with the operator's credentials: SQS and DynamoDB
- * Streams through the SDK, the functions through the AWS CLI (`aws lambda invoke`).
+ * --stage it works on that stage in AWS, with the operator's credentials. Both through the AWS
+ * SDK, with the same code: SQS, DynamoDB Streams and Lambda's Invoke (serverless offline speaks
+ * Lambda's API locally); no AWS CLI is needed.
  */
 
 const QUEUES = {
@@ -92,7 +93,7 @@ function awsTarget(stage: string): Target {
       (await sqs.send(new GetQueueUrlCommand({ QueueName: `contract-termination-${stage}-${queueName}` }))).QueueUrl ??
       fail(`No queue contract-termination-${stage}-${queueName} in ${region}`),
     streams: new DynamoDBStreamsClient({ region }),
-    invoke: awsCliInvoker(functionName, region),
+    invoke: awsInvoker(functionName, region),
   };
 }
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
@@ -20,7 +21,8 @@ import {
 import { decisionEvent } from '../../scripts/local/decision-event';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { localClient } from '../../scripts/local/dynamodb-local';
-import { awsCliInvoker, type RunCommand } from '../../scripts/local/lambda-invoke';
+import { lambdaInvoker, offlineInvoker } from '../../scripts/local/lambda-invoke';
+import { freePort } from '../../scripts/local/free-port';
 import { LOCAL_DEAD_LETTER_QUEUES } from '../../scripts/local/local-queues';
 import { streamFailureRecord } from '../../scripts/local/stream-failure-record';
 import { startStreamPoller, type StreamPoller } from '../../scripts/local/stream-poller';
@@ -327,41 +329,62 @@ describe('the publisher dead-letter queue', () => {
   });
 });
 
-describe('invoking a deployed function (the AWS CLI)', () => {
-  /** Stands in for `aws lambda invoke`: reads the event file, writes the answer file, prints the status. */
-  function fakeAws(status: unknown, answer: unknown) {
-    const calls: { args: string[]; event: unknown; file: string }[] = [];
-    const run: RunCommand = (_file, args) => {
-      const file = String(args.find((a) => a.startsWith('fileb://'))).slice('fileb://'.length);
-      calls.push({ args, event: JSON.parse(readFileSync(file, 'utf8')), file });
-      writeFileSync(String(args.at(-1)), JSON.stringify(answer));
-      return Promise.resolve({ stdout: JSON.stringify(status) });
-    };
-    return { run, calls };
+describe("invoking a function through Lambda's API (the SDK: AWS, or serverless offline)", () => {
+  /**
+   * Lambda's Invoke API as AWS answers it, for what a local stack cannot be made to show (a
+   * function error of AWS's own shape): records each call, answers the given payload.
+   */
+  async function lambdaApi(answer: { payload: unknown; functionError?: string }) {
+    const calls: { path: string; event: unknown; invocationType: string | undefined }[] = [];
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        calls.push({
+          path: request.url ?? '',
+          event: JSON.parse(body),
+          invocationType: request.headers['x-amz-invocation-type']?.toString(),
+        });
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          ...(answer.functionError === undefined ? {} : { 'x-amz-function-error': answer.functionError }),
+        });
+        response.end(JSON.stringify(answer.payload));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    const client = new LambdaClient({ region: 'eu-central-1', maxAttempts: 1, ...localEndpoint(`http://127.0.0.1:${String(port)}`) });
+    return { client, calls, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
   }
 
-  it('sends the event by a file, returns the answer, and leaves no file behind', async () => {
-    const aws = fakeAws({ StatusCode: 200, ExecutedVersion: '$LATEST' }, { outcome: 'applied' });
+  it("sends the event as one RequestResponse Invoke of the named function and returns the function's answer", async () => {
+    const api = await lambdaApi({ payload: { outcome: 'applied' } });
     const event = decisionEvent({ requestId: randomUUID(), contractId: randomUUID(), status: 'IN_REVIEW' });
-    expect(await awsCliInvoker('contract-termination-prod-applyStatusDecision', 'eu-central-1', aws.run)(event)).toEqual({
-      outcome: 'applied',
-    });
-    expect(aws.calls[0]?.args.slice(0, 6)).toEqual([
-      'lambda',
-      'invoke',
-      '--function-name',
-      'contract-termination-prod-applyStatusDecision',
-      '--region',
-      'eu-central-1',
-    ]);
-    expect(aws.calls[0]?.event).toEqual(event);
-    expect(existsSync(aws.calls[0]?.file ?? '')).toBe(false);
+    try {
+      expect(await lambdaInvoker('contract-termination-prod-applyStatusDecision', api.client)(event)).toEqual({ outcome: 'applied' });
+      expect(api.calls).toEqual([
+        {
+          path: '/2015-03-31/functions/contract-termination-prod-applyStatusDecision/invocations',
+          event,
+          invocationType: 'RequestResponse',
+        },
+      ]);
+    } finally {
+      await api.close();
+    }
   });
 
-  it('throws when the function failed, so the message is kept', async () => {
-    const aws = fakeAws({ StatusCode: 200, FunctionError: 'Unhandled' }, { errorType: 'Error', errorMessage: 'DynamoDB is down' });
-    await expect(awsCliInvoker('f', 'eu-central-1', aws.run)({})).rejects.toThrow('f failed: Unhandled: DynamoDB is down');
-    const missing: RunCommand = () => Promise.reject(Object.assign(new Error('spawn aws ENOENT'), { code: 'ENOENT' }));
-    await expect(awsCliInvoker('f', 'eu-central-1', missing)({})).rejects.toThrow(/the AWS CLI \(aws\) is not on the PATH/);
+  it('throws when the function failed, so the message is kept, and names a stack that does not answer', async () => {
+    const api = await lambdaApi({ payload: { errorType: 'Error', errorMessage: 'DynamoDB is down' }, functionError: 'Unhandled' });
+    try {
+      await expect(lambdaInvoker('f', api.client)({})).rejects.toThrow('f failed: Unhandled: DynamoDB is down');
+    } finally {
+      await api.close();
+    }
+    await expect(offlineInvoker('applyStatusDecision', await freePort())({})).rejects.toThrow(
+      /contract-termination-local-applyStatusDecision failed: serverless offline does not answer on port \d+: is npm start running\?/,
+    );
   });
 });

@@ -10,6 +10,8 @@ import { freePort } from '../../scripts/local/free-port';
 
 export interface HttpStack {
   offline: RunningOffline;
+  /** serverless offline's Lambda API (Invoke), as the operator tools call it. */
+  lambdaPort: number;
   key: SigningKey;
   post: (contractId: string, options: PostOptions) => Promise<HttpAnswer>;
   stop: () => Promise<void>;
@@ -43,9 +45,10 @@ export async function startHttpStack(options: {
 }): Promise<HttpStack> {
   const key = makeSigningKey();
   const jwks = await startJwksServer(key.jwks, 0);
+  const lambdaPort = await freePort();
   const offline = await startOffline({
     apiPort: await freePort(),
-    lambdaPort: await freePort(),
+    lambdaPort,
     env: {
       DYNAMODB_ENDPOINT: options.dynamoDbEndpoint,
       JWKS_URI: jwks.uri,
@@ -79,6 +82,7 @@ export async function startHttpStack(options: {
   };
   return {
     offline,
+    lambdaPort,
     key,
     post,
     stop: async () => {
