@@ -16,6 +16,7 @@ import {
   RemoveTargetsCommand,
 } from '@aws-sdk/client-eventbridge';
 import { GetEventSourceMappingCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { CloudWatchLogsClient, DescribeLogGroupsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
@@ -41,7 +42,8 @@ import { MOTO_ACCOUNT_ID, motoInstalled, startMoto, type Moto } from '../support
  * deployed stack exercised with the deployed code and configuration (docs/deploy.md, Rehearsal).
  * moto cannot run Lambda (no Docker): each function's artifact is taken from the deployment
  * bucket and run here in Node 22 with its deployed environment, and where EventBridge would
- * invoke a function the test routes to a queue of its own and hands the event on.
+ * invoke a function the test routes to a queue of its own and hands the event on. Last, the
+ * docs' rollback and removal commands, and what removal keeps.
  */
 
 const installed = motoInstalled();
@@ -365,4 +367,44 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
       expect(again.status).toBe(201);
     });
   });
+
+  it(
+    "rolls back and removes with docs/deploy.md's commands; removal keeps the requests, the dead letters and the logs of prod",
+    async () => {
+      const serverless = async (...args: string[]) =>
+        (
+          await promisify(execFile)('npx', ['serverless', ...args, '--stage', STAGE], {
+            env: { ...process.env, ...moto.env, SLS_TELEMETRY_DISABLED: '1' },
+            timeout: DEPLOY_TIMEOUT_MS,
+          })
+        ).stdout;
+      const timestamps = [...(await serverless('deploy', 'list')).matchAll(/Timestamp: (\d+)/g)].map((match) => match[1] ?? '');
+      expect(timestamps).toHaveLength(2);
+      await serverless('rollback', '--timestamp', timestamps[0] ?? '');
+      expect(await stackStatus(STACK)).toMatch(/^UPDATE_COMPLETE$/);
+      const kept = (await stackResources(cloudFormation, STACK)).filter((r) =>
+        ['AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::Logs::LogGroup'].includes(r.ResourceType ?? ''),
+      );
+      expect(kept).toHaveLength(1 + 2 + 9);
+      await serverless('remove');
+      await expect(stackStatus(STACK)).rejects.toThrow(/does not exist/);
+      const logs = new CloudWatchLogsClient({
+        region: moto.env['AWS_REGION'],
+        endpoint: moto.endpoint,
+        credentials: { accessKeyId: 'r', secretAccessKey: 'r' },
+      });
+      for (const resource of kept) {
+        const name = resource.PhysicalResourceId ?? '';
+        if (resource.ResourceType === 'AWS::DynamoDB::Table')
+          await expect(dynamodb.send(new DescribeTableCommand({ TableName: name }))).resolves.toBeDefined();
+        if (resource.ResourceType === 'AWS::SQS::Queue')
+          await expect(sqs.send(new GetQueueAttributesCommand({ QueueUrl: name, AttributeNames: ['QueueArn'] }))).resolves.toBeDefined();
+        if (resource.ResourceType === 'AWS::Logs::LogGroup') {
+          const { logGroups = [] } = await logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: name }));
+          expect(logGroups.map((group) => group.logGroupName)).toContain(name);
+        }
+      }
+    },
+    3 * DEPLOY_TIMEOUT_MS,
+  );
 });
