@@ -40,7 +40,7 @@ export interface Answer {
 export const MAX_DETAILS = 20;
 export const MAX_FIELD_CHARACTERS = 100;
 
-/** On every answer; the gateway's own answers carry the same (resources/gateway-responses.json). */
+/** On every answer; the gateway's own answers carry the same (resources/api.yml). */
 export const SECURITY_HEADERS = {
   'Strict-Transport-Security': 'max-age=31536000; includeSubDomains',
   'X-Content-Type-Options': 'nosniff',

@@ -7,7 +7,7 @@ import {
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
-import gatewayResponses from '../../resources/gateway-responses.json' with { type: 'json' };
+import { gatewayResponses } from './template-file';
 import { CORS } from '../../lib/http/cors';
 
 /*
@@ -15,7 +15,7 @@ import { CORS } from '../../lib/http/cors';
  * answers for the allowed origins only (offline grants CORS to any origin), and the gateway's own
  * answers (an authorizer's 401, an unknown route, a body too large, throttling, an integration
  * that fails or times out) rendered from the very templates that are deployed
- * (resources/gateway-responses.json) instead of offline's own bodies. npm start and the HTTP
+ * (resources/api.yml) instead of offline's own bodies. npm start and the HTTP
  * tests put it in front of serverless offline, so a browser meets the API as deployed.
  *
  * Rendering follows API Gateway: a gateway response template is not VTL, only variables are
@@ -39,11 +39,11 @@ interface GatewayResponseDefinition {
   template: string;
 }
 
-const DEFINITIONS: GatewayResponseDefinition[] = Object.values(gatewayResponses.Resources).map(({ Properties: properties }) => ({
-  type: properties.ResponseType,
-  statusCode: 'StatusCode' in properties ? Number(properties.StatusCode) : undefined,
-  parameters: Object.entries(properties.ResponseParameters),
-  template: properties.ResponseTemplates['application/json'],
+const DEFINITIONS: GatewayResponseDefinition[] = gatewayResponses().map((response) => ({
+  type: response.type,
+  statusCode: response.statusCode === undefined ? undefined : Number(response.statusCode),
+  parameters: Object.entries(response.parameters),
+  template: response.template,
 }));
 
 const headerOf = (headers: IncomingHttpHeaders, name: string): string | undefined => {
@@ -60,9 +60,7 @@ interface GatewayContext {
 }
 
 function unsupported(type: string, what: string): Error {
-  return new Error(
-    `resources/gateway-responses.json: ${type} uses ${what}, which API Gateway's gateway responses (and this gateway) do not render`,
-  );
+  return new Error(`resources/api.yml: ${type} uses ${what}, which API Gateway's gateway responses (and this gateway) do not render`);
 }
 
 /** The template with its variables filled, as API Gateway's simple substitution does. */
@@ -92,7 +90,7 @@ export function renderParameter(type: string, source: string, context: GatewayCo
 export function gatewayAnswer(type: string, status: number): { status: number; headers: Record<string, string>; body: string } {
   const fallback = status >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX';
   const definition = DEFINITIONS.find((d) => d.type === type) ?? DEFINITIONS.find((d) => d.type === fallback);
-  if (!definition) throw new Error(`No gateway response ${type} (nor ${fallback}) in resources/gateway-responses.json`);
+  if (!definition) throw new Error(`No gateway response ${type} (nor ${fallback}) in resources/api.yml`);
   const context: GatewayContext = {
     requestId: randomUUID(),
     responseType: type,

@@ -1,9 +1,9 @@
-import events from '../../resources/events.json' with { type: 'json' };
+import { at, templateFile } from './template-file';
 import { assertSupportedPattern } from './event-pattern';
 
 /*
  * The patterns the deployed stack routes by, read from the template itself
- * (resources/events.json) with the local stage's values, so the local stack filters and routes
+ * (resources/events.yml) with the local stage's values, so the local stack filters and routes
  * exactly as AWS will: the decision rule's EventPattern and the stream mapping's FilterCriteria.
  */
 
@@ -19,6 +19,8 @@ function localParams(env: NodeJS.ProcessEnv): Record<string, string> {
   };
 }
 
+const events = templateFile('events.yml');
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Resolves `${param:x}` and the few intrinsics the patterns use (Fn::If, Fn::Equals, Fn::Not, Ref AWS::AccountId and the template's parameters). */
@@ -26,7 +28,7 @@ function resolve(value: unknown, params: Record<string, string>): unknown {
   if (typeof value === 'string') {
     return value.replace(/\$\{param:(\w+)\}/g, (_whole, name: string) => {
       const param = params[name];
-      if (param === undefined) throw new Error(`resources/events.json: no local value for \${param:${name}}`);
+      if (param === undefined) throw new Error(`resources/events.yml: no local value for \${param:${name}}`);
       return param;
     });
   }
@@ -37,9 +39,9 @@ function resolve(value: unknown, params: Record<string, string>): unknown {
   if (Object.keys(value).length === 1 && key === 'Ref') {
     if (argument === 'AWS::AccountId') return LOCAL_ACCOUNT_ID;
     // A template parameter: its default, which packaging fills from a ${param:...}.
-    const parameters: Record<string, { Default: string }> = events.Parameters;
-    if (typeof argument === 'string' && argument in parameters) return resolve(parameters[argument]?.Default, params);
-    throw new Error(`resources/events.json: Ref ${String(argument)} has no local value`);
+    const parameter = typeof argument === 'string' ? at(events, 'Parameters', argument) : undefined;
+    if (parameter !== undefined) return resolve(at(parameter, 'Default'), params);
+    throw new Error(`resources/events.yml: Ref ${String(argument)} has no local value`);
   }
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, params)]));
 }
@@ -50,24 +52,24 @@ function intrinsic(name: string, argument: unknown, params: Record<string, strin
   if (name === 'Fn::Not') return !resolve(args[0], params);
   if (name === 'Fn::If') {
     const [condition, whenTrue, whenFalse] = args;
-    const conditions: Record<string, unknown> = events.Conditions;
-    if (typeof condition !== 'string' || !(condition in conditions))
-      throw new Error(`resources/events.json: no condition ${String(condition)}`);
-    return resolve(resolve(conditions[condition], params) === true ? whenTrue : whenFalse, params);
+    const definition = typeof condition === 'string' ? at(events, 'Conditions', condition) : undefined;
+    if (definition === undefined) throw new Error(`resources/events.yml: no condition ${String(condition)}`);
+    return resolve(resolve(definition, params) === true ? whenTrue : whenFalse, params);
   }
-  throw new Error(`resources/events.json: ${name} has no local meaning`);
+  throw new Error(`resources/events.yml: ${name} has no local meaning`);
 }
 
 /** The decision rule's EventPattern, as the local stage deploys it. */
 export function decisionRulePattern(env: NodeJS.ProcessEnv = process.env): unknown {
-  const pattern = resolve(events.Resources.DecisionRule.Properties.EventPattern, localParams(env));
+  const pattern = resolve(at(events, 'Resources', 'DecisionRule', 'Properties', 'EventPattern'), localParams(env));
   assertSupportedPattern(pattern);
   return pattern;
 }
 
 /** The stream mapping's filter, as Lambda applies it to each record before the publisher sees it. */
 export function streamFilterPatterns(): unknown[] {
-  const patterns = events.Resources.RequestEventsStreamMapping.Properties.FilterCriteria.Filters.map((f): unknown => JSON.parse(f.Pattern));
+  const filters = at(events, 'Resources', 'RequestEventsStreamMapping', 'Properties', 'FilterCriteria', 'Filters');
+  const patterns = (Array.isArray(filters) ? filters : []).map((f): unknown => JSON.parse(String(at(f, 'Pattern'))));
   patterns.forEach((pattern) => assertSupportedPattern(pattern));
   return patterns;
 }

@@ -4,28 +4,29 @@ const { URL } = require('node:url');
 const cors = require('../../resources/cors.json');
 
 /*
- * Production settings osls cannot express, applied before the template is saved.
+ * What osls cannot express from serverless.yml and resources/, and only that, applied to the
+ * compiled template before it is saved:
  *
- * Before packaging, a deployed stage (anything but `local`) must name its identity provider:
- * JWT_ISSUER, JWT_AUDIENCE and JWKS_URI, and on prod the contracts table another system owns.
- * Packaging without them fails with one message naming each, instead of shipping a stack that
- * answers every call with 503 (custom.stageSettings.required).
+ * 1. Before packaging: a deployed stage (anything but `local`) must name its identity provider
+ *    (JWT_ISSUER, JWT_AUDIENCE, JWKS_URI) and, on prod, the contracts table another system owns,
+ *    and its ALLOWED_ORIGINS must be origins; packaging fails with one message naming each
+ *    (custom.stageSettings.required), instead of shipping a stack that answers every call 503.
+ * 2. Preflights: with allowed origins, every route gets osls's CORS preflight (a MOCK integration
+ *    that echoes only a listed origin) with the service's headers (docs/decisions/0016-browsers.md).
+ * 3. The stage: osls makes it implicitly through a Deployment whose logical id changes on every
+ *    package, with no setting for throttling or access logs, and a Deployment's StageDescription
+ *    applies only once. So the stage becomes a resource of its own (ApiGatewayStage: throttling,
+ *    metrics, X-Ray, JSON access log) pointing at that Deployment, and the Deployment depends on
+ *    every gateway response, so the error bodies go live with it.
+ * 4. Reserved concurrency for the functions given a positive number (osls would take 0
+ *    literally: a function that never runs).
+ * 5. Each function's role may write its own log group: osls grants that only to the role it makes
+ *    itself, not to one a function names (`role:`, resources/roles.yml).
+ * 6. A dashboard written as data (resources/monitoring.yml) becomes the JSON string CloudWatch takes.
+ * 7. Traced, each function depends on the one X-Ray policy (WriteTracesPolicy), and the DependsOn
+ *    entries the framework writes next to a Ref or GetAtt that already implies them (cfn-lint
+ *    W3005, which an engine that validates with cfn-lint refuses) are dropped (docs/deploy.md).
  *
- * osls makes the REST API's stage implicitly, through a Deployment whose logical id changes on
- * every package, and has no setting for the stage's throttling or access logs. A Deployment's
- * StageDescription would only apply the first time (CloudFormation refuses it once the stage
- * exists), so this plugin:
- *   - takes StageName off the Deployment and declares the stage itself (ApiGatewayStage) with
- *     the throttling, metrics, X-Ray and JSON access-log settings, pointing at that Deployment;
- *   - makes the Deployment depend on every gateway response, so the error bodies
- *     (docs/decisions/0011-error-body.md) are part of each deployment, not only of the next one;
- *   - sets ReservedConcurrentExecutions on the functions given a positive number (osls would
- *     take 0 literally: a function that never runs).
- *
- * Browsers (docs/decisions/0016-browsers.md): with custom.stageSettings.allowedOrigins set,
- * every route gets a preflight (osls's MOCK integration, which echoes only a listed origin) and
- * the gateway's own answers carry CORS headers. Those cannot choose among origins: they name
- * the first, so list the web client's main origin first.
  * Settings: custom.stageSettings.
  */
 
@@ -107,6 +108,37 @@ class StageSettings {
     }
   }
 
+  /**
+   * Each function's role may write to that function's log group and to no other: the framework
+   * grants this only to the role it makes itself, not to a role a function names (`role:`).
+   */
+  grantOwnLogs(resources) {
+    const naming = this.serverless.getProvider('aws').naming;
+    for (const [functionKey, fn] of Object.entries(this.serverless.service.functions ?? {})) {
+      if (typeof fn.role !== 'string') continue;
+      const role = resources[fn.role];
+      if (role?.Type !== 'AWS::IAM::Role') throw new Error(`stage-settings: ${functionKey} names a role ${fn.role} the template lacks`);
+      const logGroup = resources[naming.getLogGroupLogicalId(functionKey)]?.Properties?.LogGroupName;
+      if (typeof logGroup !== 'string') throw new Error(`stage-settings: no log group for ${functionKey}`);
+      role.Properties.Policies = [
+        {
+          PolicyName: 'write-own-logs',
+          PolicyDocument: {
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Effect: 'Allow',
+                Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+                Resource: { 'Fn::Sub': `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:${logGroup}:*` },
+              },
+            ],
+          },
+        },
+        ...(role.Properties.Policies ?? []),
+      ];
+    }
+  }
+
   apply() {
     const service = this.serverless.service;
     const settings = this.settings();
@@ -123,7 +155,7 @@ class StageSettings {
     delete deployment.Properties.StageName;
     delete deployment.Properties.StageDescription;
     const gatewayResponses = Object.keys(resources).filter((id) => resources[id].Type === 'AWS::ApiGateway::GatewayResponse');
-    // The gateway's own answers keep the "*" of resources/gateway-responses.json: they carry no
+    // The gateway's own answers keep the "*" of resources/api.yml: they carry no
     // customer data, and a gateway response cannot choose among several allowed origins
     // (docs/decisions/0011-error-body.md).
     deployment.DependsOn = [...new Set([...[deployment.DependsOn ?? []].flat(), ...gatewayResponses])];
@@ -156,6 +188,9 @@ class StageSettings {
       resources[logicalId].Properties.ReservedConcurrentExecutions = concurrency;
     }
 
+    this.grantOwnLogs(resources);
+    serializeDashboards(resources);
+
     // Traced, each function waits for the one policy that lets its role write traces.
     if (String(settings.tracingEnabled) === 'true') {
       for (const fn of Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function')) {
@@ -163,6 +198,19 @@ class StageSettings {
       }
     }
     dropImpliedDependencies(resources);
+  }
+}
+
+/**
+ * A dashboard's body written as data (resources/monitoring.yml) becomes the JSON string
+ * CloudWatch takes, through Fn::Sub so that ${AWS::Region} in it is filled in.
+ */
+function serializeDashboards(resources) {
+  for (const resource of Object.values(resources)) {
+    const properties = resource.Properties ?? {};
+    if (resource.Type !== 'AWS::CloudWatch::Dashboard' || typeof properties.DashboardBody !== 'object') continue;
+    if (Object.keys(properties.DashboardBody).some((key) => key === 'Ref' || key.startsWith('Fn::'))) continue;
+    properties.DashboardBody = { 'Fn::Sub': JSON.stringify(properties.DashboardBody) };
   }
 }
 

@@ -357,9 +357,9 @@ describe('the lifecycle (docs/events.md)', () => {
         'ForAnyValue:StringEquals': { 'events:source': ['bank.back-office'] },
         ArnNotEquals: {
           'aws:PrincipalArn': {
-            'Fn::Join': [
-              '',
-              ['arn:', { Ref: 'AWS::Partition' }, ':iam::', BACK_OFFICE_ACCOUNT, ':role/contract-termination-prod-back-office'],
+            'Fn::Sub': [
+              'arn:${AWS::Partition}:iam::${Account}:role/contract-termination-prod-back-office',
+              { Account: BACK_OFFICE_ACCOUNT },
             ],
           },
         },
@@ -383,7 +383,7 @@ describe('the lifecycle (docs/events.md)', () => {
     expect(JSON.stringify(at(resource(other, 'DecisionSendersPolicy'), 'Properties', 'Statement'))).toContain(':role/decider');
     expect(at(resource(other, 'BackOfficeAccountPolicy'), 'Properties', 'Statement')).toMatchObject({
       Effect: 'Allow',
-      Principal: { AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::210987654321:root']] } },
+      Principal: { AWS: { 'Fn::Sub': 'arn:${AWS::Partition}:iam::210987654321:root' } },
       Action: 'events:PutEvents',
       Condition: { 'ForAllValues:StringEquals': { 'events:source': ['bank.back-office'] }, Null: { 'events:source': 'false' } },
     });

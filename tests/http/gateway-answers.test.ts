@@ -17,7 +17,7 @@ import type { TestTables } from '../support/local-tables';
 
 /*
  * The gateway's own answers over HTTP, through the local gateway in front of serverless offline,
- * rendered from resources/gateway-responses.json as API Gateway renders them (issue 15.3), and
+ * rendered from resources/api.yml as API Gateway renders them (issue 15.3), and
  * the largest valid body through the whole stack (issue 15.4).
  */
 

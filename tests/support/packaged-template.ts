@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -20,18 +20,24 @@ const serverlessBin = createRequire(import.meta.url).resolve('osls/bin/serverles
  * runs in a folder of links to this one, so that the framework's working files (.serverless/)
  * are its own, whatever other test files package at the same time.
  */
-export function templatePackager(): { packageStage: (stage: string, env?: Record<string, string>) => Promise<Json>; cleanUp: () => void } {
+export function templatePackager(): {
+  packageStage: (stage: string, env?: Record<string, string>, options?: { source?: string }) => Promise<Json>;
+  cleanUp: () => void;
+} {
   const dirs: string[] = [];
   return {
-    packageStage: async (stage, env = {}) => {
+    packageStage: async (stage, env = {}, { source = '.' } = {}) => {
       const service = mkdtempSync(join(tmpdir(), `service-${stage}-`));
       const dir = mkdtempSync(join(tmpdir(), `package-${stage}-`));
       dirs.push(service, dir);
-      // The framework takes only a real file for its configuration; the rest may be links.
-      copyFileSync('serverless.yml', join(service, 'serverless.yml'));
-      for (const entry of readdirSync('.')) {
-        if (!['.serverless', '.git', 'serverless.yml'].includes(entry)) symlinkSync(resolve(entry), join(service, entry));
+      // The framework takes only a real file for its configuration; the rest may be links. The
+      // bundles and the dependencies are this checkout's, whatever the source.
+      copyFileSync(join(source, 'serverless.yml'), join(service, 'serverless.yml'));
+      for (const entry of readdirSync(source)) {
+        if (!['.serverless', '.git', 'serverless.yml', 'node_modules', '.build'].includes(entry))
+          symlinkSync(resolve(source, entry), join(service, entry));
       }
+      for (const shared of ['node_modules', '.build']) symlinkSync(resolve(shared), join(service, shared));
       await promisify(execFile)(process.execPath, [serverlessBin, 'package', '--stage', stage, '--package', dir], {
         cwd: service,
         env: {
@@ -56,3 +62,26 @@ export const resource = (template: Json, name: string): Json => jsonObject(jsonO
 
 /** The value a template parameter takes on deploy: its default (packaging fills it from the stage's settings). */
 export const parameterDefault = (template: Json, name: string): unknown => at(template, 'Parameters', name, 'Default');
+
+/** The files of a commit of this repository in a folder of their own (git archive), to package as it was then. */
+export function checkoutOf(commit: string): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), `checkout-${commit.slice(0, 7)}-`));
+  const archive = join(dir, '.archive.tar');
+  execFileSync('git', ['archive', '--format=tar', `--output=${archive}`, commit]);
+  execFileSync('tar', ['-xf', archive, '-C', dir]);
+  rmSync(archive);
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A template with what changes on every packaging made uniform: the deployment's and the
+ * versions' logical ids (a timestamp, a code hash), the artifacts' S3 keys, the code hashes.
+ */
+export function comparable(template: Json): Json {
+  const text = JSON.stringify(template)
+    .replace(/ApiGatewayDeployment\d+/g, 'ApiGatewayDeployment')
+    .replace(/LambdaVersion[A-Za-z0-9]+/g, 'LambdaVersion')
+    .replace(/"S3Key":"serverless\/[^"]*\/(\w+\.zip)"/g, '"S3Key":"<artifact>/$1"')
+    .replace(/"CodeSha256":"[^"]*"/g, '"CodeSha256":"<hash>"');
+  return jsonObject(JSON.parse(text));
+}

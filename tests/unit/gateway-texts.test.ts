@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import gatewayResponses from '../../resources/gateway-responses.json' with { type: 'json' };
+import { gatewayResponses } from '../../scripts/local/template-file';
 import { loadServiceConfig } from '../../lib/config';
 import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../../lib/http/errors';
 import { SECURITY_HEADERS } from '../../lib/http/answers';
@@ -7,7 +7,7 @@ import { textsFor } from '../../lib/http/texts';
 import type { Problem } from '../../lib/api-model/problems';
 
 /*
- * API Gateway answers some errors itself (resources/gateway-responses.json), in English, with
+ * API Gateway answers some errors itself (resources/api.yml), in English, with
  * templates CloudFormation cannot compute. This ties their words to the handler's: the same
  * errorCode gets the same message, details and status whoever answers.
  */
@@ -20,13 +20,13 @@ const HANDLER_DETAILS: Partial<Record<ErrorCode, Problem[]>> = {
   SERVICE_UNAVAILABLE: [],
 };
 
-const templated = Object.entries(gatewayResponses.Resources).map(([name, resource]) => {
-  const template = resource.Properties.ResponseTemplates['application/json'];
+const templated = gatewayResponses().map((response) => {
+  const { logicalId: name, template } = response;
   // The body with API Gateway's variables filled in as it would: request id and message string.
   const body: unknown = JSON.parse(
     template.replaceAll('$context.requestId', 'req-1').replace('$context.error.messageString', '"Too Many Requests"'),
   );
-  return { name, properties: resource.Properties, body };
+  return { name, properties: response, body };
 });
 
 describe('gateway responses', () => {
@@ -54,7 +54,7 @@ describe('gateway responses', () => {
       correlationId: 'req-1',
       details: (HANDLER_DETAILS[code] ?? []).map((problem) => ({ field: problem.field, reason: en.problem(problem) })),
     });
-    if ('StatusCode' in properties) expect(Number(properties.StatusCode)).toBe(ERROR_STATUS[code]);
+    if (properties.statusCode !== undefined) expect(Number(properties.statusCode)).toBe(ERROR_STATUS[code]);
   });
 
   it('gives Retry-After on 503 as the handler does by default', () => {
@@ -62,7 +62,7 @@ describe('gateway responses', () => {
     const defaults = loadServiceConfig({ REQUESTS_TABLE_NAME: 'r', CONTRACTS_TABLE_NAME: 'c' });
     expect(failures).toHaveLength(4);
     for (const failure of failures) {
-      expect(failure.properties.ResponseParameters).toMatchObject({
+      expect(failure.properties.parameters).toMatchObject({
         'gatewayresponse.header.Retry-After': `'${defaults.retryAfterSeconds}'`,
       });
     }
@@ -73,7 +73,7 @@ describe('gateway responses', () => {
       Object.entries(SECURITY_HEADERS).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`]),
     );
     for (const { properties } of templated) {
-      expect(properties.ResponseParameters).toMatchObject({
+      expect(properties.parameters).toMatchObject({
         ...expected,
         'gatewayresponse.header.X-Correlation-Id': 'context.requestId',
       });
@@ -82,16 +82,14 @@ describe('gateway responses', () => {
 
   it('ask for a bearer token on 401, as the handler does', () => {
     const unauthorized = withOurCodes.find((r) => r.code === 'UNAUTHORIZED');
-    expect(unauthorized?.properties.ResponseParameters).toMatchObject({ 'gatewayresponse.header.WWW-Authenticate': "'Bearer'" });
+    expect(unauthorized?.properties.parameters).toMatchObject({ 'gatewayresponse.header.WWW-Authenticate': "'Bearer'" });
   });
 
   it('answer an unknown route with 404, never the 403 that reads as "not your contract"', () => {
-    const routes = templated.filter(({ properties }) =>
-      ['MISSING_AUTHENTICATION_TOKEN', 'RESOURCE_NOT_FOUND'].includes(properties.ResponseType),
-    );
+    const routes = templated.filter(({ properties }) => ['MISSING_AUTHENTICATION_TOKEN', 'RESOURCE_NOT_FOUND'].includes(properties.type));
     expect(routes).toHaveLength(2);
     for (const { properties, body } of routes) {
-      expect('StatusCode' in properties ? properties.StatusCode : undefined).toBe('404');
+      expect(properties.statusCode).toBe('404');
       expect(body).toMatchObject({ errorCode: 'ROUTE_NOT_FOUND' });
     }
   });
