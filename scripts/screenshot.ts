@@ -74,7 +74,7 @@ export async function launchChromium(): Promise<Chromium> {
 // ---- the page's states ---------------------------------------------------------------------
 
 /** What a customer meets on the page, each shown and audited on its own. */
-export const PAGE_STATES = ['empty', 'errors', 'success', 'list', 'withdraw-dialog', 'unavailable'] as const;
+export const PAGE_STATES = ['empty', 'errors', 'refused', 'success', 'list', 'withdraw-dialog', 'unavailable'] as const;
 export type PageState = (typeof PAGE_STATES)[number];
 
 export type Language = 'en' | 'ru';
@@ -83,7 +83,7 @@ export const WIDTHS = [1280, 390] as const;
 
 /** The contracts the states are shown on: the page offers them in this order. */
 export interface StateContracts {
-  /** Active, with no request yet: the success state makes one. */
+  /** Active, with no request yet: the success state makes one (the others make none). */
   fresh: string;
   /** With requests, one of them still withdrawable (seedRequests). */
   listed: string;
@@ -126,6 +126,15 @@ async function choose(page: Page, contractId: string): Promise<void> {
   if (!(await radio.isChecked())) await radio.check();
 }
 
+/** A form the page lets through: the demo's bank details, unless told otherwise. */
+async function fillForm(page: Page, bank: { accountNumber?: string } = {}): Promise<void> {
+  await page.selectOption('#reason', 'RELOCATION');
+  await page.fill('#bik', DEMO_BANK_DETAILS.bik);
+  await page.fill('#account', bank.accountNumber ?? DEMO_BANK_DETAILS.accountNumber);
+  await page.fill('#recipient', DEMO_BANK_DETAILS.recipientName);
+  await page.fill('#comment', (await language(page)) === 'ru' ? 'Переезжаю в другой город.' : 'Moving to another city.');
+}
+
 /** Brings an open page to a state; each state's contract is chosen first. */
 export async function showState(page: Page, state: PageState, contracts: StateContracts): Promise<void> {
   switch (state) {
@@ -146,13 +155,16 @@ export async function showState(page: Page, state: PageState, contracts: StateCo
       await page.locator('#general-error p').first().waitFor();
       return;
     }
+    case 'refused':
+      // An account that does not go with the BIK: only the API can tell.
+      await choose(page, contracts.fresh);
+      await fillForm(page, { accountNumber: `${DEMO_BANK_DETAILS.accountNumber.slice(0, 19)}2` });
+      await page.click('#submit');
+      await page.locator('#general-error .reference').waitFor();
+      return;
     case 'success':
       await choose(page, contracts.fresh);
-      await page.selectOption('#reason', 'RELOCATION');
-      await page.fill('#bik', DEMO_BANK_DETAILS.bik);
-      await page.fill('#account', DEMO_BANK_DETAILS.accountNumber);
-      await page.fill('#recipient', DEMO_BANK_DETAILS.recipientName);
-      await page.fill('#comment', (await language(page)) === 'ru' ? 'Переезжаю в другой город.' : 'Moving to another city.');
+      await fillForm(page);
       await page.click('#submit');
       await page.locator('form[data-state="done"]').waitFor();
       return;
@@ -214,7 +226,7 @@ export async function seedRequests(
 
 const OUTPUT_DIR = 'docs/images';
 /** The pictures: every state in English on a desktop and in Russian on a phone. */
-const VIEWS: { language: Language; width: number }[] = [
+export const SCREENSHOT_VIEWS: { language: Language; width: number }[] = [
   { language: 'en', width: 1280 },
   { language: 'ru', width: 390 },
 ];
@@ -267,7 +279,7 @@ async function main(): Promise<void> {
     stops.push(browser.close);
     mkdirSync(OUTPUT_DIR, { recursive: true });
 
-    for (const view of VIEWS) {
+    for (const view of SCREENSHOT_VIEWS) {
       const contracts: StateContracts = { fresh: randomUUID(), listed: randomUUID(), closed: anna.contracts.closed };
       const original = DEMO_CONTRACTS.filter(
         (contract) => contract.contractId === anna.contracts.active || contract.contractId === anna.contracts.withEndDate,

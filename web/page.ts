@@ -422,6 +422,8 @@ function span(className: string, text: string): HTMLSpanElement {
 /** Each contract as the customer knows it: product, masked number, and whether and until when it runs. */
 function renderContracts(contracts: ContractChoice[]): void {
   const chosen = chosenContractId() || contracts.find(isAvailable)?.contractId || contracts[0]?.contractId;
+  // Drawn anew in another language: the focus stays on the contract it was on.
+  const focused = contractRadios().find((radio) => radio === document.activeElement)?.value;
   contractsBox.replaceChildren(
     ...contracts.map((contract) => {
       const label = document.createElement('label');
@@ -446,6 +448,9 @@ function renderContracts(contracts: ContractChoice[]): void {
       return label;
     }),
   );
+  contractRadios()
+    .find((radio) => radio.value === focused)
+    ?.focus();
 }
 
 // ---- rendering -----------------------------------------------------------------------------
@@ -543,13 +548,10 @@ function renderGeneral(lines: (string | HTMLSpanElement)[][], correlationId?: st
   generalError.replaceChildren(...paragraphs);
 }
 
-function fieldErrorText(error: FieldError, field: Field): string {
-  if ('key' in error) return t(error.key);
-  if ('text' in error) {
-    const text = withLocalDays(error.text);
-    return text.charAt(0).toUpperCase() + text.slice(1);
-  }
-  return problemText(field, error.problem);
+function fieldErrorText(error: FieldError, field: Field): (string | HTMLSpanElement)[] {
+  if ('key' in error) return [t(error.key)];
+  if ('text' in error) return apiText(error.text.charAt(0).toUpperCase() + error.text.slice(1));
+  return [problemText(field, error.problem)];
 }
 
 /** A problem the page found, in the customer's words, with an example. */
@@ -590,7 +592,7 @@ function controlOf(field: Field): HTMLElement | undefined {
 
 function renderFieldError(field: Field): void {
   const error = fieldErrors.get(field);
-  byId(`${field}-error`, HTMLElement).textContent = error === undefined ? '' : fieldErrorText(error, field);
+  byId(`${field}-error`, HTMLElement).replaceChildren(...(error === undefined ? [] : fieldErrorText(error, field)));
   const invalid = field === 'contract' ? contractRadios() : [CONTROLS[field]];
   for (const control of invalid) {
     if (error === undefined) control.removeAttribute('aria-invalid');

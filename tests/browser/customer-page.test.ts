@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CUSTOMERS, DEMO_END_DATE, demoContractDisplay } from '../../scripts/local/demo-data';
@@ -8,6 +9,8 @@ import {
   openPage,
   PAGE_STATES,
   REJECTION_REASONS,
+  screenshotPath,
+  SCREENSHOT_VIEWS,
   seedRequests,
   showState,
   typedDay,
@@ -292,4 +295,15 @@ describe('the page as a customer reads it', () => {
     const found = audited.filter(({ violations }) => violations.length > 0);
     expect(found).toEqual([]);
   }, 240_000);
+
+  it('has a picture of every state in docs/images, each shown in docs/local-development.md (npm run screenshot makes them)', () => {
+    const doc = readFileSync('docs/local-development.md', 'utf8');
+    for (const state of PAGE_STATES) {
+      for (const view of SCREENSHOT_VIEWS) {
+        const path = screenshotPath(state, view);
+        expect(existsSync(path), path).toBe(true);
+        expect(doc).toContain(`(${path.replace(/^docs\//, '')})`);
+      }
+    }
+  });
 });
