@@ -1,25 +1,33 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { EventBridgeEvent } from 'aws-lambda';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { createTerminationClient } from '../client/index';
+import type { StatusDecisionDetail } from '../lib/api-model/event-schemas';
 import { buildFunctions } from './build';
 import { assertLambdaNode } from './lambda-node';
 import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, putContracts } from './local/demo-data';
+import { decisionEvent } from './local/decision-event';
 import { assertJava, startDynamoDbLocal } from './local/dynamodb-local';
 import { freePort } from './local/free-port';
 import { startJwksServer } from './local/jwks-server';
 import { startOffline } from './local/offline';
-import { demoPageConfig, startPageServer } from './local/page-server';
+import { invokeOffline } from './local/offline-lambda';
+import { demoPageConfig, startPageServer, type PageConfig } from './local/page-server';
 import { localDefaults, localServiceEnv } from './local/service-env';
 import { makeSigningKey } from './local/signing-key';
 import { createTables } from './local/tables';
 
 /*
- * npm run screenshot: docs/images/termination-form.png, the demo page after a successful submit
- * (English), taken with headless Chromium from Debian's package (driven by playwright-core) on a
- * stack of its own: DynamoDB Local, serverless offline and the page server, all on free ports.
- * launchChromium is also what the browser tests (tests/browser/) use.
+ * npm run screenshot: docs/images/page-<state>-<language>-<width>.png, the demo page in each of
+ * its states (PAGE_STATES), in English at 1280 px and in Russian at 390 px, taken with headless
+ * Chromium from Debian's package (driven by playwright-core) on a stack of its own: DynamoDB
+ * Local, serverless offline and the page server, all on free ports. launchChromium, the states
+ * and how the page is brought to each are also what the browser tests use (tests/browser/), so
+ * the pictures show what the accessibility audit checks.
  */
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -63,7 +71,168 @@ export async function launchChromium(): Promise<Chromium> {
   };
 }
 
-const OUTPUT = 'docs/images/termination-form.png';
+// ---- the page's states ---------------------------------------------------------------------
+
+/** What a customer meets on the page, each shown and audited on its own. */
+export const PAGE_STATES = ['empty', 'errors', 'refused', 'success', 'list', 'withdraw-dialog', 'unavailable'] as const;
+export type PageState = (typeof PAGE_STATES)[number];
+
+export type Language = 'en' | 'ru';
+/** A desktop window and a phone's. */
+export const WIDTHS = [1280, 390] as const;
+
+/** The contracts the states are shown on: the page offers them in this order. */
+export interface StateContracts {
+  /** Active, with no request yet: the success state makes one (the others make none). */
+  fresh: string;
+  /** With requests, one of them still withdrawable (seedRequests). */
+  listed: string;
+  /** Not active: offered as not available. */
+  closed: string;
+}
+
+/** The page on its own tab, at a width, in a language, ready for the customer; `prepare` runs before it loads. */
+export async function openPage(
+  context: BrowserContext,
+  url: string,
+  view: { language: Language; width: number },
+  prepare?: (page: Page) => Promise<void>,
+): Promise<Page> {
+  const page = await context.newPage();
+  await prepare?.(page);
+  await page.setViewportSize({ width: view.width, height: 900 });
+  await page.goto(url);
+  await page.locator('form[data-state="ready"]').waitFor();
+  if (view.language === 'ru') {
+    await page.click('button[data-lang="ru"]');
+    // The reasons come from the API in the new language; an option is never "visible".
+    await page.locator('#reason option', { hasText: 'Переезд' }).waitFor({ state: 'attached' });
+  }
+  return page;
+}
+
+/** A day as the page asks for it in its language: 25.12.2026 in Russian, 25/12/2026 in English. */
+export function typedDay(isoDay: string, language: Language): string {
+  const [year, month, day] = isoDay.split('-');
+  return [day, month, year].join(language === 'ru' ? '.' : '/');
+}
+
+async function language(page: Page): Promise<Language> {
+  return (await page.getAttribute('html', 'lang')) === 'ru' ? 'ru' : 'en';
+}
+
+async function choose(page: Page, contractId: string): Promise<void> {
+  const radio = page.locator(`input[name="contract"][value="${contractId}"]`);
+  if (!(await radio.isChecked())) await radio.check();
+}
+
+/** A form the page lets through: the demo's bank details, unless told otherwise. */
+async function fillForm(page: Page, bank: { accountNumber?: string } = {}): Promise<void> {
+  await page.selectOption('#reason', 'RELOCATION');
+  await page.fill('#bik', DEMO_BANK_DETAILS.bik);
+  await page.fill('#account', bank.accountNumber ?? DEMO_BANK_DETAILS.accountNumber);
+  await page.fill('#recipient', DEMO_BANK_DETAILS.recipientName);
+  await page.fill('#comment', (await language(page)) === 'ru' ? 'Переезжаю в другой город.' : 'Moving to another city.');
+}
+
+/** Brings an open page to a state; each state's contract is chosen first. */
+export async function showState(page: Page, state: PageState, contracts: StateContracts): Promise<void> {
+  switch (state) {
+    case 'empty':
+      await choose(page, contracts.fresh);
+      await page.locator('#requests-empty').waitFor();
+      return;
+    case 'errors': {
+      await choose(page, contracts.fresh);
+      const yesterday = new Date(Date.now() - 86_400_000);
+      const pad = (n: number) => String(n).padStart(2, '0');
+      const day = `${yesterday.getFullYear()}-${pad(yesterday.getMonth() + 1)}-${pad(yesterday.getDate())}`;
+      await page.fill('#date', typedDay(day, await language(page)));
+      await page.fill('#bik', DEMO_BANK_DETAILS.bik.slice(0, 8));
+      await page.fill('#account', `${DEMO_BANK_DETAILS.accountNumber.slice(0, 10)}O${DEMO_BANK_DETAILS.accountNumber.slice(11)}`);
+      await page.fill('#recipient', '');
+      await page.click('#submit');
+      await page.locator('#general-error p').first().waitFor();
+      return;
+    }
+    case 'refused':
+      // An account that does not go with the BIK: only the API can tell.
+      await choose(page, contracts.fresh);
+      await fillForm(page, { accountNumber: `${DEMO_BANK_DETAILS.accountNumber.slice(0, 19)}2` });
+      await page.click('#submit');
+      await page.locator('#general-error .reference').waitFor();
+      return;
+    case 'success':
+      await choose(page, contracts.fresh);
+      await fillForm(page);
+      await page.click('#submit');
+      await page.locator('form[data-state="done"]').waitFor();
+      return;
+    case 'list':
+      await choose(page, contracts.listed);
+      await page.locator('#requests-list li').nth(2).waitFor();
+      return;
+    case 'withdraw-dialog':
+      await choose(page, contracts.listed);
+      await page.locator('#requests-list button.withdraw').first().click();
+      await page.locator('#withdraw-dialog[open]').waitFor();
+      return;
+    case 'unavailable':
+      await choose(page, contracts.closed);
+      await page.locator('form[data-state="unavailable"]').waitFor();
+      await page.locator('#requests-empty').waitFor();
+      return;
+  }
+}
+
+/** The reason the back office gives for the rejection seedRequests makes, in the customer's language. */
+export const REJECTION_REASONS: Record<Language, string> = {
+  en: 'The contract is pledged as collateral.',
+  ru: 'Договор находится в залоге.',
+};
+
+/**
+ * Three requests on a contract, as a customer's history has them: one the bank rejected (with its
+ * reason), one the customer withdrew, and one still submitted, newest first. Made through the
+ * API with the typed client; the rejection through `decide`, the back office's decision handed
+ * to the consumer function.
+ */
+export async function seedRequests(
+  api: { url: string; token: string },
+  contractId: string,
+  decide: (event: EventBridgeEvent<string, StatusDecisionDetail>) => Promise<unknown>,
+  reason: string,
+): Promise<void> {
+  const client = createTerminationClient({ baseUrl: api.url, token: () => api.token });
+  const date = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+  const create = async () => {
+    const created = await client.createTerminationRequest(contractId, {
+      reasonCode: 'RELOCATION',
+      desiredTerminationDate: date,
+      bankDetails: { ...DEMO_BANK_DETAILS },
+    });
+    if (!created.ok) throw new Error(`seedRequests: the create was refused: ${JSON.stringify(created)}`);
+    return created.value.requestId;
+  };
+  const rejected = await create();
+  await decide(decisionEvent({ requestId: rejected, contractId, status: 'REJECTED', reason }));
+  const withdrawn = await create();
+  const withdrawal = await client.withdrawTerminationRequest(contractId, withdrawn);
+  if (!withdrawal.ok) throw new Error(`seedRequests: the withdrawal was refused: ${JSON.stringify(withdrawal)}`);
+  await create();
+}
+
+// ---- npm run screenshot --------------------------------------------------------------------
+
+const OUTPUT_DIR = 'docs/images';
+/** The pictures: every state in English on a desktop and in Russian on a phone. */
+export const SCREENSHOT_VIEWS: { language: Language; width: number }[] = [
+  { language: 'en', width: 1280 },
+  { language: 'ru', width: 390 },
+];
+
+export const screenshotPath = (state: PageState, view: { language: Language; width: number }) =>
+  `${OUTPUT_DIR}/page-${state}-${view.language}-${view.width}.png`;
 
 async function main(): Promise<void> {
   assertLambdaNode();
@@ -75,15 +244,17 @@ async function main(): Promise<void> {
     const db = await startDynamoDbLocal({ port: await freePort() });
     stops.push(db.stop);
     await createTables(db.client, localDefaults.tables);
-    await putContracts(DynamoDBDocumentClient.from(db.client), localDefaults.tables.contracts, DEMO_CONTRACTS);
+    const doc = DynamoDBDocumentClient.from(db.client);
+    await putContracts(doc, localDefaults.tables.contracts, DEMO_CONTRACTS);
     const key = makeSigningKey();
     const jwks = await startJwksServer(key.jwks, 0);
     stops.push(jwks.stop);
     const pagePort = await freePort();
+    const lambdaPort = await freePort();
     console.log('Starting serverless offline...');
     const offline = await startOffline({
       apiPort: await freePort(),
-      lambdaPort: await freePort(),
+      lambdaPort,
       env: {
         ...localServiceEnv({ dynamoDbEndpoint: db.endpoint, jwksUri: jwks.uri }),
         ALLOWED_ORIGINS: `http://127.0.0.1:${pagePort}`,
@@ -91,29 +262,56 @@ async function main(): Promise<void> {
       },
     });
     stops.push(offline.stop);
-    const server = await startPageServer({ port: pagePort, config: () => demoPageConfig(key, offline.url) });
+    // Each view gets copies of Anna's credit card (fresh) and mortgage (with requests), so that
+    // every view starts from the same history; the page shows them as the demo data names them.
+    const { anna } = DEMO_CUSTOMERS;
+    let swapped: Record<string, string> = {};
+    const config = (): PageConfig => {
+      const demo = demoPageConfig(key, offline.url);
+      return {
+        ...demo,
+        contracts: demo.contracts.map((contract) => ({ ...contract, contractId: swapped[contract.contractId] ?? contract.contractId })),
+      };
+    };
+    const server = await startPageServer({ port: pagePort, config });
     stops.push(server.stop);
     const browser = await launchChromium();
     stops.push(browser.close);
+    mkdirSync(OUTPUT_DIR, { recursive: true });
 
-    const page = await browser.context.newPage();
-    await page.goto(server.url);
-    await page.locator('form[data-state="ready"]').waitFor();
-    await page.selectOption('#contract', DEMO_CUSTOMERS.anna.contracts.active);
-    await page.selectOption('#reason', 'RELOCATION');
-    await page.fill('#bik', DEMO_BANK_DETAILS.bik);
-    await page.fill('#account', DEMO_BANK_DETAILS.accountNumber);
-    await page.fill('#recipient', DEMO_BANK_DETAILS.recipientName);
-    await page.fill('#comment', 'Moving to another city.');
-    await page.click('#submit');
-    await page.locator('#result').waitFor({ state: 'visible' });
-    await page.locator('form[data-state="ready"]').waitFor();
-    // Nothing focused or hovered in the picture.
-    await page.locator('#submit').blur();
-    await page.mouse.move(0, 0);
-    mkdirSync(dirname(OUTPUT), { recursive: true });
-    await page.screenshot({ path: OUTPUT, fullPage: true });
-    console.log(`Saved ${OUTPUT}: request ${await page.locator('#result-number').textContent()}`);
+    for (const view of SCREENSHOT_VIEWS) {
+      const contracts: StateContracts = { fresh: randomUUID(), listed: randomUUID(), closed: anna.contracts.closed };
+      const original = DEMO_CONTRACTS.filter(
+        (contract) => contract.contractId === anna.contracts.active || contract.contractId === anna.contracts.withEndDate,
+      );
+      await putContracts(
+        doc,
+        localDefaults.tables.contracts,
+        original.map((contract) => ({
+          ...contract,
+          contractId: contract.contractId === anna.contracts.active ? contracts.fresh : contracts.listed,
+        })),
+      );
+      swapped = { [anna.contracts.active]: contracts.fresh, [anna.contracts.withEndDate]: contracts.listed };
+      await seedRequests(
+        { url: offline.url, token: config().token },
+        contracts.listed,
+        (event) => invokeOffline('applyStatusDecision', event, lambdaPort),
+        REJECTION_REASONS[view.language],
+      );
+      for (const state of PAGE_STATES) {
+        const page = await openPage(browser.context, server.url, view);
+        await showState(page, state, contracts);
+        // Nothing hovered in the picture; the dialog keeps its focus, as a customer sees it.
+        await page.mouse.move(0, 0);
+        if (state !== 'withdraw-dialog') await page.evaluate('document.activeElement?.blur()');
+        const path = screenshotPath(state, view);
+        // The dialog as the customer sees it, over the window it opened in; the rest whole.
+        await page.screenshot({ path, fullPage: state !== 'withdraw-dialog' });
+        console.log(`Saved ${path}`);
+        await page.close();
+      }
+    }
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   }

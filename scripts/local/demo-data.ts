@@ -40,6 +40,31 @@ export const DEMO_CONTRACTS: Contract[] = [
   },
 ];
 
+/**
+ * How the personal account shows each demo contract: a product name in each language and the
+ * contract's number masked. The page only (served in its /config.json): the contracts table
+ * belongs to another system, and this service neither stores nor answers with these.
+ */
+export interface ContractDisplay {
+  product: { en: string; ru: string };
+  maskedNumber: string;
+}
+
+export const DEMO_CONTRACT_DISPLAY: Record<string, ContractDisplay> = {
+  [DEMO_CUSTOMERS.anna.contracts.active]: { product: { en: 'Credit card', ru: 'Кредитная карта' }, maskedNumber: '•• 4821' },
+  [DEMO_CUSTOMERS.anna.contracts.withEndDate]: { product: { en: 'Mortgage', ru: 'Ипотека' }, maskedNumber: '•• 7730' },
+  [DEMO_CUSTOMERS.anna.contracts.closed]: { product: { en: 'Cash loan', ru: 'Потребительский кредит' }, maskedNumber: '•• 1964' },
+  [DEMO_CUSTOMERS.boris.contracts.active]: { product: { en: 'Current account', ru: 'Текущий счёт' }, maskedNumber: '•• 3307' },
+  [DEMO_CUSTOMERS.boris.contracts.withEndDate]: { product: { en: 'Car loan', ru: 'Автокредит' }, maskedNumber: '•• 5518' },
+};
+
+/** How the page shows a demo contract. */
+export function demoContractDisplay(contractId: string): ContractDisplay {
+  const display = DEMO_CONTRACT_DISPLAY[contractId];
+  if (display === undefined) throw new Error(`scripts/local/demo-data.ts: no display name for contract ${contractId}`);
+  return display;
+}
+
 /** A valid pair (docs/decisions/0008-business-rules.md): the bank's BIK and an account whose control key matches it. */
 export const DEMO_BANK_DETAILS = { bik: '044525225', accountNumber: '40817810700000000001', recipientName: 'Anna Ivanova' } as const;
 

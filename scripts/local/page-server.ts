@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS } from './demo-data';
+import type { Contract } from '../../lib/termination/contract-rules';
+import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, demoContractDisplay, type ContractDisplay } from './demo-data';
 import { signToken, type SigningKey } from './signing-key';
 
 /*
@@ -10,12 +11,23 @@ import { signToken, type SigningKey } from './signing-key';
  * API from: `/` the form, `/page.js` its bundle (built here at start with esbuild), `/page.css`,
  * and `/config.json` telling the page where the API is, whose token to send and which contracts
  * to offer. npm start serves it on localDefaults.pagePort; the browser tests on ports of their own.
+ *
+ * The contracts come as a personal account knows them: status and end date as the contracts
+ * table has them, and a product name and a masked number to show. The API never answers with
+ * contracts (another system owns them), so a real personal account has them from its own
+ * back end; locally this config, built from the demo data, stands in for it.
  */
 
-export interface PageContract {
+export interface PageContract extends ContractDisplay {
   contractId: string;
   status: string;
   endDate?: string;
+}
+
+/** A contract as the page gets it: the table's status and end date, and how to show it. */
+export function pageContract(contract: Pick<Contract, 'contractId' | 'status' | 'endDate'>, display: ContractDisplay): PageContract {
+  const { contractId, status, endDate } = contract;
+  return { contractId, status, ...(endDate === undefined ? {} : { endDate }), ...display };
 }
 
 export interface PageConfig {
@@ -65,11 +77,9 @@ export function demoPageConfig(key: SigningKey, apiUrl: string): PageConfig {
     apiUrl,
     token: signToken(key, { customerId, expiresIn: 12 * 3600 }),
     customerId,
-    contracts: DEMO_CONTRACTS.filter((contract) => contract.customerId === customerId).map(({ contractId, status, endDate }) => ({
-      contractId,
-      status,
-      ...(endDate === undefined ? {} : { endDate }),
-    })),
+    contracts: DEMO_CONTRACTS.filter((contract) => contract.customerId === customerId).map((contract) =>
+      pageContract(contract, demoContractDisplay(contract.contractId)),
+    ),
     bankDetails: { ...DEMO_BANK_DETAILS, recipientName: 'Anna Ivanova' },
   };
 }

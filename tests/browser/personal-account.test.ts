@@ -9,8 +9,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { requestKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
 import { startAwsStandIn, type AwsStandIn } from '../../scripts/local/aws-stand-in';
-import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
-import { startPageServer, type PageServer } from '../../scripts/local/page-server';
+import { DEMO_CUSTOMERS, demoContractDisplay } from '../../scripts/local/demo-data';
+import { pageContract, startPageServer, type PageServer } from '../../scripts/local/page-server';
 import { writeRunningStack } from '../../scripts/local/running-stack';
 import { signToken } from '../../scripts/local/signing-key';
 import { decisionRulePattern } from '../../scripts/local/template-patterns';
@@ -20,15 +20,17 @@ import { newContract } from '../support/contracts';
 import { callHandler } from '../support/handler';
 import { startHttpStack, type HttpStack } from '../support/http-stack';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
+import { postsOf, recordCalls } from '../support/page-calls';
 
 /*
  * The demo page as a personal account (issue 17.3), in headless Chromium against the local
- * stack: the contract's requests listed and paged, kept over a reload, withdrawn with a
- * confirmation from the keyboard, and a back-office decision made with npm run backoffice shown
- * without a reload.
+ * stack: the contract's requests listed and paged, kept over a reload, withdrawn from the
+ * keyboard after the page's own confirmation, and a back-office decision made with npm run
+ * backoffice shown without a reload.
  */
 
 const anna = DEMO_CUSTOMERS.anna.customerId;
+const creditCard = demoContractDisplay(DEMO_CUSTOMERS.anna.contracts.active);
 const tsx = createRequire(import.meta.url).resolve('tsx/cli');
 const dir = mkdtempSync(join(tmpdir(), 'account-'));
 const stackFile = join(dir, 'stack.json');
@@ -48,7 +50,7 @@ beforeAll(async () => {
       apiUrl: http.offline.url,
       token: signToken(http.key, { customerId: anna }),
       customerId: anna,
-      contracts: offered.map((contractId) => ({ contractId, status: 'ACTIVE' })),
+      contracts: offered.map((contractId) => pageContract({ contractId, status: 'ACTIVE' }, creditCard)),
       refreshSeconds: 1,
     }),
   });
@@ -117,6 +119,7 @@ async function open(): Promise<Page> {
   if (!pageServer || !browser) throw new Error('the page server or the browser did not start');
   const page = await browser.context.newPage();
   pages.push(page);
+  await recordCalls(page);
   await page.goto(pageServer.url);
   await page.locator('form[data-state="ready"]').waitFor();
   return page;
@@ -134,7 +137,7 @@ async function statusOf(contractId: string, requestId: string): Promise<unknown>
 describe('the page as a personal account', () => {
   it("lists the contract's requests newest first, five at a time, and again after a reload", async () => {
     const { requests } = await contractWith(6);
-    const newestFirst = [...requests].reverse().map((r) => `Request number ${r.requestNumber}`);
+    const newestFirst = [...requests].reverse().map((r) => `Request ${r.requestNumber}`);
     const page = await open();
     await page.locator('#requests-list li').nth(4).waitFor();
     expect(await numbersShown(page)).toEqual(newestFirst.slice(0, 5));
@@ -148,30 +151,43 @@ describe('the page as a personal account', () => {
     expect(await numbersShown(page)).toEqual(newestFirst.slice(0, 5));
   });
 
-  it('withdraws a request from the keyboard, only after the user confirms', async () => {
+  it("withdraws a request from the keyboard, only after the customer confirms in the page's own dialog", async () => {
     const { contractId, requests } = await contractWith(1);
     const [request = { requestId: '', requestNumber: '' }] = requests;
     const page = await open();
     const button = page.getByRole('button', { name: `Withdraw request ${request.requestNumber}` });
+    const focused = (id: string) => page.evaluate(`document.activeElement?.id === ${JSON.stringify(id)}`);
     await button.waitFor();
     await button.focus();
-    page.once('dialog', (dialog) => void dialog.dismiss());
     await page.keyboard.press('Enter');
-    await page.waitForTimeout(300);
+    const dialog = page.getByRole('dialog', { name: `Withdraw request ${request.requestNumber}?` });
+    await dialog.waitFor();
+    expect(await dialog.locator('#withdraw-text').textContent()).toBe('The bank will stop handling it. This cannot be undone.');
+    // The dialog opens on the choice that changes nothing.
+    expect(await focused('withdraw-cancel')).toBe(true);
+
+    // Dismissed: the dialog closes, the focus is back on the request's button, and nothing was sent.
+    await page.keyboard.press('Escape');
+    await page.locator(`#requests-list button.withdraw[data-request-id="${request.requestId}"]:focus`).waitFor();
+    expect(await dialog.isHidden()).toBe(true);
+    expect(await postsOf(page)).toEqual([]);
     expect(await statusOf(contractId, request.requestId)).toBe('SUBMITTED');
 
-    const asked: string[] = [];
-    page.once('dialog', (dialog) => {
-      asked.push(dialog.message());
-      void dialog.accept();
-    });
-    await button.focus();
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    await page.keyboard.press('Tab');
+    expect(await focused('withdraw-confirm')).toBe(true);
     await page.keyboard.press('Enter');
     await page.locator('#requests-list li[data-status="WITHDRAWN"]').waitFor();
-    expect(asked).toEqual([`Withdraw request ${request.requestNumber}? The bank will stop handling it; this cannot be undone.`]);
+    const withdrawals = await postsOf(page);
+    expect(withdrawals.map((call) => call.path)).toEqual([
+      `/api/v1/contracts/${contractId}/termination-requests/${request.requestId}/withdrawal`,
+    ]);
     expect(await statusOf(contractId, request.requestId)).toBe('WITHDRAWN');
     expect(await page.locator('#requests-list li .status').textContent()).toBe('Status: Withdrawn');
     expect(await page.locator('#requests-list button.withdraw').count()).toBe(0);
+    // The focus stays with the request, now on its title.
+    await page.locator(`#requests-list li[data-request-id="${request.requestId}"] h3:focus`).waitFor();
   });
 
   it('shows a decision made with npm run backoffice without a reload, in the language chosen', async () => {
@@ -179,7 +195,7 @@ describe('the page as a personal account', () => {
     const [request = { requestId: '', requestNumber: '' }] = requests;
     const page = await open();
     await page.click('button[data-lang="ru"]');
-    await page.getByRole('button', { name: `Отозвать заявление ${request.requestNumber}` }).waitFor();
+    await page.getByRole('button', { name: `Отозвать заявку ${request.requestNumber}` }).waitFor();
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [tsx, 'scripts/backoffice.ts', '--request', request.requestNumber, '--status', 'REJECTED', '--reason', 'Договор в залоге'],
@@ -189,7 +205,7 @@ describe('the page as a personal account', () => {
     // The page reads the list again on its own (every second here): no reload.
     await page.locator('#requests-list li[data-status="REJECTED"]').waitFor({ timeout: 10_000 });
     expect(await page.locator('#requests-list li .status').textContent()).toBe('Статус: Отклонена');
-    expect(await page.locator('#requests-list li .reason').textContent()).toBe('Комментарий банка: Договор в залоге');
+    expect(await page.locator('#requests-list li .reason').textContent()).toBe('Причина: Договор в залоге');
     expect(await page.locator('#requests-list button.withdraw').count()).toBe(0);
   }, 60_000);
 });

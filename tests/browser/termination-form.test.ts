@@ -1,18 +1,20 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
-import { startPageServer, type PageServer } from '../../scripts/local/page-server';
+import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS, DEMO_END_DATE, demoContractDisplay } from '../../scripts/local/demo-data';
+import { pageContract, startPageServer, type PageContract, type PageServer } from '../../scripts/local/page-server';
 import { signToken } from '../../scripts/local/signing-key';
-import { launchChromium, type Chromium } from '../../scripts/screenshot';
+import { launchChromium, typedDay, type Chromium } from '../../scripts/screenshot';
 import { newContract } from '../support/contracts';
 import { startHttpStackWithFaults, type HttpStack } from '../support/http-stack';
 import { ofKind, type TestTables } from '../support/local-tables';
 import { startLossyProxy, type LossyProxy } from '../support/lossy-proxy';
+import { postsOf, recordCalls } from '../support/page-calls';
 
 /*
  * The demo page (web/) in headless Chromium against the local stack: the page on an origin of
  * its own that the stack's ALLOWED_ORIGINS lists, a second one that it does not, and between the
- * page and the API a proxy that counts calls and can lose answers after the write committed.
+ * page and the API a proxy that counts calls and can lose answers after the write committed
+ * (tests/support/page-calls.ts counts what the page itself asks for).
  * Each test offers the page a fresh contract of Anna's, so no two share an active-request slot.
  */
 
@@ -25,7 +27,7 @@ let allowedPage: PageServer | undefined;
 let strangerPage: PageServer | undefined;
 let browser: Chromium | undefined;
 /** The contracts the page offers on its next load. */
-let offered: string[] = [];
+let offered: PageContract[] = [];
 const pages: Page[] = [];
 
 beforeAll(async () => {
@@ -33,7 +35,7 @@ beforeAll(async () => {
     apiUrl: lossy?.url ?? '',
     token: signToken(stack.key, { customerId: anna }),
     customerId: anna,
-    contracts: offered.map((contractId) => ({ contractId, status: 'ACTIVE' })),
+    contracts: offered,
   });
   allowedPage = await startPageServer({ port: 0, config });
   strangerPage = await startPageServer({ port: 0, config });
@@ -59,18 +61,21 @@ function proxy(): LossyProxy {
   return lossy;
 }
 
-/** A fresh contract of Anna's, the only one the page offers from now on. */
-async function offerContract(): Promise<string> {
-  const contractId = await newContract(tables);
-  offered = [contractId];
+/**
+ * A fresh contract of Anna's, the only one the page offers from now on, shown as her demo credit
+ * card. `endDate` goes into the contracts table only: the page is not told of it.
+ */
+async function offerContract(fields: { endDate?: string } = {}): Promise<string> {
+  const contractId = await newContract(tables, fields);
+  offered = [pageContract({ contractId, status: 'ACTIVE' }, demoContractDisplay(DEMO_CUSTOMERS.anna.contracts.active))];
   return contractId;
 }
 
-async function open(server: PageServer | undefined, listen?: (page: Page) => void): Promise<Page> {
+async function open(server: PageServer | undefined, prepare?: (page: Page) => void | Promise<void>): Promise<Page> {
   if (!server || !browser) throw new Error('the page server or the browser did not start');
   const page = await browser.context.newPage();
   pages.push(page);
-  listen?.(page);
+  await prepare?.(page);
   await page.goto(server.url);
   await page.locator('form[data-state="ready"]').waitFor();
   return page;
@@ -78,7 +83,7 @@ async function open(server: PageServer | undefined, listen?: (page: Page) => voi
 
 const FORM = {
   reason: 'FINANCIAL_HARDSHIP',
-  date: '2045-06-30',
+  date: typedDay('2045-06-30', 'en'),
   bik: DEMO_BANK_DETAILS.bik,
   account: DEMO_BANK_DETAILS.accountNumber,
   recipient: DEMO_BANK_DETAILS.recipientName,
@@ -95,9 +100,12 @@ async function fill(page: Page, overrides: Partial<Record<keyof typeof FORM, str
   await page.fill('#comment', form.comment);
 }
 
-/** What the page shows once a submit has settled (a click sets the form's state to sending at once). */
+/**
+ * What the page shows once a submit has settled (a click sets the form's state to sending at
+ * once): ready again, or done after a request was made.
+ */
 async function settled(page: Page) {
-  await page.locator('form[data-state="ready"]').waitFor();
+  await page.locator('form:is([data-state="ready"], [data-state="done"])').waitFor();
   return {
     resultShown: await page.locator('#result').isVisible(),
     number: await page.locator('#result-number').textContent(),
@@ -126,7 +134,7 @@ describe('the termination form in Chromium', () => {
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({
       reasonCode: FORM.reason,
-      desiredTerminationDate: FORM.date,
+      desiredTerminationDate: '2045-06-30',
       bankDetails: { bik: FORM.bik, accountNumber: FORM.account, recipientName: FORM.recipient },
       comment: FORM.comment,
     });
@@ -139,15 +147,31 @@ describe('the termination form in Chromium', () => {
     expect(proxy().forwarded('GET') - gets).toBe(2);
   });
 
-  it('creates one request on a double click: the button is disabled while the call is in flight', async () => {
+  it('creates one request on a double click, then the form is done: locked, the answer kept, another submit sends nothing (24.3)', async () => {
     const contractId = await offerContract();
-    const page = await open(allowedPage);
+    const page = await open(allowedPage, recordCalls);
     const posts = proxy().forwarded('POST');
     await fill(page);
     await page.locator('#submit').dblclick();
     const shown = await settled(page);
     expect(shown).toMatchObject({ resultShown: true, general: '' });
+    expect(await page.locator('form').getAttribute('data-state')).toBe('done');
+    for (const control of ['#reason', '#date', '#bik', '#account', '#recipient', '#comment', '#submit']) {
+      expect(await page.locator(control).isDisabled(), control).toBe(true);
+    }
+    expect(await page.locator('#submit').textContent()).toBe('Request sent');
 
+    // Whatever submits the form again (a key, a script) only points at the answer on show.
+    await page.evaluate('document.activeElement?.blur()');
+    await page.evaluate("document.getElementById('termination-form').requestSubmit()");
+    await page.locator('#result:focus').waitFor();
+    expect(await page.locator('#result-number').textContent()).toBe(shown.number);
+    expect(await page.locator('#result').isVisible()).toBe(true);
+
+    // One call, with one key, from the page, and on the network.
+    const creates = await postsOf(page);
+    expect(creates).toHaveLength(1);
+    expect(creates[0]?.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
     expect(proxy().forwarded('POST') - posts).toBe(1);
     const requests = await itemsOf(contractId, 'REQUEST');
     expect(requests).toHaveLength(1);
@@ -221,23 +245,87 @@ describe('the termination form in Chromium', () => {
     expect(proxy().forwarded('GET') - asked).toBeGreaterThanOrEqual(1);
   });
 
-  it("shows a field's error beside its field, in the language chosen", async () => {
+  it("shows a field's error beside its field, in the language chosen, before any call (24.4)", async () => {
     const contractId = await offerContract();
-    const page = await open(allowedPage);
+    const page = await open(allowedPage, recordCalls);
     await page.click('button[data-lang="ru"]');
     expect(await page.locator('label[for="bik"]').textContent()).toBe('БИК');
     await fill(page, { bik: '123' });
     await page.click('#submit');
     const shown = await settled(page);
 
-    expect(await page.locator('#bik-error').textContent()).toContain('9 цифр');
+    expect(await page.locator('#bik-error').textContent()).toBe('В БИК 9 цифр, например 044525225, а введено 3.');
     expect(await page.locator('#bik').getAttribute('aria-invalid')).toBe('true');
-    for (const other of ['contract', 'reason', 'date', 'account', 'recipient', 'comment']) {
+    expect(await page.evaluate('document.activeElement?.id')).toBe('bik');
+    for (const other of ['reason', 'date', 'account', 'recipient', 'comment']) {
       expect(await page.locator(`#${other}-error`).textContent()).toBe('');
       expect(await page.locator(`#${other}`).getAttribute('aria-invalid')).toBeNull();
     }
-    expect(shown.general).toMatch(/[а-яё]/i);
+    expect(shown.general).toBe('Некоторые поля нужно исправить: подсказки рядом с ними.');
     expect(shown.resultShown).toBe(false);
+    expect(await postsOf(page)).toEqual([]);
+    expect(await tables.contractItems(contractId)).toHaveLength(0);
+  });
+
+  it("catches a letter as it is typed and a length on leaving the field, in the customer's words with an example (24.4)", async () => {
+    await offerContract();
+    const page = await open(allowedPage, recordCalls);
+    const bik = page.locator('#bik');
+    await bik.fill('');
+    await bik.pressSequentially('04452a');
+    // Said while the customer is still typing in the field.
+    expect(await page.evaluate('document.activeElement?.id')).toBe('bik');
+    expect(await page.locator('#bik-error').textContent()).toBe('Use digits only: the BIK is 9 digits, e.g. 044525225.');
+    expect(await bik.getAttribute('aria-invalid')).toBe('true');
+    await bik.press('Backspace');
+    expect(await page.locator('#bik-error').textContent()).toBe('The BIK is 9 digits, e.g. 044525225; you have entered 5.');
+    await bik.pressSequentially('2522');
+    expect(await page.locator('#bik-error').textContent()).toBe('');
+    expect(await bik.getAttribute('aria-invalid')).toBeNull();
+
+    // A length is said when the customer leaves the field, not while they type.
+    const account = page.locator('#account');
+    await account.fill(DEMO_BANK_DETAILS.accountNumber.slice(0, 19));
+    expect(await page.locator('#account-error').textContent()).toBe('');
+    await account.press('Tab');
+    expect(await page.locator('#account-error').textContent()).toBe(
+      'The account number is 20 digits, e.g. 40817810700000000001; you have entered 19.',
+    );
+    await page.fill('#recipient', '  ');
+    await page.click('#submit');
+    await page.locator('#general-error p').waitFor();
+    expect(await page.locator('#recipient-error').textContent()).toBe("Enter the recipient's name, e.g. Anna Ivanova.");
+    expect(await page.evaluate('document.activeElement?.id')).toBe('account');
+    expect(await postsOf(page)).toEqual([]);
+  });
+
+  it("shows the API's answer where it differs from the page's checks, its dates as the customer reads them (24.4)", async () => {
+    // The table says the contract ends on DEMO_END_DATE; the page was not told, so only the API knows.
+    const contractId = await offerContract({ endDate: DEMO_END_DATE });
+    const page = await open(allowedPage, recordCalls);
+    await page.click('button[data-lang="ru"]');
+    await fill(page, { date: typedDay('2046-01-15', 'ru') });
+    await page.click('#submit');
+    const shown = await settled(page);
+    expect(await postsOf(page)).toHaveLength(1);
+    expect(shown.general).toContain('Желаемая дата расторжения позже даты окончания договора.');
+    expect(await page.locator('#date-error').textContent()).toBe('Не может быть позже окончания договора (31.12.2045)');
+    expect(await page.locator('#date').getAttribute('aria-invalid')).toBe('true');
+    expect(await tables.contractItems(contractId)).toHaveLength(0);
+  });
+
+  it("words the API's refusal of an account that does not go with the BIK for the customer (24.4)", async () => {
+    const contractId = await offerContract();
+    const page = await open(allowedPage, recordCalls);
+    await fill(page, { account: '40817810700000000002' });
+    await page.click('#submit');
+    const shown = await settled(page);
+    expect(await postsOf(page)).toHaveLength(1);
+    expect(shown.general).toContain('The account number does not match the BIK.');
+    expect(await page.locator('#account-error').textContent()).toBe(
+      'This account number does not go with the BIK: check both against your bank details.',
+    );
+    expect(await page.evaluate('document.activeElement?.id')).toBe('account');
     expect(await tables.contractItems(contractId)).toHaveLength(0);
   });
 

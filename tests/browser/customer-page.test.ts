@@ -1,0 +1,309 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_CUSTOMERS, DEMO_END_DATE, demoContractDisplay } from '../../scripts/local/demo-data';
+import { pageContract, startPageServer, type PageContract, type PageServer } from '../../scripts/local/page-server';
+import { signToken } from '../../scripts/local/signing-key';
+import {
+  launchChromium,
+  openPage,
+  PAGE_STATES,
+  REJECTION_REASONS,
+  screenshotPath,
+  SCREENSHOT_VIEWS,
+  seedRequests,
+  showState,
+  typedDay,
+  WIDTHS,
+  type Chromium,
+  type Language,
+  type StateContracts,
+} from '../../scripts/screenshot';
+import { audit, type Violation } from '../support/axe';
+import { newContract } from '../support/contracts';
+import { startHttpStack, type HttpStack } from '../support/http-stack';
+import { jsonObject } from '../support/json';
+import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
+import { postsOf, recordCalls } from '../support/page-calls';
+
+/*
+ * The demo page as a customer reads it (issue 24.1-24.6), in headless Chromium against the local
+ * stack, at a desktop's and a phone's width, in English and Russian: contracts as the customer
+ * knows them, a closed one offered as not available, dates and words in the customer's language,
+ * a rejection's reason once, real buttons, request numbers whole, and an axe-core audit of every
+ * state. Each test offers the page contracts of its own: a fresh one, one with a history of
+ * requests (rejected, withdrawn, submitted) and a closed one.
+ */
+
+const { anna } = DEMO_CUSTOMERS;
+const LANGUAGES: Language[] = ['en', 'ru'];
+let lifecycle: LifecycleStack;
+let http: HttpStack;
+let pageServer: PageServer | undefined;
+let browser: Chromium | undefined;
+let offered: PageContract[] = [];
+const pages: Page[] = [];
+
+const token = () => signToken(http.key, { customerId: anna.customerId });
+
+beforeAll(async () => {
+  lifecycle = await useLifecycleStack();
+  pageServer = await startPageServer({
+    port: 0,
+    // No timed refresh of the list during a test: what is on show changes only by the test's hand.
+    config: () => ({ apiUrl: http.offline.url, token: token(), customerId: anna.customerId, contracts: offered, refreshSeconds: 3600 }),
+  });
+  http = await startHttpStack({
+    dynamoDbEndpoint: lifecycle.tables.endpoint,
+    tables: lifecycle.tables.names,
+    env: { ALLOWED_ORIGINS: pageServer.origin },
+  });
+  browser = await launchChromium();
+}, 120_000);
+
+afterEach(async () => {
+  for (const page of pages.splice(0)) await page.close();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await pageServer?.stop();
+  await http.stop();
+  await lifecycle.stop();
+});
+
+/**
+ * Contracts of Anna's for one test, shown as her demo credit card (fresh), mortgage (with three
+ * requests, the rejection's reason in `language`) and closed cash loan, and offered in that order.
+ */
+async function contracts(language: Language): Promise<StateContracts> {
+  const fresh = await newContract(lifecycle.tables);
+  const listed = await newContract(lifecycle.tables, { endDate: DEMO_END_DATE });
+  const closed = await newContract(lifecycle.tables, { status: 'CLOSED' });
+  await seedRequests({ url: http.offline.url, token: token() }, listed, (event) => lifecycle.decide(event), REJECTION_REASONS[language]);
+  offered = [
+    pageContract({ contractId: fresh, status: 'ACTIVE' }, demoContractDisplay(anna.contracts.active)),
+    pageContract({ contractId: listed, status: 'ACTIVE', endDate: DEMO_END_DATE }, demoContractDisplay(anna.contracts.withEndDate)),
+    pageContract({ contractId: closed, status: 'CLOSED' }, demoContractDisplay(anna.contracts.closed)),
+  ];
+  return { fresh, listed, closed };
+}
+
+async function open(language: Language, width: number, prepare?: (page: Page) => Promise<void>): Promise<Page> {
+  if (!pageServer || !browser) throw new Error('the page server or the browser did not start');
+  const page = await openPage(browser.context, pageServer.url, { language, width }, prepare);
+  pages.push(page);
+  return page;
+}
+
+/** A string of the page's own evaluated in it, its answer checked to be a list of strings. */
+async function strings(page: Page, script: string): Promise<string[]> {
+  const value: unknown = await page.evaluate(script);
+  if (!Array.isArray(value)) throw new Error(`not a list: ${JSON.stringify(value)}`);
+  return value.map(String);
+}
+
+/** Everything the page says to a person: the text on show, the accessible names given apart from it, and the title. */
+const wordsOnShow = (page: Page) =>
+  strings(
+    page,
+    `[document.title, document.body.innerText, ...[...document.querySelectorAll('[aria-label]')].map((e) => e.getAttribute('aria-label'))]`,
+  );
+
+/** A day from today (the machine's and the browser's time zone are the same) as YYYY-MM-DD. */
+function dayFromToday(days: number): string {
+  const date = new Date();
+  date.setDate(date.getDate() + days);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+/** Each contract card as shown: its lines, and whether any of its text runs past the card or the window. */
+const CARDS = `[...document.querySelectorAll('label.contract')].map((card) => {
+  const parts = [...card.querySelectorAll('.contract-name, .contract-state, .contract-why')];
+  const cut = parts.some((part) => part.scrollWidth > part.clientWidth) || card.getBoundingClientRect().right > document.documentElement.clientWidth;
+  return JSON.stringify({
+    name: card.querySelector('.contract-name')?.firstChild?.textContent ?? '',
+    number: card.querySelector('.contract-number')?.textContent ?? '',
+    state: card.querySelector('.contract-state')?.textContent ?? '',
+    why: card.querySelector('.contract-why')?.textContent ?? '',
+    cut,
+  });
+})`;
+
+const EXPECTED_CARDS: Record<Language, { name: string; number: string; state: string; why: string }[]> = {
+  en: [
+    { name: 'Credit card', number: '•• 4821', state: 'Active', why: '' },
+    { name: 'Mortgage', number: '•• 7730', state: 'Active until 31 Dec 2045', why: '' },
+    { name: 'Cash loan', number: '•• 1964', state: 'Closed', why: 'Not available: the contract is already closed.' },
+  ],
+  ru: [
+    { name: 'Кредитная карта', number: '•• 4821', state: 'Действует', why: '' },
+    { name: 'Ипотека', number: '•• 7730', state: 'Действует до 31.12.2045', why: '' },
+    { name: 'Потребительский кредит', number: '•• 1964', state: 'Закрыт', why: 'Недоступен: договор уже закрыт.' },
+  ],
+};
+
+describe('the page as a customer reads it', () => {
+  it('shows each contract by product and masked number, its status whole at 1280 and 390 px, in both languages (24.1)', async () => {
+    const ids = await contracts('en');
+    for (const language of LANGUAGES) {
+      for (const width of WIDTHS) {
+        const page = await open(language, width);
+        const cards = (await strings(page, CARDS)).map((card) => jsonObject(JSON.parse(card)));
+        expect(cards, `${language} at ${width} px`).toEqual(EXPECTED_CARDS[language].map((card) => ({ ...card, cut: false })));
+        // The page scrolls only up and down, and no contract is shown by its id.
+        expect(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
+        const words = (await wordsOnShow(page)).join('\n');
+        for (const contractId of Object.values(ids)) expect(words).not.toContain(contractId);
+      }
+    }
+  });
+
+  it('offers a closed contract as not available and says why; chosen, it locks the form, so nothing is sent (24.2)', async () => {
+    const { closed } = await contracts('en');
+    const page = await open('en', 390, recordCalls);
+    const card = page.locator(`label.contract[data-contract-id="${closed}"]`);
+    expect(await card.locator('.contract-why').textContent()).toBe('Not available: the contract is already closed.');
+    await card.click();
+    await page.locator('form[data-state="unavailable"]').waitFor();
+    expect(await page.locator('#contract-note').textContent()).toBe(
+      'This contract cannot be terminated: it is not active. Its earlier requests, if any, are listed below.',
+    );
+    for (const control of ['#reason', '#date', '#bik', '#account', '#recipient', '#comment', '#submit']) {
+      expect(await page.locator(control).isDisabled(), control).toBe(true);
+    }
+    // The closed contract's (empty) history is read: the page has done all the choice makes it do.
+    await page.locator('#requests-empty').waitFor();
+    expect(await postsOf(page)).toEqual([]);
+    // Another contract makes the form usable again.
+    await page.locator('label.contract').first().click();
+    await page.locator('form[data-state="ready"]').waitFor();
+    expect(await page.locator('#contract-note').isHidden()).toBe(true);
+  });
+
+  it('writes dates as the customer reads them: 31.12.2045 in Russian, today in an error too, never YYYY-MM-DD (24.5)', async () => {
+    const { listed } = await contracts('ru');
+    const page = await open('ru', 390);
+    const card = page.locator(`label.contract[data-contract-id="${listed}"]`);
+    expect(await card.locator('.contract-state').textContent()).toBe('Действует до 31.12.2045');
+    expect(await page.inputValue('#date')).toBe(typedDay(dayFromToday(30), 'ru'));
+    await page.fill('#date', typedDay(dayFromToday(-1), 'ru'));
+    await page.press('#date', 'Tab');
+    expect(await page.locator('#date-error').textContent()).toBe(
+      `Выберите сегодняшнюю дату (${typedDay(dayFromToday(0), 'ru')}) или более позднюю.`,
+    );
+    await card.click();
+    await page.locator('#requests-list li').nth(2).waitFor();
+    const sent = await page.locator('#requests-list .sent').allTextContents();
+    expect(sent).toEqual(Array.from({ length: 3 }, () => `Отправлена ${typedDay(dayFromToday(0), 'ru')}`));
+    expect((await wordsOnShow(page)).join('\n')).not.toMatch(/\d{4}-\d{2}-\d{2}/);
+  });
+
+  it('says "заявка" for a request everywhere on the Russian page, in every state (24.5)', async () => {
+    const ids = await contracts('ru');
+    const said: string[] = [];
+    for (const state of PAGE_STATES) {
+      const page = await open('ru', 390);
+      await showState(page, state, ids);
+      said.push(...(await wordsOnShow(page)));
+    }
+    const words = said.join('\n');
+    expect(words).toMatch(/заявк/i);
+    expect(words.match(/заявлени\p{L}*/giu) ?? []).toEqual([]);
+  });
+
+  it("shows a rejected request's reason once (24.5)", async () => {
+    const ids = await contracts('en');
+    const page = await open('en', 1280);
+    await showState(page, 'list', ids);
+    const rejected = page.locator('#requests-list li[data-status="REJECTED"]');
+    const text = (await rejected.innerText()).replace(/\s+/g, ' ');
+    expect(text.split(REJECTION_REASONS.en)).toHaveLength(2);
+    expect(await rejected.locator('.reason').textContent()).toBe(`Reason: ${REJECTION_REASONS.en}`);
+  });
+
+  it('offers Withdraw as a real button, styled as the page styles its buttons and big enough to tap (24.5)', async () => {
+    const ids = await contracts('en');
+    const page = await open('en', 390);
+    await showState(page, 'list', ids);
+    const button = page.getByRole('button', { name: /^Withdraw request / });
+    expect(await button.count()).toBe(1);
+    const style = await strings(
+      page,
+      `(() => { const s = getComputedStyle(document.querySelector('button.withdraw'));
+        return [s.color, s.borderTopColor, s.borderTopStyle, s.borderTopLeftRadius, s.cursor, s.fontWeight]; })()`,
+    );
+    expect(style).toEqual(['rgb(31, 95, 191)', 'rgb(31, 95, 191)', 'solid', '4px', 'pointer', '600']);
+    const box = await button.boundingBox();
+    expect(box?.height).toBeGreaterThanOrEqual(44);
+    expect(box?.width).toBeGreaterThanOrEqual(44);
+    // A button: the keyboard presses it.
+    await button.focus();
+    await page.keyboard.press('Space');
+    await page.locator('#withdraw-dialog[open]').waitFor();
+  });
+
+  it('never breaks a request number at its hyphen, at any width from 320 px up (24.5)', async () => {
+    const ids = await contracts('en');
+    const page = await open('en', 390);
+    await showState(page, 'success', ids);
+    const number = (await page.locator('#result-number').textContent()) ?? '';
+    expect(number).toMatch(/^TR-[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+    await page.locator('#requests-list li').first().waitFor();
+    // Every place the number is written, and on how many lines each one is laid out.
+    const layout = `(() => {
+      const lines = [];
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (let at = node.data.indexOf(${JSON.stringify(number)}); at >= 0; at = node.data.indexOf(${JSON.stringify(number)}, at + 1)) {
+          const range = document.createRange();
+          range.setStart(node, at);
+          range.setEnd(node, at + ${number.length});
+          lines.push(new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size);
+        }
+      }
+      return lines;
+    })()`;
+    const broken: string[] = [];
+    let places = 0;
+    for (let width = 320; width <= 1280; width += width < 640 ? 4 : 160) {
+      await page.setViewportSize({ width, height: 900 });
+      const lines = (await strings(page, layout)).map(Number);
+      places = Math.max(places, lines.length);
+      if (lines.some((count) => count !== 1)) broken.push(`${width} px: ${lines.join(', ')}`);
+    }
+    // The result's number and message, and the list's title.
+    expect(places).toBeGreaterThanOrEqual(3);
+    expect(broken).toEqual([]);
+  });
+
+  it('passes an axe-core audit in every state, in both languages, at 1280 and 390 px (24.6)', async () => {
+    const audited: { state: string; language: Language; width: number; violations: Violation[] }[] = [];
+    for (const language of LANGUAGES) {
+      for (const width of WIDTHS) {
+        const ids = await contracts(language);
+        for (const state of PAGE_STATES) {
+          const page = await open(language, width);
+          await showState(page, state, ids);
+          audited.push({ state, language, width, violations: await audit(page) });
+          await page.close();
+        }
+      }
+    }
+    expect(audited).toHaveLength(PAGE_STATES.length * LANGUAGES.length * WIDTHS.length);
+    const found = audited.filter(({ violations }) => violations.length > 0);
+    expect(found).toEqual([]);
+  }, 240_000);
+
+  it('has a picture of every state in docs/images, each shown in docs/local-development.md (npm run screenshot makes them)', () => {
+    const doc = readFileSync('docs/local-development.md', 'utf8');
+    for (const state of PAGE_STATES) {
+      for (const view of SCREENSHOT_VIEWS) {
+        const path = screenshotPath(state, view);
+        expect(existsSync(path), path).toBe(true);
+        expect(doc).toContain(`(${path.replace(/^docs\//, '')})`);
+      }
+    }
+  });
+});

@@ -1,0 +1,107 @@
+/*
+ * The page's own checks of what the customer types: the obvious ones (digits only, lengths, a
+ * field left empty, a date out of range), so they are caught before any call, most of them as
+ * the customer types. The API checks everything again and has the last word: what it refuses
+ * and the page did not catch is shown as the API words it. No DOM here, so a unit test can hold
+ * these limits against the API's own validator (tests/unit/page-fields.test.ts).
+ */
+
+export const BIK_DIGITS = 9;
+export const ACCOUNT_DIGITS = 20;
+/** Characters (Unicode code points), as the API counts them. */
+export const NAME_MAX = 255;
+export const COMMENT_MAX = 1000;
+
+/** What is wrong with a field, for the page to put in the customer's words. */
+export type FieldProblem =
+  | { code: 'required' }
+  | { code: 'digitsOnly' }
+  | { code: 'digitCount'; entered: number }
+  | { code: 'noLetter' }
+  | { code: 'tooLong'; max: number; entered: number }
+  | { code: 'hiddenCharacters' }
+  | { code: 'dateFormat' }
+  | { code: 'dateBeforeToday'; today: string }
+  | { code: 'dateAfterEnd'; endDate: string }
+  | { code: 'commentRequired' };
+
+/**
+ * When a check runs: `typing` finds only what no further typing can mend (a letter among digits,
+ * too many characters); `complete` (leaving the field, submitting) finds everything.
+ */
+export type Moment = 'typing' | 'complete';
+
+/**
+ * Characters a person's text may not hold, as the API rules them (control and format characters,
+ * separators, private use, unpaired surrogates, default-ignorable ones; variation selectors are
+ * fine). Line breaks are allowed in a comment only.
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
+const VARIATION_SELECTOR = /^[\uFE00-\uFE0F]$/u;
+const LINE_BREAK = /^[\n\r\u2028\u2029]$/u;
+
+function hasHidden(value: string, lineBreaksAllowed: boolean): boolean {
+  return Array.from(value.matchAll(HIDDEN), ([c]) => c).some(
+    (c) => !VARIATION_SELECTOR.test(c) && !(lineBreaksAllowed && LINE_BREAK.test(c)),
+  );
+}
+
+const codePoints = (value: string) => Array.from(value).length;
+
+/** Digits as the customer may type them: spaces (a common way to group digits) are dropped. */
+export const withoutSpaces = (value: string) => value.replace(/\s+/g, '');
+
+/** A BIK (9 digits) or an account number (20 digits). */
+export function checkDigits(value: string, digits: number, moment: Moment): FieldProblem | undefined {
+  const typed = withoutSpaces(value);
+  if (typed === '') return moment === 'complete' ? { code: 'required' } : undefined;
+  if (!/^[0-9]*$/.test(typed)) return { code: 'digitsOnly' };
+  if (typed.length > digits || (moment === 'complete' && typed.length < digits)) return { code: 'digitCount', entered: typed.length };
+  return undefined;
+}
+
+export function checkRecipientName(value: string, moment: Moment): FieldProblem | undefined {
+  const name = value.trim();
+  if (codePoints(name) > NAME_MAX) return { code: 'tooLong', max: NAME_MAX, entered: codePoints(name) };
+  if (moment === 'typing') return undefined;
+  if (name === '') return { code: 'required' };
+  if (hasHidden(name, false)) return { code: 'hiddenCharacters' };
+  if (!/\p{L}/u.test(name)) return { code: 'noLetter' };
+  return undefined;
+}
+
+export function checkComment(value: string, commentRequired: boolean, moment: Moment): FieldProblem | undefined {
+  if (codePoints(value) > COMMENT_MAX) return { code: 'tooLong', max: COMMENT_MAX, entered: codePoints(value) };
+  if (moment === 'typing') return undefined;
+  if (hasHidden(value, true)) return { code: 'hiddenCharacters' };
+  if (commentRequired && !/[\p{L}\p{N}]/u.test(value)) return { code: 'commentRequired' };
+  return undefined;
+}
+
+/**
+ * A day as a customer types it: day, month and year with dots, slashes or hyphens between them
+ * (25.12.2026, 25/12/2026), or as YYYY-MM-DD (pasted); YYYY-MM-DD when it is a real calendar day.
+ */
+export function parseDate(value: string): string | undefined {
+  const typed = value.trim();
+  const iso = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(typed);
+  const dayFirst = /^(\d{1,2})[./-](\d{1,2})[./-](\d{4})$/.exec(typed);
+  const [year, month, day] = iso ? [iso[1], iso[2], iso[3]] : dayFirst ? [dayFirst[3], dayFirst[2], dayFirst[1]] : [];
+  if (year === undefined || month === undefined || day === undefined) return undefined;
+  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  if (date.getUTCFullYear() !== Number(year) || date.getUTCMonth() !== Number(month) - 1 || date.getUTCDate() !== Number(day))
+    return undefined;
+  return date.toISOString().slice(0, 10);
+}
+
+/** The desired date as typed, against today and the contract's end (YYYY-MM-DD, compared as text). */
+export function checkDate(value: string, today: string, endDate: string | undefined, moment: Moment): FieldProblem | undefined {
+  if (/[^0-9./\-\s]/.test(value)) return { code: 'dateFormat' };
+  if (moment === 'typing') return undefined;
+  if (value.trim() === '') return { code: 'required' };
+  const day = parseDate(value);
+  if (day === undefined) return { code: 'dateFormat' };
+  if (day < today) return { code: 'dateBeforeToday', today };
+  if (endDate !== undefined && day > endDate) return { code: 'dateAfterEnd', endDate };
+  return undefined;
+}
