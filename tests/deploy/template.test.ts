@@ -389,6 +389,49 @@ describe('the lifecycle (docs/events.md)', () => {
     });
   }, 60_000);
 
+  it("lets only the publisher's role put this service's source on the bus (issue 22.2)", () => {
+    const policy = at(resource(prod, 'ServiceEventSendersPolicy'), 'Properties');
+    expect(at(policy, 'EventBusName')).toEqual(at(resource(prod, 'DecisionSendersPolicy'), 'Properties', 'EventBusName'));
+    expect(at(policy, 'Statement')).toEqual({
+      Effect: 'Deny',
+      Principal: '*',
+      Action: 'events:PutEvents',
+      Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:event-bus/contract-termination-prod-events' },
+      Condition: {
+        'ForAnyValue:StringEquals': { 'events:source': ['bank.contract-termination'] },
+        ArnNotEquals: { 'aws:PrincipalArn': { 'Fn::GetAtt': ['PublishRequestEventsRole', 'Arn'] } },
+      },
+    });
+  });
+
+  it('lets nobody but the rule and the consumer send to the decision dead letters, nobody but the publisher to its own (issue 22.1)', () => {
+    const statements = (name: string) => at(resource(prod, name), 'Properties', 'PolicyDocument', 'Statement');
+    expect(at(statements('DecisionDeadLetterQueuePolicy'), 1)).toEqual({
+      Sid: 'OnlyTheRuleAndTheConsumerSend',
+      Effect: 'Deny',
+      Principal: '*',
+      Action: 'sqs:SendMessage',
+      Resource: { 'Fn::GetAtt': ['DecisionDeadLetterQueue', 'Arn'] },
+      Condition: {
+        ArnNotEquals: {
+          'aws:SourceArn': { 'Fn::GetAtt': ['DecisionRule', 'Arn'] },
+          'aws:PrincipalArn': { 'Fn::GetAtt': ['ApplyStatusDecisionRole', 'Arn'] },
+        },
+      },
+    });
+    expect(at(resource(prod, 'PublisherDeadLetterQueuePolicy'), 'Properties', 'Queues')).toEqual([{ Ref: 'PublisherDeadLetterQueue' }]);
+    expect(statements('PublisherDeadLetterQueuePolicy')).toEqual([
+      {
+        Sid: 'OnlyThePublisherSends',
+        Effect: 'Deny',
+        Principal: '*',
+        Action: 'sqs:SendMessage',
+        Resource: { 'Fn::GetAtt': ['PublisherDeadLetterQueue', 'Arn'] },
+        Condition: { ArnNotEquals: { 'aws:PrincipalArn': { 'Fn::GetAtt': ['PublishRequestEventsRole', 'Arn'] } } },
+      },
+    ]);
+  });
+
   it('lets only the rule invoke the consumer (issue 15.2)', () => {
     const permissions = ofType(prod, 'AWS::Lambda::Permission').filter(([, p]) =>
       JSON.stringify(at(p, 'Properties', 'FunctionName')).includes('ApplyStatusDecisionLambdaFunction'),

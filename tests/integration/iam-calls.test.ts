@@ -9,7 +9,7 @@ import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { startJwksServer } from '../../scripts/local/jwks-server';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken } from '../../scripts/local/signing-key';
 import { headersWithKey, validBody } from '../support/bodies';
-import { ACCOUNT_ID, REGION, TemplateResolver, streamArn, queueArn } from '../support/cfn-intrinsics';
+import { ACCOUNT_ID, REGION, TemplateResolver, roleArn, streamArn, queueArn } from '../support/cfn-intrinsics';
 import { newContract } from '../support/contracts';
 import { at } from '../support/json';
 import { callHandler, withdrawalOf, type HandlerAnswer } from '../support/handler';
@@ -496,6 +496,60 @@ describe('the prod roles, against the recorded calls', () => {
         setOperatorKeys: READ_AS_SET_OPERATOR,
       });
       expect(verdict.result).toBe('ExplicitlyDenied');
+    });
+
+    /** The same access made by another function's role (the recorded context names the caller). */
+    const madeBy = (fn: FunctionRole, access: ProdAccess): ProdAccess => ({
+      ...access,
+      context: { ...access.context, 'aws:PrincipalArn': roleArn(fn.role) },
+    });
+    /** A principal of the account allowed everything by its own policies: only a resource policy stops it. */
+    const insiderPolicy = {
+      name: 'insider',
+      document: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] },
+    };
+
+    it("lets the publisher put this service's events, and refuses them to any other role of the account (issue 22.2)", async () => {
+      const [access] = publishes();
+      if (access === undefined) throw new Error('The publisher made no PutEvents');
+      const resourcePolicy = resourcePolicyFor(resolver, access.resource);
+      const asPublisher = await simulate(roleOf(roles, 'publish-request-events'), access, {
+        resourcePolicy,
+        setOperatorKeys: READ_AS_SET_OPERATOR,
+      });
+      expect(asPublisher.result).toBe('Allowed');
+      for (const other of ['create-termination-request', 'apply-status-decision']) {
+        const verdict = await simulate(roleOf(roles, other), madeBy(roleOf(roles, other), access), {
+          policies: [insiderPolicy],
+          resourcePolicy,
+          setOperatorKeys: READ_AS_SET_OPERATOR,
+        });
+        expect([other, verdict.result]).toEqual([other, 'ExplicitlyDenied']);
+      }
+    });
+
+    it("refuses a decision planted in the dead-letter queue by any role but the consumer, and any letter in the publisher's but its own (issue 22.1)", async () => {
+      const [sent] = prodAccesses(roles, resolver, recordedCalls('apply-status-decision')).filter((a) => a.action === 'sqs:SendMessage');
+      if (sent === undefined) throw new Error('The consumer sent no dead letter');
+      const resourcePolicy = resourcePolicyFor(resolver, sent.resource);
+      expect((await simulate(roleOf(roles, 'apply-status-decision'), sent, { resourcePolicy })).result).toBe('Allowed');
+      const insider = roleOf(roles, 'create-termination-request');
+      const planted = await simulate(insider, madeBy(insider, sent), { policies: [insiderPolicy], resourcePolicy });
+      expect(planted.result).toBe('ExplicitlyDenied');
+      const publisherQueue = { ...sent, resource: sent.resource.replace('decision-dead-letters', 'publisher-dead-letters') };
+      const publisherPolicy = resourcePolicyFor(resolver, publisherQueue.resource);
+      expect(publisherPolicy).toBeDefined();
+      const publisher = roleOf(roles, 'publish-request-events');
+      const asPublisher = await simulate(publisher, madeBy(publisher, publisherQueue), {
+        policies: publisher.policies,
+        resourcePolicy: publisherPolicy,
+      });
+      expect(asPublisher.result).toBe('Allowed');
+      const asConsumer = await simulate(roleOf(roles, 'apply-status-decision'), publisherQueue, {
+        policies: [insiderPolicy],
+        resourcePolicy: publisherPolicy,
+      });
+      expect(asConsumer.result).toBe('ExplicitlyDenied');
     });
   });
 });
