@@ -4,6 +4,9 @@ import { validateTerminationInput } from '../../lib/api-model/validator';
 import { SECURITY_HEADERS } from '../../lib/http/answers';
 import { MAX_BODY_BYTES, readJsonObjectBody } from '../../lib/http/request';
 import { textsFor } from '../../lib/http/texts';
+import { bearerToken } from '../../lib/auth/token-verifier';
+import { makeSigningKey, signToken } from '../../scripts/local/signing-key';
+import { refusedAuthorizations } from '../support/jwt-attacks';
 import { at, jsonObject, parsedObject } from '../support/json';
 import { largestValidBody } from '../support/largest-body';
 import { ofType, resource, templatePackager, type Json } from '../support/packaged-template';
@@ -136,7 +139,7 @@ describe("the gateway's own answers (issue 15.3)", () => {
   });
 });
 
-describe('the WAF (issue 15.3, 15.4)', () => {
+describe('the WAF (issue 15.3, 15.4, 22.3)', () => {
   const acl = () => at(resource(prod, 'WebAcl'), 'Properties');
   const rules = () => {
     const list = at(acl(), 'Rules');
@@ -224,12 +227,109 @@ describe('the WAF (issue 15.3, 15.4)', () => {
     expect(priority('rate-limited-ru')).toBeLessThan(priority('rate-limited'));
   });
 
+  it('counts each bearer token once too, beside each address: both label the calls the 429 answers stop (issue 22.3)', () => {
+    const rate = rule('rate-per-token');
+    expect(at(rate, 'Statement', 'RateBasedStatement')).toEqual({
+      Limit: '300',
+      EvaluationWindowSec: 300,
+      AggregateKeyType: 'CUSTOM_KEYS',
+      CustomKeys: [{ Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }],
+    });
+    expect(at(rate, 'Action')).toEqual({ Count: {} });
+    expect(at(rate, 'RuleLabels')).toEqual(at(rule('rate-per-ip'), 'RuleLabels'));
+    const priority = (name: string) => Number(at(rule(name), 'Priority'));
+    expect(priority('rate-per-token')).toBeLessThan(priority('rate-limited-ru'));
+  });
+
+  it('answers a call without a well-formed bearer token with 401 before the gateway, as the gateway would; a preflight passes (issue 22.3)', () => {
+    const noToken = rule('no-bearer-token');
+    const custom = at(noToken, 'Action', 'Block', 'CustomResponse');
+    expect(at(custom, 'ResponseCode')).toBe(401);
+    expect(headersOf(custom)['WWW-Authenticate']).toBe('Bearer');
+    // The gateway's own 401, but for the request id only the gateway knows.
+    expect(customBody(at(custom, 'CustomResponseBodyKey'))).toEqual({
+      ...bodyOf(response(prod, 'UNAUTHORIZED').template),
+      correlationId: '',
+    });
+    const [preflight, token] = [
+      at(noToken, 'Statement', 'AndStatement', 'Statements', 0),
+      at(noToken, 'Statement', 'AndStatement', 'Statements', 1),
+    ];
+    expect(at(preflight, 'NotStatement', 'Statement', 'ByteMatchStatement')).toMatchObject({
+      FieldToMatch: { Method: {} },
+      PositionalConstraint: 'EXACTLY',
+      SearchString: 'OPTIONS',
+    });
+    expect(at(token, 'NotStatement', 'Statement', 'RegexMatchStatement', 'FieldToMatch')).toEqual({
+      SingleHeader: { Name: 'authorization' },
+    });
+    expect(at(token, 'NotStatement', 'Statement', 'RegexMatchStatement', 'TextTransformations')).toEqual([
+      { Priority: 0, Type: 'LOWERCASE' },
+    ]);
+    // Before the stage's throttle counts it: a WAF rule runs before API Gateway sees the call.
+    expect(Number(at(noToken, 'Priority'))).toBeLessThan(Number(at(rule('aws-common-rules'), 'Priority')));
+  });
+
+  it('lets through every token the authorizer could accept, and stops only what it would refuse (issue 22.3)', () => {
+    const regex = at(
+      rule('no-bearer-token'),
+      'Statement',
+      'AndStatement',
+      'Statements',
+      1,
+      'NotStatement',
+      'Statement',
+      'RegexMatchStatement',
+      'RegexString',
+    );
+    // As the WAF reads it: the header lower-cased, then the pattern.
+    const wafAdmits = (authorization: string) => new RegExp(String(regex)).test(authorization.toLowerCase());
+    const key = makeSigningKey();
+    const genuine = signToken(key, { customerId: 'customer-anna' });
+    for (const header of [
+      `Bearer ${genuine}`,
+      `bearer ${genuine}`,
+      `BEARER  ${genuine} `,
+      `Bearer ${genuine.slice(0, genuine.lastIndexOf('.') + 1)}`,
+    ])
+      expect(wafAdmits(header), header.slice(0, 20)).toBe(true);
+    const parses = (authorization: string): boolean => {
+      try {
+        const [header = '', claims = ''] = bearerToken(authorization).split('.');
+        return [header, claims].every((part) => typeof JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) === 'object');
+      } catch {
+        return false;
+      }
+    };
+    const attacks = refusedAuthorizations(key, 'customer-anna').map(([, header]) => header);
+    const junk = [
+      '',
+      'Bearer',
+      'Bearer ',
+      'Basic dXNlcjpwYXNz',
+      'Bearer abc.def.ghi',
+      'Bearer eyJ.e30',
+      'Token eyJhbGciOiJub25lIn0.e30.',
+      genuine,
+    ];
+    const stopped = [...attacks, ...junk].filter((header) => !wafAdmits(header));
+    expect(stopped.length).toBeGreaterThan(junk.length - 2);
+    // Whatever the WAF stops, the authorizer could not even read as a token of JSON parts.
+    for (const header of stopped) expect(parses(header), header.slice(0, 40)).toBe(false);
+  });
+
   it('lets a page on any origin read every WAF answer, with the security headers', () => {
     const blocks = rules().flatMap((r) => {
       const custom = at(r, 'Action', 'Block', 'CustomResponse');
       return custom === undefined ? [] : [[String(at(r, 'Name')), custom] as const];
     });
-    expect(blocks.map(([name]) => name).sort()).toEqual(['body-too-large', 'body-too-large-ru', 'rate-limited', 'rate-limited-ru']);
+    expect(blocks.map(([name]) => name).sort()).toEqual([
+      'body-too-large',
+      'body-too-large-ru',
+      'no-bearer-token',
+      'rate-limited',
+      'rate-limited-ru',
+    ]);
     for (const [name, custom] of blocks) {
       expect(headersOf(custom), name).toMatchObject({
         ...SECURITY_HEADERS,

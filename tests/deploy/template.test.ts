@@ -586,9 +586,12 @@ describe('production protections', () => {
     const acl = resource(prod, 'WebAcl');
     const rules = at(acl, 'Properties', 'Rules');
     expect(at(rules, 0, 'Statement', 'RateBasedStatement')).toMatchObject({ AggregateKeyType: 'IP', Limit: expect.anything() });
-    // The rate rule labels; the next two answer 429 in Russian or English (tests/deploy/gateway-answers.test.ts).
+    // The rate rules (per address, per token) label; the next two answer 429 in Russian or English
+    // (tests/deploy/gateway-answers.test.ts); the managed rules come last.
+    expect(at(rules, 1, 'Statement', 'RateBasedStatement')).toMatchObject({ AggregateKeyType: 'CUSTOM_KEYS' });
     expect(at(rules, 2, 'Action', 'Block', 'CustomResponse', 'ResponseCode')).toBe(429);
-    expect(at(rules, 5, 'Statement', 'ManagedRuleGroupStatement', 'Name')).toBe('AWSManagedRulesCommonRuleSet');
+    expect(at(rules, 7, 'Statement', 'ManagedRuleGroupStatement', 'Name')).toBe('AWSManagedRulesCommonRuleSet');
+    expect(Array.isArray(rules) ? rules.length : 0).toBe(8);
     expect(at(resource(prod, 'WebAclAssociation'), 'Properties', 'ResourceArn')).toEqual({
       'Fn::Sub': expect.stringContaining('/restapis/${ApiGatewayRestApi}/stages/prod'),
     });
@@ -615,7 +618,10 @@ describe('production protections', () => {
     const reserved = (template: Json, fn: string) => at(resource(template, fn), 'Properties', 'ReservedConcurrentExecutions');
     expect(reserved(prod, 'CreateTerminationRequestLambdaFunction')).toBe(100);
     expect(reserved(prod, 'AuthorizeCustomerLambdaFunction')).toBe(50);
+    // The withdrawal, a customer's act like the create, keeps its own share (issue 22.8).
+    expect(reserved(prod, 'WithdrawTerminationRequestLambdaFunction')).toBe(20);
     expect(reserved(dev, 'CreateTerminationRequestLambdaFunction')).toBeUndefined();
+    expect(reserved(dev, 'WithdrawTerminationRequestLambdaFunction')).toBeUndefined();
   });
 
   it('keeps the requests table when the stack is deleted or the table replaced', () => {
