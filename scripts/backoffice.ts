@@ -148,12 +148,20 @@ async function report(
     );
     return 1;
   }
-  const outcome = isRecord(delivery.answer) ? String(delivery.answer['outcome']) : JSON.stringify(delivery.answer);
+  const outcome = isRecord(delivery.answer) && typeof delivery.answer['outcome'] === 'string' ? delivery.answer['outcome'] : undefined;
   const now = (await readRequest(found))?.['status'];
+  const applied = `Applied. The request is now ${String(now)} (${found.requestNumber}, was ${String(before)}); npm start prints its StatusChanged event.`;
+  if (outcome === undefined) {
+    // A target that answers no outcome: the request, read after, is all there is to go by.
+    if (now === status && before !== status) {
+      console.log(applied);
+      return 0;
+    }
+    console.log(`Unknown: the consumer answered no outcome, and request ${found.requestNumber} is ${String(now)}.`);
+    return 1;
+  }
   if (outcome === 'applied') {
-    console.log(
-      `Applied: request ${found.requestNumber} is now ${String(now)} (was ${String(before)}). npm start prints its StatusChanged event.`,
-    );
+    console.log(applied);
     return 0;
   }
   if (outcome === 'duplicate') {
