@@ -79,7 +79,7 @@ export interface paths {
         put?: never;
         /**
          * Withdraw a termination request
-         * @description The customer withdraws their own request while it is SUBMITTED or IN_REVIEW: it becomes WITHDRAWN, final, and the contract may take a new request. No body. Reuse one Idempotency-Key for every retry of one user action: a replay answers 200 with the first answer, byte for byte. A request the bank has approved, or that is already final, answers 409 REQUEST_NOT_WITHDRAWABLE with its status in details.
+         * @description The customer withdraws their own request while it is SUBMITTED or IN_REVIEW: it becomes WITHDRAWN, final, and the contract may take a new request. No body: a call with one, even {}, answers 400 MALFORMED_REQUEST. Reuse one Idempotency-Key for every retry of one user action: a replay answers 200 with the first answer, byte for byte. A request the bank has approved, or that is already final, answers 409 REQUEST_NOT_WITHDRAWABLE with its status in details.
          */
         post: operations["withdrawTerminationRequest"];
         delete?: never;
@@ -153,7 +153,7 @@ export interface components {
                 commentRequired: boolean;
             }[];
         };
-        Error: {
+        ErrorBody: {
             errorCode: string;
             message: string;
             correlationId: string;
@@ -184,7 +184,7 @@ export interface operations {
             };
             header?: {
                 "X-Correlation-Id"?: string;
-                /** @description ru for Russian texts; English otherwise. */
+                /** @description ru for Russian texts; English otherwise. At most 512 characters (longer: 400 VALIDATION_ERROR). */
                 "Accept-Language"?: string;
             };
             path: {
@@ -219,14 +219,14 @@ export interface operations {
                     "application/json": components["schemas"]["TerminationRequestList"];
                 };
             };
-            /** @description The request could not be read, or fields are not valid (details lists each). */
+            /** @description A path, query or header value is not valid (details lists each). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "VALIDATION_ERROR";
                     };
@@ -239,33 +239,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "UNAUTHORIZED";
                     };
                 };
             };
-            /** @description The contract belongs to another customer. */
+            /** @description The contract belongs to another customer, or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED" | "WAF_FILTERED";
                     };
                 };
             };
-            /** @description No such contract, or (reads) no such request on it. */
+            /** @description No such contract, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "CONTRACT_NOT_FOUND" | "ROUTE_NOT_FOUND";
                     };
@@ -278,20 +278,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "REQUEST_TOO_LARGE";
                     };
                 };
             };
-            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry later. */
+            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry after Retry-After seconds. */
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "THROTTLED";
                     };
@@ -304,7 +306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "INTERNAL_ERROR";
                     };
@@ -319,7 +321,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "SERVICE_UNAVAILABLE";
                     };
@@ -334,7 +336,7 @@ export interface operations {
                 /** @description UUID; scoped to the customer; kept 24 h. Missing: 400 IDEMPOTENCY_KEY_MISSING. */
                 "Idempotency-Key": string;
                 "X-Correlation-Id"?: string;
-                /** @description ru for Russian texts; English otherwise. */
+                /** @description ru for Russian texts; English otherwise. At most 512 characters (longer: 400 VALIDATION_ERROR). */
                 "Accept-Language"?: string;
             };
             path: {
@@ -411,7 +413,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "MALFORMED_REQUEST" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_MISSING";
                     };
@@ -424,33 +426,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "UNAUTHORIZED";
                     };
                 };
             };
-            /** @description The contract belongs to another customer. */
+            /** @description The contract belongs to another customer, or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED" | "WAF_FILTERED";
                     };
                 };
             };
-            /** @description No such contract, or (reads) no such request on it. */
+            /** @description No such contract, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "CONTRACT_NOT_FOUND" | "ROUTE_NOT_FOUND";
                     };
@@ -463,7 +465,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "ACTIVE_REQUEST_ALREADY_EXISTS";
                     };
@@ -476,7 +478,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "REQUEST_TOO_LARGE";
                     };
@@ -489,20 +491,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "CONTRACT_NOT_ACTIVE" | "TERMINATION_DATE_AFTER_CONTRACT_END" | "BANK_ACCOUNT_KEY_MISMATCH" | "COMMENT_REQUIRED" | "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
-            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry later. */
+            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry after Retry-After seconds. */
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "THROTTLED";
                     };
@@ -515,7 +519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "INTERNAL_ERROR";
                     };
@@ -530,7 +534,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "SERVICE_UNAVAILABLE";
                     };
@@ -543,7 +547,7 @@ export interface operations {
             query?: never;
             header?: {
                 "X-Correlation-Id"?: string;
-                /** @description ru for Russian texts; English otherwise. */
+                /** @description ru for Russian texts; English otherwise. At most 512 characters (longer: 400 VALIDATION_ERROR). */
                 "Accept-Language"?: string;
             };
             path: {
@@ -574,14 +578,14 @@ export interface operations {
                     "application/json": components["schemas"]["TerminationRequest"];
                 };
             };
-            /** @description The request could not be read, or fields are not valid (details lists each). */
+            /** @description A path or header value is not valid (details lists each). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "VALIDATION_ERROR";
                     };
@@ -594,33 +598,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "UNAUTHORIZED";
                     };
                 };
             };
-            /** @description The contract belongs to another customer. */
+            /** @description The contract belongs to another customer, or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED" | "WAF_FILTERED";
                     };
                 };
             };
-            /** @description No such contract, or (reads) no such request on it. */
+            /** @description No such contract, or no such request on it, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "CONTRACT_NOT_FOUND" | "TERMINATION_REQUEST_NOT_FOUND" | "ROUTE_NOT_FOUND";
                     };
@@ -633,20 +637,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "REQUEST_TOO_LARGE";
                     };
                 };
             };
-            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry later. */
+            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry after Retry-After seconds. */
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "THROTTLED";
                     };
@@ -659,7 +665,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "INTERNAL_ERROR";
                     };
@@ -674,7 +680,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "SERVICE_UNAVAILABLE";
                     };
@@ -687,7 +693,7 @@ export interface operations {
             query?: never;
             header?: {
                 "X-Correlation-Id"?: string;
-                /** @description ru for Russian texts; English otherwise. */
+                /** @description ru for Russian texts; English otherwise. At most 512 characters (longer: 400 VALIDATION_ERROR). */
                 "Accept-Language"?: string;
             };
             path?: never;
@@ -741,14 +747,14 @@ export interface operations {
                     "application/json": components["schemas"]["TerminationReasonList"];
                 };
             };
-            /** @description The request could not be read, or fields are not valid (details lists each). */
+            /** @description A header value is not valid (details lists each). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "VALIDATION_ERROR";
                     };
@@ -761,33 +767,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "UNAUTHORIZED";
                     };
                 };
             };
-            /** @description The contract belongs to another customer. */
+            /** @description API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "ACCESS_DENIED" | "WAF_FILTERED";
                     };
                 };
             };
-            /** @description No such contract, or (reads) no such request on it. */
+            /** @description There is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "ROUTE_NOT_FOUND";
                     };
@@ -800,20 +806,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "REQUEST_TOO_LARGE";
                     };
                 };
             };
-            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry later. */
+            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry after Retry-After seconds. */
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "THROTTLED";
                     };
@@ -826,7 +834,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "INTERNAL_ERROR";
                     };
@@ -841,7 +849,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "SERVICE_UNAVAILABLE";
                     };
@@ -856,7 +864,7 @@ export interface operations {
                 /** @description UUID; scoped to the customer and to withdrawals; kept 24 h. Missing: 400 IDEMPOTENCY_KEY_MISSING. */
                 "Idempotency-Key": string;
                 "X-Correlation-Id"?: string;
-                /** @description ru for Russian texts; English otherwise. */
+                /** @description ru for Russian texts; English otherwise. At most 512 characters (longer: 400 VALIDATION_ERROR). */
                 "Accept-Language"?: string;
             };
             path: {
@@ -887,16 +895,16 @@ export interface operations {
                     "application/json": components["schemas"]["Withdrawal"];
                 };
             };
-            /** @description The request could not be read, or fields are not valid (details lists each). */
+            /** @description A body was sent (this call takes none), the Idempotency-Key is missing, or a path or header value is not valid (details lists each). */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        errorCode: "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_MISSING";
+                        errorCode: "VALIDATION_ERROR" | "MALFORMED_REQUEST" | "IDEMPOTENCY_KEY_MISSING";
                     };
                 };
             };
@@ -907,46 +915,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "UNAUTHORIZED";
                     };
                 };
             };
-            /** @description The contract belongs to another customer. */
+            /** @description The contract belongs to another customer, or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED" | "WAF_FILTERED";
                     };
                 };
             };
-            /** @description No such contract, or (reads) no such request on it. */
+            /** @description No such contract, or no such request on it, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "CONTRACT_NOT_FOUND" | "TERMINATION_REQUEST_NOT_FOUND" | "ROUTE_NOT_FOUND";
                     };
                 };
             };
-            /** @description The contract already has an active termination request; the message names its number. */
+            /** @description The request can no longer be withdrawn: the bank has approved it, or it is final; details names its status. */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "REQUEST_NOT_WITHDRAWABLE";
                     };
@@ -959,33 +967,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "REQUEST_TOO_LARGE";
                     };
                 };
             };
-            /** @description A business rule refused the request, or the Idempotency-Key was used for another request. */
+            /** @description The Idempotency-Key was used for another action (a withdrawal of another request). */
             422: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "IDEMPOTENCY_KEY_REUSED";
                     };
                 };
             };
-            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry later. */
+            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry after Retry-After seconds. */
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "THROTTLED";
                     };
@@ -998,7 +1008,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "INTERNAL_ERROR";
                     };
@@ -1013,7 +1023,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         errorCode: "SERVICE_UNAVAILABLE";
                     };

@@ -8,5 +8,5 @@ const config = loadEdgeConfig();
 
 /** GET /api/v1/termination-reasons: the reasons a customer may give, labelled in their language. */
 export const handler = withLambdaContext((event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
-  answerCall(event, config, () => Promise.resolve(listTerminationReasons())),
+  answerCall(event, config, (_customerId, edge) => Promise.resolve(listTerminationReasons(edge.problems))),
 );

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { loadServiceConfig } from '../lib/config';
 import { storeFor } from '../lib/dynamodb/termination-table';
 import { answerCall } from '../lib/http/edge';
-import { header } from '../lib/http/request';
+import { assertNoBody, header } from '../lib/http/request';
 import { withLambdaContext } from '../lib/observability/lambda-context';
 import { withdrawTerminationRequest, type WithdrawDeps } from '../lib/termination/withdraw-termination-request';
 
@@ -13,16 +13,17 @@ const deps: WithdrawDeps = {
   budgetMs: config.budgetMs,
 };
 
-/** POST /api/v1/contracts/{contractId}/termination-requests/{requestId}/withdrawal */
+/** POST /api/v1/contracts/{contractId}/termination-requests/{requestId}/withdrawal: no body. */
 export const handler = withLambdaContext((event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
-  answerCall(event, config, (customerId, edge) =>
-    withdrawTerminationRequest(deps, {
+  answerCall(event, config, (customerId, edge) => {
+    assertNoBody(event);
+    return withdrawTerminationRequest(deps, {
       customerId,
       contractId: event.pathParameters?.['contractId'],
       requestId: event.pathParameters?.['requestId'],
       idempotencyKey: header(event, 'Idempotency-Key'),
       withdrawnMessage: edge.texts.withdrawn,
       edgeProblems: edge.problems,
-    }),
-  ),
+    });
+  }),
 );

@@ -9,7 +9,8 @@ import { decisionEvent } from './local/decision-event';
 import { localClient } from './local/dynamodb-local';
 import { requestKeyOf } from '../lib/dynamodb/keys';
 import { runningStack } from './local/running-stack';
-import { LOCAL_EVENT_BUS } from './local/service-env';
+import type { Delivery, EventFate } from './local/aws-stand-in';
+import { LOCAL_EVENT_BUS, localDefaults } from './local/service-env';
 import { localEndpoint } from '../lib/aws/local-endpoint';
 
 /*
@@ -17,9 +18,12 @@ import { localEndpoint } from '../lib/aws/local-endpoint';
  * [--event-id <id>]: the bank's back office deciding on a request of the running local stack
  * (npm start). It puts a TerminationRequestStatusChanged event on the bus with PutEvents, as the
  * back office does in AWS; the stack's stand-in routes it by the template's own rule pattern to
- * the real consumer in serverless offline. It then watches the request for the new status. Give
- * the same --event-id twice to send one decision twice. It finds the stack on the ports npm
- * start really uses (.local/stack.json).
+ * the real consumer in serverless offline. It then says, here, what became of the decision: the
+ * stand-in tells which rule took the event, what the consumer answered (applied, duplicate, or
+ * the refusal) and the dead letter that carries the refusal's reasons; the request is read after.
+ * Exit code 0 when the decision is applied or was already, 1 when it was not applied, 2 for a
+ * usage error. Give the same --event-id twice to send one decision twice. It finds the stack on
+ * the ports npm start really uses (.local/stack.json).
  */
 
 const usage = `usage: npm run backoffice -- --request <requestNumber or requestId> --status <${DECISION_STATUSES.join('|')}> [--reason "..."] [--event-id <id>]`;
@@ -72,18 +76,103 @@ async function findRequest(request: string): Promise<{ requestId: string; contra
   return { requestId: String(Item['requestId']), contractId: String(Item['contractId']), requestNumber };
 }
 
-/** The request once its status differs from `before`, else as it is after five seconds. */
-async function watchStatus(
-  found: { requestId: string; contractId: string },
+/** The request as it is now. */
+async function readRequest(found: { requestId: string; contractId: string }): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { ...requestKeyOf(found.contractId, found.requestId) } }));
+  return Item;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A delivery as the stand-in reports it, checked. */
+function deliveryOf(value: unknown): Delivery | undefined {
+  if (!isRecord(value) || typeof value['rule'] !== 'string') return undefined;
+  const rule = value['rule'];
+  if (value['state'] === 'pending') return { rule, state: 'pending' };
+  if (value['state'] === 'answered') return { rule, state: 'answered', answer: value['answer'] };
+  if (value['state'] === 'failed') return { rule, state: 'failed', error: String(value['error']) };
+  return undefined;
+}
+
+/** What the stand-in knows of the event once every rule's target has answered (or after 30 s, as it is then). */
+async function fateOf(eventId: string): Promise<EventFate | undefined> {
+  const deadline = Date.now() + 30_000;
+  let fate: EventFate | undefined;
+  do {
+    const response = await fetch(`${stack.awsStandIn}/local/events/${encodeURIComponent(eventId)}`);
+    const body: unknown = response.ok ? await response.json() : undefined;
+    const deliveries: unknown[] = isRecord(body) && Array.isArray(body['deliveries']) ? body['deliveries'] : [];
+    const deadLetters: unknown[] = isRecord(body) && Array.isArray(body['deadLetters']) ? body['deadLetters'] : [];
+    const checked = deliveries.map(deliveryOf).filter((d) => d !== undefined);
+    fate = response.ok ? { eventId, deliveries: checked, deadLetters } : undefined;
+    if (fate !== undefined && checked.every((d) => d.state !== 'pending')) return fate;
+    await sleep(100);
+  } while (Date.now() < deadline);
+  return fate;
+}
+
+/** The refusal's reasons, from the dead letter that carries the event. */
+function reasonsOf(fate: EventFate): string {
+  const problems = fate.deadLetters.flatMap((letter) =>
+    isRecord(letter) && Array.isArray(letter['problems']) ? letter['problems'].map(String) : [],
+  );
+  return problems.length > 0 ? problems.join('; ') : 'no reason given';
+}
+
+/** One line for the outcome, and the exit code: 0 applied or already applied, 1 not applied. */
+async function report(
+  fate: EventFate | undefined,
+  found: { requestId: string; contractId: string; requestNumber: string },
   before: unknown,
-): Promise<Record<string, unknown> | undefined> {
-  let item: Record<string, unknown> | undefined;
-  for (let i = 0; i < 20; i++) {
-    await sleep(250);
-    ({ Item: item } = await doc.send(new GetCommand({ TableName: table, Key: { ...requestKeyOf(found.contractId, found.requestId) } })));
-    if (item?.['status'] !== before) return item;
+  eventId: string,
+): Promise<number> {
+  if (fate === undefined) {
+    console.log('Unknown: the bus does not know the event it took (was npm start restarted?).');
+    return 1;
   }
-  return item;
+  const [delivery, ...more] = fate.deliveries;
+  if (delivery === undefined) {
+    console.log('Not applied: no rule on the bus matched the decision, so no consumer saw it.');
+    return 1;
+  }
+  if (more.length > 0) console.log(`(${fate.deliveries.length} rules matched; the first is reported)`);
+  if (delivery.state === 'pending') {
+    console.log(
+      `No answer yet: the consumer has not answered within 30 s. npm start's terminal and ${localDefaults.logFile} show where it is.`,
+    );
+    return 1;
+  }
+  if (delivery.state === 'failed') {
+    console.log(
+      `Failed: the consumer could not run (${delivery.error}). In AWS, EventBridge would try again, then hand the event to the rule's dead-letter queue.`,
+    );
+    return 1;
+  }
+  const outcome = isRecord(delivery.answer) && typeof delivery.answer['outcome'] === 'string' ? delivery.answer['outcome'] : undefined;
+  const now = (await readRequest(found))?.['status'];
+  const applied = `Applied. The request is now ${String(now)} (${found.requestNumber}, was ${String(before)}); npm start prints its StatusChanged event.`;
+  if (outcome === undefined) {
+    // A target that answers no outcome: the request, read after, is all there is to go by.
+    if (now === status && before !== status) {
+      console.log(applied);
+      return 0;
+    }
+    console.log(`Unknown: the consumer answered no outcome, and request ${found.requestNumber} is ${String(now)}.`);
+    return 1;
+  }
+  if (outcome === 'applied') {
+    console.log(applied);
+    return 0;
+  }
+  if (outcome === 'duplicate') {
+    console.log(`Duplicate: decision ${eventId} was applied before; request ${found.requestNumber} stays ${String(now)}, nothing changed.`);
+    return 0;
+  }
+  console.log(
+    `Refused (${outcome}): ${reasonsOf(fate)}. Request ${found.requestNumber} stays ${String(now)}. The decision is in the dead-letter queue ` +
+      `(${localDefaults.deadLettersFile}); npm run redrive -- --queue decisions hands it to the consumer again.`,
+  );
+  return 1;
 }
 
 try {
@@ -95,12 +184,8 @@ try {
     ...(values.reason === undefined ? {} : { reason: values.reason }),
     ...(values['event-id'] === undefined ? {} : { eventId: values['event-id'] }),
   });
-  const { Item: current } = await doc.send(
-    new GetCommand({ TableName: table, Key: { ...requestKeyOf(found.contractId, found.requestId) } }),
-  );
-  console.log(
-    `Decision ${event.detail.eventId}: request ${found.requestNumber} (${found.requestId}) ${String(current?.['status'])} -> ${status}`,
-  );
+  const before = (await readRequest(found))?.['status'];
+  console.log(`Decision ${event.detail.eventId}: request ${found.requestNumber} (${found.requestId}) ${String(before)} -> ${status}`);
   const answer = await bus.send(
     new PutEventsCommand({
       Entries: [
@@ -108,15 +193,10 @@ try {
       ],
     }),
   );
-  if (answer.FailedEntryCount) fail(`The bus refused the decision: ${JSON.stringify(answer.Entries)}`);
-  console.log(`Put on the bus ${LOCAL_EVENT_BUS} (event ${answer.Entries?.[0]?.EventId ?? '?'}); the rule routes it to the consumer.`);
-  const after = await watchStatus(found, current?.['status']);
-  if (after !== undefined && after['status'] === status)
-    console.log(`The request is now ${status}. npm start prints its StatusChanged event.`);
-  else
-    console.log(
-      `The request is still ${String(after?.['status'] ?? current?.['status'])}: npm start shows the consumer's answer (a duplicate, or a dead letter with its reason).`,
-    );
+  const eventId = answer.Entries?.[0]?.EventId;
+  if (answer.FailedEntryCount || eventId === undefined) fail(`The bus refused the decision: ${JSON.stringify(answer.Entries)}`);
+  console.log(`Put on the bus ${LOCAL_EVENT_BUS} (event ${eventId}); the rule routes it to the consumer.`);
+  process.exitCode = await report(await fateOf(eventId), found, before, event.detail.eventId);
 } catch (error) {
   const refused = (e: unknown): boolean =>
     e instanceof Error && (('code' in e && e.code === 'ECONNREFUSED') || (e instanceof AggregateError && e.errors.some(refused)));

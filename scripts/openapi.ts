@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../lib/http/errors';
-import { textsFor } from '../lib/http/texts';
-import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE } from '../lib/termination/read-termination-requests';
+import { MAX_ACCEPT_LANGUAGE_LENGTH, textsFor } from '../lib/http/texts';
+import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE } from '../lib/termination/read-termination-requests';
 import type { Problem } from '../lib/api-model/problems';
 import {
   errorBodySchema,
@@ -38,7 +38,7 @@ const correlationHeader = header(
   true,
 );
 
-/** An example error body for each errorCode, grouped by status. */
+/** An example error body for each errorCode, grouped by status (an operation may show its own). */
 const ERROR_EXAMPLES: Record<ErrorCode, Problem[]> = {
   MALFORMED_REQUEST: [{ field: 'body', code: 'notJson' }],
   VALIDATION_ERROR: [
@@ -72,20 +72,27 @@ const GATEWAY_EXAMPLES: Record<string, { errorCode: string; message: string }[]>
   '429': [{ errorCode: 'THROTTLED', message: 'Too Many Requests' }],
 };
 
+/** What each status means, the same for every operation. */
 const STATUS_TEXT: Record<string, string> = {
-  '400': 'The request could not be read, or fields are not valid (details lists each).',
   '401': 'No valid bearer token.',
-  '403': 'The contract belongs to another customer.',
-  '404': 'No such contract, or (reads) no such request on it.',
-  '409': 'The contract already has an active termination request; the message names its number.',
-  '422': 'A business rule refused the request, or the Idempotency-Key was used for another request.',
   '413': 'The body is over the service limit (16 KiB): refused by the WAF or API Gateway.',
-  '429': 'The stage throttled the call (API Gateway), or the WAF the address. Retry later.',
+  '429': 'The stage throttled the call (API Gateway), or the WAF the address. Retry after Retry-After seconds.',
   '500': 'Internal error. The body carries no internals; quote the correlationId.',
   '503': 'A dependency is unavailable. Retry after Retry-After seconds, with the same Idempotency-Key.',
 };
 
-/** The errorCodes each operation can answer with. */
+const GATEWAY_403 = 'or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED)';
+const GATEWAY_404 = 'or there is no such route (ROUTE_NOT_FOUND, from API Gateway)';
+
+interface Operation {
+  /** The errorCodes the operation can answer with. */
+  codes: ErrorCode[];
+  /** What a status means for this operation, where it differs from STATUS_TEXT. */
+  texts: Record<string, string>;
+  /** Its own example of an errorCode, where the general one would not fit its call. */
+  examples?: Partial<Record<ErrorCode, Problem[]>>;
+}
+
 const ALL_CODES = Object.keys(ERROR_STATUS).filter(isErrorCode);
 const READ_CODES: ErrorCode[] = [
   'VALIDATION_ERROR',
@@ -95,25 +102,85 @@ const READ_CODES: ErrorCode[] = [
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
 ];
-const OPERATION_CODES = {
-  create: ALL_CODES.filter((code) => code !== 'TERMINATION_REQUEST_NOT_FOUND' && code !== 'REQUEST_NOT_WITHDRAWABLE'),
-  reasons: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
-  withdraw: [
-    ...READ_CODES,
-    'IDEMPOTENCY_KEY_MISSING',
-    'IDEMPOTENCY_KEY_REUSED',
-    'TERMINATION_REQUEST_NOT_FOUND',
-    'REQUEST_NOT_WITHDRAWABLE',
-  ],
-  get: [...READ_CODES, 'TERMINATION_REQUEST_NOT_FOUND'],
-  list: READ_CODES,
-} satisfies Record<string, ErrorCode[]>;
+const READ_TEXTS = {
+  '403': `The contract belongs to another customer, ${GATEWAY_403}.`,
+};
 
-function errorResponses(operationCodes: ErrorCode[]): Record<string, unknown> {
-  const statuses = [...new Set([...operationCodes.map((code) => String(ERROR_STATUS[code])), ...Object.keys(GATEWAY_EXAMPLES)])].sort();
+const OPERATIONS = {
+  create: {
+    codes: ALL_CODES.filter((code) => code !== 'TERMINATION_REQUEST_NOT_FOUND' && code !== 'REQUEST_NOT_WITHDRAWABLE'),
+    texts: {
+      '400': 'The request could not be read, or fields are not valid (details lists each).',
+      '403': `The contract belongs to another customer, ${GATEWAY_403}.`,
+      '404': `No such contract, ${GATEWAY_404}.`,
+      '409': 'The contract already has an active termination request; the message names its number.',
+      '422': 'A business rule refused the request, or the Idempotency-Key was used for another request.',
+    },
+  },
+  list: {
+    codes: READ_CODES,
+    texts: {
+      ...READ_TEXTS,
+      '400': 'A path, query or header value is not valid (details lists each).',
+      '404': `No such contract, ${GATEWAY_404}.`,
+    },
+    examples: {
+      VALIDATION_ERROR: [
+        { field: 'limit', code: 'range', min: 1, max: MAX_PAGE_SIZE },
+        { field: 'cursor', code: 'invalid' },
+      ],
+    },
+  },
+  get: {
+    codes: [...READ_CODES, 'TERMINATION_REQUEST_NOT_FOUND'],
+    texts: {
+      ...READ_TEXTS,
+      '400': 'A path or header value is not valid (details lists each).',
+      '404': `No such contract, or no such request on it, ${GATEWAY_404}.`,
+    },
+    examples: { VALIDATION_ERROR: [{ field: 'requestId', code: 'mustBeUuid' }] },
+  },
+  withdraw: {
+    codes: [
+      ...READ_CODES,
+      'MALFORMED_REQUEST',
+      'IDEMPOTENCY_KEY_MISSING',
+      'IDEMPOTENCY_KEY_REUSED',
+      'TERMINATION_REQUEST_NOT_FOUND',
+      'REQUEST_NOT_WITHDRAWABLE',
+    ],
+    texts: {
+      ...READ_TEXTS,
+      '400':
+        'A body was sent (this call takes none), the Idempotency-Key is missing, or a path or header value is not valid (details lists each).',
+      '404': `No such contract, or no such request on it, ${GATEWAY_404}.`,
+      '409': 'The request can no longer be withdrawn: the bank has approved it, or it is final; details names its status.',
+      '422': 'The Idempotency-Key was used for another action (a withdrawal of another request).',
+    },
+    examples: {
+      MALFORMED_REQUEST: [{ field: 'body', code: 'bodyNotAllowed' }],
+      VALIDATION_ERROR: [{ field: 'requestId', code: 'mustBeUuid' }],
+    },
+  },
+  reasons: {
+    codes: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
+    texts: {
+      '400': 'A header value is not valid (details lists each).',
+      '403': 'API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED).',
+      '404': 'There is no such route (ROUTE_NOT_FOUND, from API Gateway).',
+    },
+    examples: { VALIDATION_ERROR: [{ field: 'Accept-Language', code: 'maxLength', limit: MAX_ACCEPT_LANGUAGE_LENGTH }] },
+  },
+} satisfies Record<string, Operation>;
+
+/** Headers arrive as text: Retry-After is whole seconds written in digits. */
+const retryAfterHeader = header('Seconds to wait before retrying.', { type: 'string', pattern: '^[1-9][0-9]*$' }, true);
+
+function errorResponses(operation: Operation): Record<string, unknown> {
+  const statuses = [...new Set([...operation.codes.map((code) => String(ERROR_STATUS[code])), ...Object.keys(GATEWAY_EXAMPLES)])].sort();
   return Object.fromEntries(
     statuses.map((status): [string, unknown] => {
-      const codes = operationCodes.filter((code) => String(ERROR_STATUS[code]) === status);
+      const codes = operation.codes.filter((code) => String(ERROR_STATUS[code]) === status);
       const examples = Object.fromEntries([
         ...codes.map((errorCode): [string, unknown] => [
           errorCode,
@@ -122,7 +189,10 @@ function errorResponses(operationCodes: ErrorCode[]): Record<string, unknown> {
               errorCode,
               message: en.error(errorCode, { requestNumber: 'TR-7KQM-X2PF' }),
               correlationId,
-              details: ERROR_EXAMPLES[errorCode].map((problem) => ({ field: problem.field, reason: en.problem(problem) })),
+              details: (operation.examples?.[errorCode] ?? ERROR_EXAMPLES[errorCode]).map((problem) => ({
+                field: problem.field,
+                reason: en.problem(problem),
+              })),
             },
           },
         ]),
@@ -132,18 +202,19 @@ function errorResponses(operationCodes: ErrorCode[]): Record<string, unknown> {
         ]),
       ]);
       const headers: Record<string, unknown> = { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } };
-      // Headers arrive as text: Retry-After is whole seconds written in digits.
-      if (status === '503')
-        headers['Retry-After'] = header('Seconds to wait before retrying.', { type: 'string', pattern: '^[1-9][0-9]*$' }, true);
+      // Every 503 and every 429 (the function's, the gateway's, the WAF's) says how long to wait.
+      if (status === '503' || status === '429') headers['Retry-After'] = retryAfterHeader;
       // The errorCodes this status can carry here, as literals: a client can switch on them exhaustively.
       const errorCodes = [...codes, ...(GATEWAY_EXAMPLES[status] ?? []).map((e) => e.errorCode)];
       const schema = {
         allOf: [
-          { $ref: '#/components/schemas/Error' },
+          { $ref: '#/components/schemas/ErrorBody' },
           { type: 'object', required: ['errorCode'], properties: { errorCode: { enum: errorCodes } } },
         ],
       };
-      return [status, { description: STATUS_TEXT[status] ?? status, headers, content: { 'application/json': { schema, examples } } }];
+      const description = operation.texts[status] ?? STATUS_TEXT[status];
+      if (description === undefined) throw new Error(`No description of ${status} for an operation answering ${codes.join(', ')}`);
+      return [status, { description, headers, content: { 'application/json': { schema, examples } } }];
     }),
   );
 }
@@ -166,8 +237,8 @@ export function buildOpenApi(): Record<string, unknown> {
       name: 'Accept-Language',
       in: 'header',
       required: false,
-      description: 'ru for Russian texts; English otherwise.',
-      schema: { type: 'string' },
+      description: `ru for Russian texts; English otherwise. At most ${MAX_ACCEPT_LANGUAGE_LENGTH} characters (longer: 400 VALIDATION_ERROR).`,
+      schema: { type: 'string', maxLength: MAX_ACCEPT_LANGUAGE_LENGTH },
     },
   ];
   const successHeaders = {
@@ -189,12 +260,18 @@ export function buildOpenApi(): Record<string, unknown> {
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     tags: [{ name: 'termination-requests', description: "A customer's requests to terminate a contract early." }],
+    // A deployed stage first: generated clients take the first server as their default base URL.
     servers: [
-      { url: 'http://127.0.0.1:3000', description: 'npm start' },
       {
         url: 'https://{apiId}.execute-api.{region}.amazonaws.com/{stage}',
-        variables: { apiId: { default: 'apiId' }, region: { default: 'eu-central-1' }, stage: { default: 'prod' } },
+        description: 'A deployed stage, by its execute-api URL (behind a custom domain: that domain and its base path)',
+        variables: {
+          apiId: { default: 'apiId', description: "The stage's REST API id" },
+          region: { default: 'eu-central-1' },
+          stage: { default: 'prod' },
+        },
       },
+      { url: 'http://127.0.0.1:3000', description: 'npm start on a laptop (API_PORT moves it)' },
     ],
     security: [{ bearerAuth: [] }],
     paths: {
@@ -241,7 +318,7 @@ export function buildOpenApi(): Record<string, unknown> {
               headers: { ...successHeaders, 'Idempotent-Replayed': header('Present on replays.', { type: 'string', const: 'true' }, true) },
               content: { 'application/json': { schema: { $ref: '#/components/schemas/TerminationRequest' }, example: created } },
             },
-            ...errorResponses(OPERATION_CODES.create),
+            ...errorResponses(OPERATIONS.create),
           },
         },
         get: {
@@ -263,7 +340,7 @@ export function buildOpenApi(): Record<string, unknown> {
               in: 'query',
               required: false,
               description: 'The nextCursor of the previous page, as it came.',
-              schema: { type: 'string' },
+              schema: { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH },
             },
             ...commonHeaders,
           ],
@@ -278,7 +355,7 @@ export function buildOpenApi(): Record<string, unknown> {
                 },
               },
             },
-            ...errorResponses(OPERATION_CODES.list),
+            ...errorResponses(OPERATIONS.list),
           },
         },
       },
@@ -299,7 +376,7 @@ export function buildOpenApi(): Record<string, unknown> {
               headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
               content: { 'application/json': { schema: { $ref: '#/components/schemas/TerminationRequest' }, example: read } },
             },
-            ...errorResponses(OPERATION_CODES.get),
+            ...errorResponses(OPERATIONS.get),
           },
         },
       },
@@ -328,7 +405,7 @@ export function buildOpenApi(): Record<string, unknown> {
                 },
               },
             },
-            ...errorResponses(OPERATION_CODES.reasons),
+            ...errorResponses(OPERATIONS.reasons),
           },
         },
       },
@@ -337,7 +414,7 @@ export function buildOpenApi(): Record<string, unknown> {
           operationId: 'withdrawTerminationRequest',
           summary: 'Withdraw a termination request',
           description:
-            'The customer withdraws their own request while it is SUBMITTED or IN_REVIEW: it becomes WITHDRAWN, final, and the contract may take a new request. No body. Reuse one Idempotency-Key for every retry of one user action: a replay answers 200 with the first answer, byte for byte. A request the bank has approved, or that is already final, answers 409 REQUEST_NOT_WITHDRAWABLE with its status in details.',
+            'The customer withdraws their own request while it is SUBMITTED or IN_REVIEW: it becomes WITHDRAWN, final, and the contract may take a new request. No body: a call with one, even {}, answers 400 MALFORMED_REQUEST. Reuse one Idempotency-Key for every retry of one user action: a replay answers 200 with the first answer, byte for byte. A request the bank has approved, or that is already final, answers 409 REQUEST_NOT_WITHDRAWABLE with its status in details.',
           tags: ['termination-requests'],
           parameters: [
             contractIdParameter,
@@ -370,7 +447,7 @@ export function buildOpenApi(): Record<string, unknown> {
                 },
               },
             },
-            ...errorResponses(OPERATION_CODES.withdraw),
+            ...errorResponses(OPERATIONS.withdraw),
           },
         },
       },
@@ -385,19 +462,23 @@ export function buildOpenApi(): Record<string, unknown> {
           ...component(terminationRequestListSchema),
           properties: {
             ...terminationRequestListSchema.properties,
-            items: { type: 'array', items: { $ref: '#/components/schemas/TerminationRequest' } },
+            items: { type: 'array', maxItems: MAX_PAGE_SIZE, items: { $ref: '#/components/schemas/TerminationRequest' } },
           },
         },
         Withdrawal: component(withdrawalSchema),
         TerminationReasonList: component(terminationReasonListSchema),
-        Error: component(errorBodySchema),
+        ErrorBody: component(errorBodySchema),
       },
     },
   };
 }
 
+/**
+ * Written so that a YAML 1.1 reader (PyYAML, older js-yaml, many generators) reads what a YAML 1.2
+ * one does: a string it would take for a date, a time, a boolean or a number (2030-06-30, on) is quoted.
+ */
 export function openApiYaml(): string {
-  return stringify(buildOpenApi(), { lineWidth: 0, aliasDuplicateObjects: false });
+  return stringify(buildOpenApi(), { lineWidth: 0, aliasDuplicateObjects: false, version: '1.1' });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -5,8 +5,9 @@ import { assertJava, JavaMissingError, startDynamoDbLocal } from './local/dynamo
 import { docsRoutes } from './local/docs-routes';
 import { startJwksServer } from './local/jwks-server';
 import { startOffline } from './local/offline';
+import type { AnsweredCall } from './local/gateway';
 import { demoPageConfig, startPageServer } from './local/page-server';
-import { assertUsablePorts, PortsError } from './local/ports';
+import { assertUsablePorts, lateBindProblem, PortsError, stackPorts } from './local/ports';
 import { localDefaults, localServiceEnv } from './local/service-env';
 import { loadOrCreateSigningKey, signToken } from './local/signing-key';
 import { createTables } from './local/tables';
@@ -16,7 +17,6 @@ import { asBatchResponse, startStreamPoller } from './local/stream-poller';
 import { removeRunningStack, writeRunningStack } from './local/running-stack';
 import { decisionRulePattern, streamFilterPatterns } from './local/template-patterns';
 import { appendFileSync, mkdirSync } from 'node:fs';
-import { maskAccountNumber } from '../lib/observability/logger';
 import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -29,8 +29,10 @@ import { LOCAL_DEAD_LETTER_QUEUES } from './local/local-queues';
  * signing key and its JWKS, serverless offline behind the local gateway (CORS and the gateway's
  * own answers, as deployed), the demo page (web/) on its own origin, and a curl line per demo
  * customer. The requests table's stream runs the real publisher into a stand-in for EventBridge,
- * which prints each event and appends it to .local/events.jsonl; npm run backoffice sends
- * decisions back. Flags: --persist, --host.
+ * which appends each event to .local/events.jsonl; npm run backoffice sends decisions back.
+ * The terminal gets one line per call, event and decision, and one "ready" block of the
+ * addresses a person uses; serverless offline's own output and the functions' log lines go to
+ * .local/service.log. Every port is checked before anything starts. Flags: --persist, --host.
  */
 
 const { values: flags } = parseArgs({
@@ -61,6 +63,23 @@ async function shutdown(code: number): Promise<never> {
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
+const {
+  apiPort,
+  dynamoDbPort,
+  jwksPort,
+  lambdaPort,
+  pagePort,
+  awsStandInPort,
+  keyDir,
+  dataDir,
+  tables,
+  eventsFile,
+  deadLettersFile,
+  logFile,
+} = localDefaults;
+
+const PORTS = stackPorts(flags.host);
+
 function curlLine(apiUrl: string, token: string, contractId: string, desiredTerminationDate: string, recipientName: string): string {
   const body = JSON.stringify({ reasonCode: 'RELOCATION', desiredTerminationDate, bankDetails: { ...DEMO_BANK_DETAILS, recipientName } });
   return [
@@ -77,34 +96,42 @@ function appendLine(file: string, value: unknown): void {
   appendFileSync(file, `${JSON.stringify(value)}\n`);
 }
 
+const clock = () => new Date().toTimeString().slice(0, 8);
+const field = (value: unknown, key: string): string | undefined => {
+  const found: unknown = value !== null && typeof value === 'object' && key in value ? Reflect.get(value, key) : undefined;
+  return typeof found === 'string' ? found : undefined;
+};
+
+/** One line per call the API answered: the correlation id finds its lines in the log file. */
+export function callLine(call: AnsweredCall): string {
+  const outcome = call.errorCode === undefined ? String(call.status) : `${call.status} ${call.errorCode}`;
+  const correlation = call.correlationId === undefined ? '' : `  ${call.correlationId}`;
+  return `${clock()} ${call.method} ${call.path} -> ${outcome} (${call.durationMs} ms)${correlation}`;
+}
+
 function printEvent(event: PublishedEvent): void {
-  appendLine(localDefaults.eventsFile, event);
-  // The terminal shows the account masked, as the logs do; the file keeps the event as published.
-  const shown = JSON.stringify(
-    event.detail,
-    (key: string, value: unknown) => (key === 'accountNumber' && typeof value === 'string' ? maskAccountNumber(value) : value),
-    2,
-  );
-  console.log(`\n[event on ${event.eventBusName}] ${event.detailType} from ${event.source}\n${shown}`);
+  // The file keeps the event as published; the terminal names it in one line.
+  appendLine(eventsFile, event);
+  const number = field(event.detail, 'requestNumber') ?? field(event.detail, 'requestId') ?? '?';
+  const previous = field(event.detail, 'previousStatus');
+  const status = field(event.detail, 'status') ?? '?';
+  const change = previous === undefined ? status : `${previous} -> ${status}`;
+  console.log(`${clock()} [event from ${event.source}] ${event.detailType} ${number}: ${change}`);
 }
 
 function printDeadLetter(message: QueuedMessage): void {
-  appendLine(localDefaults.deadLettersFile, message);
-  console.log(`\n[dead letter] ${message.queueUrl}\n${JSON.stringify(message.body, null, 2)}`);
+  appendLine(deadLettersFile, message);
+  const reason = field(message.body, 'reason') ?? 'a record of the stream';
+  const problems = message.body !== null && typeof message.body === 'object' && 'problems' in message.body ? message.body.problems : [];
+  const why = Array.isArray(problems) && problems.length > 0 ? ` (${problems.map(String).join('; ')})` : '';
+  console.log(`${clock()} [dead letter] ${new URL(message.queueUrl).pathname.split('/').pop() ?? message.queueUrl}: ${reason}${why}`);
 }
 
 async function main(): Promise<void> {
-  const { apiPort, dynamoDbPort, jwksPort, lambdaPort, pagePort, awsStandInPort, keyDir, dataDir, tables } = localDefaults;
   assertLambdaNode();
   assertJava();
-  await assertUsablePorts({
-    API_PORT: apiPort,
-    DYNAMODB_PORT: dynamoDbPort,
-    JWKS_PORT: jwksPort,
-    LAMBDA_PORT: lambdaPort,
-    PAGE_PORT: pagePort,
-    AWS_STAND_IN_PORT: awsStandInPort,
-  });
+  // Before anything starts: a port it cannot have stops it here, with one line per port.
+  await assertUsablePorts(PORTS);
   console.log('Building functions...');
   await buildFunctions();
 
@@ -128,27 +155,32 @@ async function main(): Promise<void> {
         name: 'DecisionRule',
         pattern: decisionRulePattern(),
         deliver: async (event) => {
-          const outcome = await invokeOffline('applyStatusDecision', event, lambdaPort);
-          console.log(`\n[decision ${event.id}] the consumer answered ${JSON.stringify(outcome)}`);
+          const answer = await invokeOffline('applyStatusDecision', event, lambdaPort);
+          console.log(
+            `${clock()} [decision] ${field(event.detail, 'status') ?? '?'} on ${field(event.detail, 'requestId') ?? '?'}: ${field(answer, 'outcome') ?? JSON.stringify(answer)}`,
+          );
+          return answer;
         },
       },
     ],
-    onRuleError: (rule, error) => console.error(`\n[${rule}] the target failed:`, error instanceof Error ? error.message : error),
+    onRuleError: (rule, error) =>
+      console.error(`${clock()} [${rule}] the target failed: ${error instanceof Error ? error.message : String(error)}`),
   });
   stops.push(standIn.stop);
 
-  console.log(`Starting serverless offline on port ${apiPort}...`);
+  console.log(`Starting serverless offline (its output and the functions' logs: ${logFile})...`);
   const offline = await startOffline({
     apiPort,
     host: flags.host,
     lambdaPort,
-    output: 'inherit',
+    output: { file: logFile },
+    onCall: (call) => console.log(callLine(call)),
     env: localServiceEnv({ dynamoDbEndpoint: db.endpoint, jwksUri: jwks.uri, awsStandIn: standIn.endpoint }),
   });
   stops.push(offline.stop);
   offline.child.once('exit', (code) => {
     if (stopping === undefined) {
-      console.error(`serverless offline stopped (code ${code}); shutting down.`);
+      console.error(`serverless offline stopped (code ${code}); shutting down. Its last words are in ${logFile}.`);
       void shutdown(1);
     }
   });
@@ -164,8 +196,8 @@ async function main(): Promise<void> {
     // As the mapping's on-failure destination: Lambda's record of where the records are (not what
     // they hold) to the stand-in's queue, which prints it; npm run redrive -- --queue publisher hands them on again.
     onFailureDestination: { queueUrl: LOCAL_DEAD_LETTER_QUEUES.publisher(standIn.endpoint) },
-    onDeadLetter: (_records, reason) => console.error(`\n[publisher] gave up on a batch of the stream: ${reason}`),
-    onError: (error) => console.error('Reading the stream failed:', error instanceof Error ? error.message : error),
+    onDeadLetter: (_records, reason) => console.error(`${clock()} [publisher] gave up on a batch of the stream: ${reason}`),
+    onError: (error) => console.error(`${clock()} Reading the stream failed:`, error instanceof Error ? error.message : error),
   });
   stops.push(poller.stop);
   const page = await startPageServer({ port: pagePort, host: flags.host, config: () => demoPageConfig(key, offline.url) });
@@ -187,10 +219,7 @@ async function main(): Promise<void> {
   });
 
   const date = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
-  if (flags.host !== '127.0.0.1') console.log(`\nThe API listens on ${flags.host}:${apiPort}: other machines on the network can reach it.`);
-  console.log(`\nThe service is up: ${offline.url}  (DynamoDB Local: ${db.endpoint}, JWKS: ${jwks.uri})`);
-  console.log(`API description: ${jwks.origin}/docs/  (OpenAPI: ${jwks.origin}/openapi.yaml)`);
-  console.log(`Demo page: ${page.url}\n`);
+  console.log('');
   for (const [name, customer] of Object.entries(DEMO_CUSTOMERS)) {
     const token = signToken(key, { customerId: customer.customerId, expiresIn: 12 * 3600 });
     console.log(`== ${name}: customerId ${customer.customerId}`);
@@ -198,16 +227,34 @@ async function main(): Promise<void> {
     console.log(`   token (12 h): ${token}\n`);
     console.log(`${curlLine(offline.url, token, customer.contracts.active, date, name === 'anna' ? 'Anna Ivanova' : 'Boris Petrov')}\n`);
   }
-  console.log('Paste a curl line: 201 the first time, 200 with the same requestId the second.');
-  console.log(`A new Idempotency-Key is a new request: -H "Idempotency-Key: $(node -p 'crypto.randomUUID()')" (409 while one is active).`);
-  console.log(`Events published are printed here and appended to ${localDefaults.eventsFile}. The back office decides with`);
-  console.log("(a PutEvents on the bus; the template's rule routes it to the consumer, as in AWS):");
-  console.log('  npm run backoffice -- --request <requestNumber or requestId> --status REJECTED --reason "..."');
-  console.log('Ctrl-C stops everything.');
+  console.log(readyBlock({ apiUrl: offline.url, pageUrl: page.url, docsUrl: `${jwks.origin}/docs/`, dynamoDb: db.endpoint }));
+}
+
+/** The one block that says the stack is up, with the addresses a person uses. */
+function readyBlock(at: { apiUrl: string; pageUrl: string; docsUrl: string; dynamoDb: string }): string {
+  const network =
+    flags.host === '127.0.0.1' ? [] : [`  (listening on ${flags.host}: other machines on the network can reach the API and the page)`];
+  return [
+    '== Ready ==================================================================',
+    `  API              ${at.apiUrl}`,
+    `  Demo page        ${at.pageUrl}`,
+    `  API reference    ${at.docsUrl}`,
+    `  DynamoDB Local   ${at.dynamoDb}`,
+    `  Full logs        ${logFile}   (serverless offline and the functions' JSON lines)`,
+    `  Events           ${eventsFile}`,
+    ...network,
+    '  Paste a curl line above: 201 the first time, 200 with the same requestId the second.',
+    '  The back office decides, in a second terminal:',
+    '    npm run backoffice -- --request <requestNumber> --status REJECTED --reason "..."',
+    '  One line per call follows. Ctrl-C stops everything.',
+    '===========================================================================',
+  ].join('\n');
 }
 
 main().catch(async (error: unknown) => {
-  if (error instanceof JavaMissingError || error instanceof PortsError) console.error(error.message);
+  const late = lateBindProblem(error, PORTS);
+  if (late !== undefined) console.error(late);
+  else if (error instanceof JavaMissingError || error instanceof PortsError) console.error(error.message);
   else console.error(error);
   await shutdown(1);
 });

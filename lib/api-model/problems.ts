@@ -34,6 +34,8 @@ interface ProblemParams {
   notObject: NoParams;
   contentType: NoParams;
   tooLarge: { limit: number };
+  /** A body sent to a call that takes none (the withdrawal). */
+  bodyNotAllowed: NoParams;
   bearerTokenRequired: NoParams;
   requestNotFound: NoParams;
   /** A withdrawal of a request the bank has moved on (or that is final): its status now. */

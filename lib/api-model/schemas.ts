@@ -147,8 +147,9 @@ export const terminationRequestListSchema = {
   },
 } as const;
 
+/** Every error answer (named ErrorBody, not Error: generated code must not shadow the language's own Error). */
 export const errorBodySchema = {
-  $id: 'Error',
+  $id: 'ErrorBody',
   type: 'object',
   additionalProperties: false,
   required: ['errorCode', 'message', 'correlationId', 'details'],

@@ -7,7 +7,7 @@ import { EdgeRefusal } from './errors';
 import { correlationOf } from './correlation';
 import { corsHeaders } from './cors';
 import { header } from './request';
-import { preferredLanguage, textsFor, type Texts } from './texts';
+import { MAX_ACCEPT_LANGUAGE_LENGTH, preferredLanguage, textsFor, type Texts } from './texts';
 
 /** What every route reads from the event before its use case runs. */
 export interface Edge {
@@ -25,6 +25,10 @@ export interface Edge {
 export function readEdge(event: APIGatewayProxyEvent): Edge {
   const started = Date.now();
   const { correlationId, problems } = correlationOf(event);
+  const acceptLanguage = header(event, 'Accept-Language');
+  if (acceptLanguage !== undefined && acceptLanguage.length > MAX_ACCEPT_LANGUAGE_LENGTH) {
+    problems.push({ field: 'Accept-Language', code: 'maxLength', limit: MAX_ACCEPT_LANGUAGE_LENGTH });
+  }
   const fromAuthorizer: unknown = event.requestContext.authorizer?.['customerId'];
   const customerId = typeof fromAuthorizer === 'string' && fromAuthorizer !== '' ? fromAuthorizer : undefined;
   logger.resetKeys();
@@ -37,7 +41,7 @@ export function readEdge(event: APIGatewayProxyEvent): Edge {
   });
   return {
     started,
-    texts: textsFor(preferredLanguage(header(event, 'Accept-Language'))),
+    texts: textsFor(preferredLanguage(acceptLanguage)),
     correlationId,
     problems,
     customerId,

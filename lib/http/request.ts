@@ -46,6 +46,12 @@ export function readJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'headers' |
   return parsed;
 }
 
+/** A call that takes no body (the withdrawal) refuses one, even `{}`: MALFORMED_REQUEST. */
+export function assertNoBody(event: Pick<APIGatewayProxyEvent, 'body'>): void {
+  // Typed string | null, but serverless offline hands some empty bodies over as `false`.
+  if (typeof event.body === 'string' && event.body.length > 0) throw malformed({ field: 'body', code: 'bodyNotAllowed' });
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -62,6 +62,7 @@ const enProblems: ProblemTexts = {
   notObject: () => 'the body must be a JSON object',
   contentType: () => 'must be application/json',
   tooLarge: ({ limit }) => `the body must be at most ${limit} bytes`,
+  bodyNotAllowed: () => 'must be empty: this call takes no body',
   bearerTokenRequired: () => 'a valid bearer token is required',
   notWithdrawable: ({ status }) => `the request is ${status}: only a SUBMITTED or IN_REVIEW request can be withdrawn`,
   requestNotFound: () => 'no such request on this contract',
@@ -146,6 +147,7 @@ const ruProblems: ProblemTexts = {
   notObject: () => 'тело запроса должно быть JSON-объектом',
   contentType: () => 'должен быть application/json',
   tooLarge: ({ limit }) => `тело запроса не должно превышать ${limit} байт`,
+  bodyNotAllowed: () => 'должно быть пустым: этот запрос передаётся без тела',
   bearerTokenRequired: () => 'требуется действующий токен доступа (Bearer)',
   notWithdrawable: ({ status }) => `заявка в статусе ${status}: отозвать можно только заявку в статусе SUBMITTED или IN_REVIEW`,
   requestNotFound: () => 'по этому договору нет такой заявки',
@@ -203,6 +205,12 @@ const TEXTS: Record<Language, Texts> = { en, ru };
 export function textsFor(language: Language): Texts {
   return TEXTS[language];
 }
+
+/**
+ * The longest Accept-Language the API reads (the API description's maxLength): a browser's
+ * longest lists are a few dozen entries of a dozen characters; a longer header is refused.
+ */
+export const MAX_ACCEPT_LANGUAGE_LENGTH = 512;
 
 /**
  * The language the client prefers among those we have: Russian when `ru` (or `ru-*`) ranks

@@ -69,6 +69,8 @@ export function getTerminationRequest(
 
 /** The cursor a client gets is the last request id of its page, base64url-encoded: opaque to it. */
 export const encodeCursor = (requestId: string) => Buffer.from(requestId).toString('base64url');
+/** Every cursor is this long (a request id is 36 characters): a longer one is not ours, and is not decoded. */
+export const MAX_CURSOR_LENGTH = encodeCursor('00000000-0000-0000-0000-000000000000').length;
 function decodeCursor(cursor: string): string | undefined {
   const requestId = Buffer.from(cursor, 'base64url').toString('utf8');
   return isUuid(requestId) ? requestId.toLowerCase() : undefined;
@@ -84,8 +86,10 @@ export function listTerminationRequests(
     if (!isUuid(call.contractId)) problems.push({ field: 'contractId', code: 'mustBeUuid' });
     const limit = call.limit === undefined ? DEFAULT_PAGE_SIZE : /^\d{1,3}$/.test(call.limit) ? Number(call.limit) : Number.NaN;
     if (!(limit >= 1 && limit <= MAX_PAGE_SIZE)) problems.push({ field: 'limit', code: 'range', min: 1, max: MAX_PAGE_SIZE });
-    const after = call.cursor === undefined ? undefined : decodeCursor(call.cursor);
-    if (call.cursor !== undefined && after === undefined) problems.push({ field: 'cursor', code: 'invalid' });
+    const tooLong = call.cursor !== undefined && call.cursor.length > MAX_CURSOR_LENGTH;
+    const after = call.cursor === undefined || tooLong ? undefined : decodeCursor(call.cursor);
+    if (tooLong) problems.push({ field: 'cursor', code: 'maxLength', limit: MAX_CURSOR_LENGTH });
+    else if (call.cursor !== undefined && after === undefined) problems.push({ field: 'cursor', code: 'invalid' });
     if (problems.length > 0 || call.contractId === undefined) throw refuse('VALIDATION_ERROR', problems);
     const contractId = call.contractId.toLowerCase();
 

@@ -1,4 +1,6 @@
+import type { Problem } from '../api-model/problems';
 import { REASON_CODES, type ReasonCode } from '../api-model/schemas';
+import type { Refusal } from './refusals';
 import { REASON_NEEDING_COMMENT } from './create-termination-request';
 
 /*
@@ -13,9 +15,11 @@ export interface ReasonRule {
   commentRequired: boolean;
 }
 
-export type ReasonsOutcome = { kind: 'reasons'; reasons: ReasonRule[] };
+export type ReasonsOutcome = { kind: 'reasons'; reasons: ReasonRule[] } | { kind: 'refused'; refusal: Refusal };
 
-export function listTerminationReasons(): ReasonsOutcome {
+/** The reasons, unless the call's headers have problems (a VALIDATION_ERROR, as on every route). */
+export function listTerminationReasons(edgeProblems: Problem[] = []): ReasonsOutcome {
+  if (edgeProblems.length > 0) return { kind: 'refused', refusal: { code: 'VALIDATION_ERROR', problems: edgeProblems } };
   return {
     kind: 'reasons',
     reasons: REASON_CODES.map((reasonCode) => ({ reasonCode, commentRequired: reasonCode === REASON_NEEDING_COMMENT })),

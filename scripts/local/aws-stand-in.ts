@@ -10,6 +10,10 @@ import { LOCAL_ACCOUNT_ID } from './template-patterns';
  * DeleteMessage, ChangeMessageVisibility and GetQueueAttributes for npm run redrive). It speaks the
  * SDK's JSON protocols, keeps PutEvents' limits (10 entries, 256 KiB) and records what it
  * receives. Tests read the records and can make the next calls fail; npm start prints them.
+ *
+ * One thing AWS does not have: GET /local/events/<EventId> tells what became of an event put on
+ * the bus, for npm run backoffice to report in its own terminal: each rule it matched, what the
+ * target answered (or how it failed), and the dead letters that name the event.
  */
 
 export interface PublishedEvent {
@@ -53,6 +57,8 @@ export interface AwsStandIn {
   /** Every PutEvents call, by its number of entries: the batches the publisher made. */
   putEventsCalls: number[];
   failNextPutEvents: (...faults: PutEventsFault[]) => void;
+  /** What became of an event put on the bus, by the EventId PutEvents answered; undefined for one it never took. */
+  fate: (eventId: string) => EventFate | undefined;
   clear: () => void;
   stop: () => Promise<void>;
 }
@@ -62,7 +68,23 @@ export interface LocalRule {
   name: string;
   /** The EventPattern, as in the template (scripts/local/template-patterns.ts). */
   pattern: unknown;
-  deliver: (event: EventBridgeEvent<string, unknown>) => Promise<void>;
+  /** Invokes the target; what it resolves to is the target's answer. */
+  deliver: (event: EventBridgeEvent<string, unknown>) => Promise<unknown>;
+}
+
+/** What one rule did with an event: still at its target, answered, or failed. */
+export type Delivery =
+  | { rule: string; state: 'pending' }
+  | { rule: string; state: 'answered'; answer: unknown }
+  | { rule: string; state: 'failed'; error: string };
+
+/** What became of one event put on the bus (GET /local/events/<EventId>). */
+export interface EventFate {
+  eventId: string;
+  /** One per rule whose pattern matched; none when no rule did. */
+  deliveries: Delivery[];
+  /** The bodies of dead letters that carry this event (the consumer's refusals). */
+  deadLetters: unknown[];
 }
 
 export interface StandInOptions {
@@ -109,6 +131,18 @@ export async function startAwsStandIn(options: StandInOptions = {}): Promise<Aws
   const messages: QueuedMessage[] = [];
   const putEventsCalls: number[] = [];
   const faults: PutEventsFault[] = [];
+  /** Each event's deliveries, by the EventId PutEvents answered. */
+  const deliveries = new Map<string, Delivery[]>();
+
+  function fate(eventId: string): EventFate | undefined {
+    const delivered = deliveries.get(eventId);
+    if (delivered === undefined) return undefined;
+    // A dead letter of the consumer carries the event as it was delivered (its id is the EventId).
+    const deadLetters = messages
+      .map((m) => m.body)
+      .filter((body) => isRecord(body) && isRecord(body['event']) && body['event']['id'] === eventId);
+    return { eventId, deliveries: delivered.map((d) => ({ ...d })), deadLetters };
+  }
 
   /** The event as a rule's target receives it, to every rule whose pattern matches it. */
   function routeToRules(id: string, event: PublishedEvent): void {
@@ -123,8 +157,18 @@ export async function startAwsStandIn(options: StandInOptions = {}): Promise<Aws
       resources: [],
       detail: event.detail,
     };
+    const delivered: Delivery[] = [];
+    deliveries.set(id, delivered);
     for (const rule of options.rules ?? []) {
-      if (matchesPattern(rule.pattern, envelope)) rule.deliver(envelope).catch((error: unknown) => options.onRuleError?.(rule.name, error));
+      if (!matchesPattern(rule.pattern, envelope)) continue;
+      const index = delivered.push({ rule: rule.name, state: 'pending' }) - 1;
+      rule.deliver(envelope).then(
+        (answer) => (delivered[index] = { rule: rule.name, state: 'answered', answer }),
+        (error: unknown) => {
+          delivered[index] = { rule: rule.name, state: 'failed', error: error instanceof Error ? error.message : String(error) };
+          options.onRuleError?.(rule.name, error);
+        },
+      );
     }
   }
 
@@ -299,6 +343,13 @@ export async function startAwsStandIn(options: StandInOptions = {}): Promise<Aws
   }
 
   const server = createServer((request, response) => {
+    const asked = /^\/local\/events\/([^/]+)$/.exec(request.url ?? '');
+    if (request.method === 'GET' && asked) {
+      const found = fate(decodeURIComponent(asked[1] ?? ''));
+      if (found === undefined) answer(response, 404, { message: 'No event with that id was put on this bus' }, 'application/json');
+      else answer(response, 200, found, 'application/json');
+      return;
+    }
     readBody(request).then(
       (raw) => {
         const target = request.headers['x-amz-target'];
@@ -324,7 +375,9 @@ export async function startAwsStandIn(options: StandInOptions = {}): Promise<Aws
     queued: (queueUrl) => queueOf(queueUrl).map((m) => ({ queueUrl: m.queueUrl, body: parseJson(m.body) ?? m.body })),
     putEventsCalls,
     failNextPutEvents: (...next) => faults.push(...next),
+    fate,
     clear: () => {
+      deliveries.clear();
       events.length = 0;
       messages.length = 0;
       queues.clear();

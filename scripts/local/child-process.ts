@@ -1,10 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
 
-/** Everything a child prints, kept for error reports. */
-export function collectOutput(child: ChildProcess): () => string {
+/** Everything a child prints (its last `keep` characters, when given), kept for error reports. */
+export function collectOutput(child: ChildProcess, keep = Infinity): () => string {
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const add = (chunk: Buffer) => {
+    output += chunk.toString();
+    if (output.length > keep) output = output.slice(-keep);
+  };
+  child.stdout?.on('data', add);
+  child.stderr?.on('data', add);
   return () => output;
 }
 

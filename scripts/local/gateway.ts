@@ -122,7 +122,7 @@ function typeOf(status: number): string {
   }
 }
 
-function send(res: ServerResponse, answer: { status: number; headers: Record<string, string>; body: string | Buffer }): void {
+function sendAnswer(res: ServerResponse, answer: { status: number; headers: Record<string, string>; body: string | Buffer }): void {
   // One answer per call: a late error of the upstream (a refused upload) changes nothing.
   if (res.headersSent) return;
   res.writeHead(answer.status, answer.headers).end(answer.body);
@@ -133,16 +133,55 @@ export interface LocalGateway {
   stop: () => Promise<void>;
 }
 
+/** A call the gateway answered: what npm start prints, one line per call. */
+export interface AnsweredCall {
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  /** The answer's X-Correlation-Id: the key to the call's lines in the functions' log. */
+  correlationId: string | undefined;
+  /** The error body's errorCode, on an error. */
+  errorCode: string | undefined;
+}
+
+function errorCodeOf(status: number, body: string | Buffer): string | undefined {
+  if (status < 400) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(body.toString());
+    return parsed !== null && typeof parsed === 'object' && 'errorCode' in parsed && typeof parsed.errorCode === 'string'
+      ? parsed.errorCode
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function startLocalGateway(options: {
   port: number;
   host: string;
   /** serverless offline's URL. */
   upstream: string;
   allowedOrigins: readonly string[];
+  onCall?: (call: AnsweredCall) => void;
 }): Promise<LocalGateway> {
   const { allowedOrigins } = options;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://gateway');
+    const started = Date.now();
+    // Every answer goes out through send(); the first one is the call's.
+    const send = (response: ServerResponse, answer: { status: number; headers: Record<string, string>; body: string | Buffer }) => {
+      if (response.headersSent) return;
+      sendAnswer(response, answer);
+      options.onCall?.({
+        method: req.method ?? '',
+        path: url.pathname,
+        status: answer.status,
+        durationMs: Date.now() - started,
+        correlationId: Object.entries(answer.headers).find(([name]) => name.toLowerCase() === 'x-correlation-id')?.[1],
+        errorCode: errorCodeOf(answer.status, answer.body),
+      });
+    };
     const route = ROUTES.find((r) => r.pattern.test(url.pathname));
     const origin = headerOf(req.headers, 'Origin');
 

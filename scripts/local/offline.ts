@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { collectOutput, stopChild } from './child-process';
 import { freePort } from './free-port';
-import { startLocalGateway } from './gateway';
+import { startLocalGateway, type AnsweredCall } from './gateway';
 import { LOCAL_ALLOWED_ORIGINS } from './service-env';
 
 export interface OfflineOptions {
@@ -12,8 +14,14 @@ export interface OfflineOptions {
   host?: string;
   lambdaPort: number;
   env: Record<string, string>;
-  /** Where serverless offline's own output goes; the default keeps it for error reports. */
-  output?: 'inherit' | 'pipe';
+  /**
+   * Where serverless offline's own output (its banner, the functions' log lines) goes: kept for
+   * error reports (the default), shown, or written to a file (npm start), of which the last lines
+   * are kept for error reports.
+   */
+  output?: 'inherit' | 'pipe' | { file: string };
+  /** Each call the local gateway answered, once answered. */
+  onCall?: (call: AnsweredCall) => void;
 }
 
 export interface RunningOffline {
@@ -43,9 +51,17 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
       LAMBDA_PORT: String(options.lambdaPort),
       SLS_TELEMETRY_DISABLED: '1',
     },
-    stdio: ['ignore', options.output ?? 'pipe', options.output ?? 'pipe'],
+    stdio: ['ignore', options.output === 'inherit' ? 'inherit' : 'pipe', options.output === 'inherit' ? 'inherit' : 'pipe'],
   });
-  const output = collectOutput(child);
+  const toFile = typeof options.output === 'object' ? options.output.file : undefined;
+  if (toFile !== undefined) {
+    mkdirSync(dirname(toFile), { recursive: true });
+    const log = createWriteStream(toFile);
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.pipe(log, { end: false });
+    child.once('exit', () => log.end());
+  }
+  const output = collectOutput(child, toFile === undefined ? Infinity : 20_000);
   const upstream = `http://127.0.0.1:${offlinePort}`;
   const stopOffline = () => stopChild(child);
   const deadline = Date.now() + 60_000;
@@ -64,6 +80,7 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
           .split(',')
           .map((o) => o.trim())
           .filter((o) => o !== ''),
+        ...(options.onCall ? { onCall: options.onCall } : {}),
       }).catch(async (error: unknown) => {
         await stopOffline();
         throw error;

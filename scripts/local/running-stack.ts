@@ -19,8 +19,8 @@ export interface RunningStack {
   tables: { requests: string; contracts: string };
 }
 
-/** LOCAL_STACK_FILE moves it (tests point the tools at a stack of their own). */
-export const STACK_FILE = process.env['LOCAL_STACK_FILE'] ?? '.local/stack.json';
+/** LOCAL_STACK_FILE moves it (tests point the tools at a stack of their own), as does LOCAL_DIR with the rest. */
+export const STACK_FILE = process.env['LOCAL_STACK_FILE'] ?? `${localDefaults.localDir}/stack.json`;
 
 export function writeRunningStack(stack: RunningStack, file = STACK_FILE): void {
   mkdirSync(dirname(file), { recursive: true });

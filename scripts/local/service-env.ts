@@ -1,7 +1,11 @@
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from './signing-key';
 
+/** Where the local stack keeps its files (git-ignored); LOCAL_DIR moves it (a test's stack keeps its own). */
+const localDir = process.env['LOCAL_DIR'] ?? '.local';
+
 /** Ports and addresses of the local stack: stable defaults that scripts and READMEs rely on. */
 export const localDefaults = {
+  localDir,
   apiPort: Number(process.env['API_PORT'] ?? 3000),
   dynamoDbPort: Number(process.env['DYNAMODB_PORT'] ?? 8000),
   jwksPort: Number(process.env['JWKS_PORT'] ?? 3005),
@@ -10,10 +14,12 @@ export const localDefaults = {
   /** The stand-in for EventBridge and SQS (scripts/local/aws-stand-in.ts). */
   awsStandInPort: Number(process.env['AWS_STAND_IN_PORT'] ?? 3007),
   /** Every event published, one JSON line each (git-ignored, under .local/). */
-  eventsFile: '.local/events.jsonl',
-  deadLettersFile: '.local/dead-letters.jsonl',
-  keyDir: process.env['LOCAL_KEY_DIR'] ?? '.local/keys',
-  dataDir: '.local/dynamodb',
+  eventsFile: `${localDir}/events.jsonl`,
+  deadLettersFile: `${localDir}/dead-letters.jsonl`,
+  /** Everything serverless offline and the functions print (their JSON log lines), for this run of npm start. */
+  logFile: `${localDir}/service.log`,
+  keyDir: process.env['LOCAL_KEY_DIR'] ?? `${localDir}/keys`,
+  dataDir: `${localDir}/dynamodb`,
   tables: {
     requests: process.env['REQUESTS_TABLE_NAME'] ?? 'termination-requests',
     contracts: process.env['CONTRACTS_TABLE_NAME'] ?? 'contracts',

@@ -5,6 +5,7 @@ import { signToken } from '../../scripts/local/signing-key';
 import { validBody } from '../support/bodies';
 import type { FaultProxy } from '../support/fault-proxy';
 import { startHttpStackWithFaults, type HttpAnswer, type HttpStack, type PostOptions } from '../support/http-stack';
+import { at, parsedObject } from '../support/json';
 import { documentedResponse, loadDocument } from '../support/openapi-document';
 
 /*
@@ -27,8 +28,10 @@ beforeAll(async () => {
 
 afterAll(() => stop());
 
-function breaches(answer: HttpAnswer): string[] {
-  const documented = documentedResponse(document, answer.status);
+type Operation = { path: string; method: string };
+
+function breaches(answer: HttpAnswer, operation?: Operation): string[] {
+  const documented = documentedResponse(document, answer.status, operation);
   if (!documented) return [`status ${answer.status} is not documented`];
   const problems = documented.validate(JSON.parse(answer.raw)).map((p) => `body: ${p}`);
   for (const [name, { required, validate }] of Object.entries(documented.headers)) {
@@ -105,5 +108,83 @@ describe('every answer matches docs/openapi.yaml', () => {
     const answer = await stack.post(anna.contracts.active, { body });
     expect(answer.status).toBe(401);
     expect(documentedResponse(document, 401)?.exampleCodes).toEqual(['UNAUTHORIZED']);
+  });
+});
+
+const COLLECTION = '/api/v1/contracts/{contractId}/termination-requests';
+const LIST: Operation = { path: COLLECTION, method: 'get' };
+const WITHDRAWAL: Operation = { path: `${COLLECTION}/{requestId}/withdrawal`, method: 'post' };
+const REASONS: Operation = { path: '/api/v1/termination-reasons', method: 'get' };
+
+/** One call to the stack, any route. */
+async function call(method: string, path: string, options: { headers?: Record<string, string>; body?: string } = {}): Promise<HttpAnswer> {
+  const response = await fetch(`${stack.offline.url}${path}`, {
+    method,
+    headers: { Authorization: token, ...options.headers },
+    ...(options.body === undefined ? {} : { body: options.body }),
+  });
+  const raw = await response.text();
+  return { status: response.status, headers: response.headers, raw, body: parsedObject(raw) };
+}
+
+/** A parameter's maxLength as the description states it. */
+function maxLengthOf(operation: Operation, name: string): number {
+  const parameters = [at(document, 'paths', operation.path, operation.method, 'parameters')].flat(2);
+  return Number(
+    at(
+      parameters.find((p) => at(p, 'name') === name),
+      'schema',
+      'maxLength',
+    ),
+  );
+}
+
+describe('the bounds and the body rule the description states, as the service holds them (issue 24.11)', () => {
+  it('takes a cursor of maxLength characters and refuses a longer one with 400 VALIDATION_ERROR', async () => {
+    const limit = maxLengthOf(LIST, 'cursor');
+    const path = `/api/v1/contracts/${anna.contracts.active}/termination-requests`;
+    const atLimit = await call('GET', `${path}?cursor=${Buffer.from(randomUUID()).toString('base64url')}`);
+    expect(atLimit.status).toBe(200);
+    expect(breaches(atLimit, LIST)).toEqual([]);
+    const over = await call('GET', `${path}?cursor=${'A'.repeat(limit + 1)}`);
+    expect(over.status).toBe(400);
+    expect(over.body['details']).toEqual([{ field: 'cursor', reason: `must be at most ${limit} characters` }]);
+    expect(breaches(over, LIST)).toEqual([]);
+  });
+
+  it.each([
+    ['the reasons', REASONS, '/api/v1/termination-reasons'],
+    ['a list', LIST, `/api/v1/contracts/${anna.contracts.active}/termination-requests`],
+  ])('takes an Accept-Language of maxLength characters on %s and refuses a longer one', async (_name, operation, path) => {
+    const limit = maxLengthOf(operation, 'Accept-Language');
+    const header = `ru,${'en;q=0.5,'.repeat(limit)}`.slice(0, limit);
+    const atLimit = await call('GET', path, { headers: { 'Accept-Language': header } });
+    expect(atLimit.status).toBe(200);
+    expect(breaches(atLimit, operation)).toEqual([]);
+    const over = await call('GET', path, { headers: { 'Accept-Language': `${header}x` } });
+    expect(over.status).toBe(400);
+    expect(over.body['details']).toEqual([{ field: 'Accept-Language', reason: `не более ${limit} символов` }]);
+    expect(breaches(over, operation)).toEqual([]);
+  });
+
+  it('refuses a withdrawal with a body, even {}, with 400 MALFORMED_REQUEST, and withdraws without one', async () => {
+    const created = await stack.post(anna.contracts.withEndDate, { authorization: token, body });
+    expect(created.status).toBe(201);
+    const path = `/api/v1/contracts/${anna.contracts.withEndDate}/termination-requests/${String(created.body['requestId'])}/withdrawal`;
+    const key = { 'Idempotency-Key': randomUUID() };
+    for (const sent of ['{"reason":"x"}', '{}']) {
+      const refused = await call('POST', path, { headers: { ...key, 'Content-Type': 'application/json' }, body: sent });
+      expect(refused.status, sent).toBe(400);
+      expect(refused.body).toMatchObject({
+        errorCode: 'MALFORMED_REQUEST',
+        details: [{ field: 'body', reason: 'must be empty: this call takes no body' }],
+      });
+      expect(breaches(refused, WITHDRAWAL)).toEqual([]);
+    }
+    // The refusals bound nothing: the same key then withdraws.
+    const withdrawn = await call('POST', path, { headers: key });
+    expect(withdrawn.status).toBe(200);
+    expect(withdrawn.body['status']).toBe('WITHDRAWN');
+    expect(breaches(withdrawn, WITHDRAWAL)).toEqual([]);
   });
 });

@@ -34,9 +34,7 @@ beforeAll(async () => {
       {
         name: 'DecisionRule',
         pattern: decisionRulePattern(),
-        deliver: async (e) => {
-          await stack.decide(e);
-        },
+        deliver: (e) => stack.decide(e),
       },
     ],
   });
@@ -91,7 +89,7 @@ describe('tools reach a stack on other ports (issue 15.9)', () => {
     const created = await callHandler({ contractId, body: validBody(), headers: headersWithKey() });
     expect(created.status).toBe(201);
     const out = await runTool('scripts/backoffice.ts', ['--request', String(created.body['requestNumber']), '--status', 'IN_REVIEW']);
-    expect(out).toContain('The request is now IN_REVIEW');
+    expect(out).toContain(`Applied. The request is now IN_REVIEW (${String(created.body['requestNumber'])}, was SUBMITTED)`);
     expect(bus.events.map((e) => e.source)).toContain('bank.back-office');
   }, 40_000);
 });

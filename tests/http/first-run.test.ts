@@ -1,0 +1,297 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
+import { freePort } from '../../scripts/local/free-port';
+import { loadOrCreateSigningKey, signToken } from '../../scripts/local/signing-key';
+
+/*
+ * The first run, as a new engineer meets it (issue 24.7-24.9): `npm start` (the script npm runs)
+ * in a child process, on ports none of the defaults name and with files of its own (LOCAL_DIR).
+ * A port already taken stops it at once with one line; a stack that starts says so in one Ready
+ * block, prints one line per call and keeps the full logs in the file it names; and every command
+ * of docs/local-development.md runs as written against it, printing what the doc says.
+ */
+
+const tsx = createRequire(import.meta.url).resolve('tsx/cli');
+
+/** Each port variable npm start reads, and what the one line calls it. */
+const PORTS = [
+  ['API_PORT', 'the API'],
+  ['PAGE_PORT', 'the demo page'],
+  ['DYNAMODB_PORT', 'DynamoDB Local'],
+  ['JWKS_PORT', 'the JWKS and the API reference'],
+  ['LAMBDA_PORT', "serverless offline's Lambda API"],
+  ['AWS_STAND_IN_PORT', 'the EventBridge and SQS stand-in'],
+] as const;
+type PortVariable = (typeof PORTS)[number][0];
+
+/** A free port for each variable, all different. */
+async function freePorts(): Promise<Record<PortVariable, number>> {
+  const taken = new Set<number>();
+  const next = async (): Promise<number> => {
+    let port = await freePort();
+    while (taken.has(port)) port = await freePort();
+    taken.add(port);
+    return port;
+  };
+  return {
+    API_PORT: await next(),
+    PAGE_PORT: await next(),
+    DYNAMODB_PORT: await next(),
+    JWKS_PORT: await next(),
+    LAMBDA_PORT: await next(),
+    AWS_STAND_IN_PORT: await next(),
+  };
+}
+
+const portEnv = (ports: Record<PortVariable, number>) =>
+  Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)]));
+
+function startScript(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [tsx, 'scripts/start.ts'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** A listener that accepts connections and never says a word: not HTTP, as `nc -l` holds a port. */
+function holdPort(port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer((socket) => socket.on('error', () => undefined));
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
+
+const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+/** Whether something listens on the port (a listen there fails). */
+function taken(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(true));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(false)));
+  });
+}
+
+async function waitFor(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The child's exit code; a child still running after `ms` is stopped (Ctrl-C, then kill) and counts as 'still running'. */
+async function exitWithin(child: ChildProcess, ms: number): Promise<number | null | 'still running'> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const timer = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), ms));
+  const first = await Promise.race([exited, timer]);
+  if (first === 'still running') {
+    child.kill('SIGINT');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(killer);
+  }
+  return first;
+}
+
+/** How long each start with a taken port took, to compare with a start that goes all the way. */
+const refusedMs: number[] = [];
+
+describe('npm start with a port already taken (issue 24.7)', () => {
+  it.each(PORTS)(
+    'stops at once with one line naming %s and what it is for (%s), having started nothing',
+    async (variable, what) => {
+      const ports = await freePorts();
+      const port = ports[variable];
+      const holder = await holdPort(port);
+      const localDir = mkdtempSync(join(tmpdir(), 'start-'));
+      try {
+        const started = Date.now();
+        const child = startScript({ ...portEnv(ports), LOCAL_DIR: localDir });
+        let stdout = '';
+        let stderr = '';
+        child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        const code = await exitWithin(child, 30_000);
+        refusedMs.push(Date.now() - started);
+        expect(code).toBe(1);
+        expect(stderr.trim().split('\n')).toEqual([
+          `Port ${port} (${what}) is already in use: stop what holds it, or move it with ${variable}, e.g. ${variable}=${port + 100} npm start`,
+        ]);
+        // Every step of a start announces itself ("Building functions...", "Starting DynamoDB Local..."): none began.
+        expect(stdout).toBe('');
+      } finally {
+        await closeServer(holder);
+        rmSync(localDir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
+});
+
+describe('npm start on ports of its own (issue 24.8, 24.9)', () => {
+  let ports: Record<PortVariable, number>;
+  let dir: string;
+  let child: ChildProcess;
+  let stdout = '';
+  let stderr = '';
+  let startMs = 0;
+  let token: string;
+
+  beforeAll(async () => {
+    ports = await freePorts();
+    dir = mkdtempSync(join(tmpdir(), 'first-run-'));
+    const started = Date.now();
+    child = startScript({ ...portEnv(ports), LOCAL_DIR: dir });
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await waitFor(
+      'the Ready block',
+      () => {
+        if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${stdout}\n${stderr}`);
+        return /^={2,}$/m.test(stdout.slice(stdout.indexOf('== Ready')));
+      },
+      150_000,
+    );
+    startMs = Date.now() - started;
+    token = `Bearer ${signToken(loadOrCreateSigningKey(join(dir, 'keys')), { customerId: DEMO_CUSTOMERS.anna.customerId })}`;
+  }, 180_000);
+
+  afterAll(async () => {
+    // A stack a failed test left running is stopped as a person would, so its Java and offline go too.
+    if (child.exitCode === null && child.signalCode === null) await exitWithin(child, 0);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const api = () => `http://127.0.0.1:${ports.API_PORT}`;
+
+  it('stopped the refused starts in a fraction of the time a start takes', () => {
+    expect(refusedMs).toHaveLength(PORTS.length);
+    expect(Math.max(...refusedMs)).toBeLessThan(startMs / 3);
+  });
+
+  it("says it is ready in one block, with the addresses a person uses, never serverless offline's own port", async () => {
+    const block = stdout.slice(stdout.indexOf('== Ready'));
+    expect(stdout.split('== Ready')).toHaveLength(2);
+    expect(block).toContain(`API              ${api()}\n`);
+    expect(block).toContain(`Demo page        http://127.0.0.1:${ports.PAGE_PORT}/\n`);
+    expect(block).toContain(`API reference    http://127.0.0.1:${ports.JWKS_PORT}/docs/\n`);
+    expect(block).toContain(`Full logs        ${join(dir, 'service.log')}`);
+    // Only the stack's own ports are named anywhere in the window: offline's internal one is in the log file.
+    const named = new Set([...stdout.matchAll(/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1])));
+    expect([...named].filter((port) => !Object.values(ports).includes(port))).toEqual([]);
+    expect(stdout).not.toContain('Server ready');
+    expect(readFileSync(join(dir, 'service.log'), 'utf8')).toContain('Server ready');
+    // The addresses answer.
+    expect((await fetch(`http://127.0.0.1:${ports.PAGE_PORT}/`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${ports.JWKS_PORT}/docs/`)).status).toBe(200);
+  });
+
+  it("prints one line per call (method, path, status, errorCode, correlation id) and keeps the functions' logs in the file", async () => {
+    const calls = [
+      { correlationId: randomUUID(), path: '/api/v1/termination-reasons', line: ' -> 200 (' },
+      { correlationId: randomUUID(), path: `/api/v1/contracts/${randomUUID()}/termination-requests`, line: ' -> 404 CONTRACT_NOT_FOUND (' },
+    ];
+    for (const call of calls) {
+      const response = await fetch(`${api()}${call.path}`, { headers: { Authorization: token, 'X-Correlation-Id': call.correlationId } });
+      await response.text();
+    }
+    for (const call of calls) {
+      await waitFor(`the line of ${call.correlationId}`, () => stdout.includes(call.correlationId));
+      const lines = stdout.split('\n').filter((l) => l.includes(call.correlationId));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        new RegExp(`^\\d\\d:\\d\\d:\\d\\d GET ${call.path}${call.line.replace('(', '\\(')}\\d+ ms\\)  ${call.correlationId}$`),
+      );
+      // The full story, the function's own JSON log lines, is in the file the banner names.
+      await waitFor(`the log of ${call.correlationId}`, () => readFileSync(join(dir, 'service.log'), 'utf8').includes(call.correlationId));
+    }
+    expect(stdout).not.toContain('"level":');
+  });
+
+  it('runs every command of docs/local-development.md as written, each printing what the doc says', async () => {
+    const commands = docCommands(readFileSync('docs/local-development.md', 'utf8'));
+    expect(commands.length).toBeGreaterThanOrEqual(12);
+    const script = commands.map((c, i) => `echo "@@start ${i}"\n${c.command}\necho "@@end ${i} $?"`).join('\n');
+    const run = spawn('bash', ['-c', script], { env: { ...process.env, LOCAL_DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    run.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    run.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    await new Promise((resolve) => run.once('exit', resolve));
+    const failures = commands.flatMap((c, i) => {
+      const section = new RegExp(`@@start ${i}\\n([\\s\\S]*?)@@end ${i} (\\d+)\\n`).exec(out);
+      if (!section) return [`${c.command}\n  did not finish\n${err}`];
+      const [, printed = '', code] = section;
+      const problems = [];
+      if (Number(code) !== c.exitCode) problems.push(`exit ${code}, the doc says ${c.exitCode}`);
+      for (const expected of c.expected) if (!matchesInOrder(printed, expected)) problems.push(`printed no "${expected}"`);
+      return problems.length === 0 ? [] : [`${c.command}\n  ${problems.join('; ')}\n  printed: ${printed}`];
+    });
+    expect(failures, err).toEqual([]);
+  }, 240_000);
+
+  it('stops everything on Ctrl-C: every port free again, the stack file gone', async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    for (const port of Object.values(ports)) expect(await taken(port), `port ${port}`).toBe(false);
+    expect(existsSync(join(dir, 'stack.json'))).toBe(false);
+  }, 60_000);
+});
+
+interface DocCommand {
+  command: string;
+  /** What the `# ->` lines after it say it prints (`…` for anything). */
+  expected: string[];
+  exitCode: number;
+}
+
+/**
+ * The commands of the doc's sh blocks, in order, each with the `# -> ...` lines that follow it.
+ * The two commands that make a stack (npm ci, npm start, npm test) are what this test does itself.
+ */
+function docCommands(markdown: string): DocCommand[] {
+  const blocks = [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+  const commands: DocCommand[] = [];
+  for (const block of blocks) {
+    const lines = block.split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i] ?? '';
+      const expectation = /^# -> (.*)$/.exec(line);
+      const last = commands[commands.length - 1];
+      if (expectation && last) {
+        const text = expectation[1] ?? '';
+        const exit = /\s*\(exit (\d+)\)$/.exec(text);
+        last.expected.push(exit ? text.slice(0, exit.index) : text);
+        if (exit) last.exitCode = Number(exit[1]);
+        continue;
+      }
+      if (line.trim() === '' || line.startsWith('#')) continue;
+      let command = line;
+      while (command.endsWith('\\') && i + 1 < lines.length) command = `${command}\n${lines[++i] ?? ''}`;
+      if (/^npm (ci|start|test)\b/.test(command)) continue;
+      commands.push({ command, expected: [], exitCode: 0 });
+    }
+  }
+  return commands;
+}
+
+/** Whether `text` holds the parts of `expected` between its `…`, in that order. */
+function matchesInOrder(text: string, expected: string): boolean {
+  let from = 0;
+  for (const part of expected.split('…')) {
+    const at = text.indexOf(part, from);
+    if (at === -1) return false;
+    from = at + part.length;
+  }
+  return true;
+}
