@@ -1,0 +1,217 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ERROR_STATUS } from '../lib/http/errors';
+import { at } from './local/template-file';
+
+/*
+ * npm run docs:inventory: writes docs/inventory.md, what the prod stack is made of, from the
+ * template `serverless package` makes for prod and from the error map the answers use: the
+ * routes, the functions with their triggers, the exact grants of each role, the alarms, and the
+ * error codes. Other docs link to it instead of restating counts and lists that drift;
+ * tests/deploy/inventory-doc.test.ts fails when the file and the template disagree.
+ */
+
+export const INVENTORY_DOC = 'docs/inventory.md';
+
+/** Placeholder identity settings: packaging needs them, the inventory does not show them. */
+export const PLACEHOLDER_SETTINGS = {
+  JWT_ISSUER: 'https://issuer.example',
+  JWT_AUDIENCE: 'termination-api',
+  JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
+  CONTRACTS_TABLE_NAME: 'contracts-owned-elsewhere',
+};
+
+type Template = Record<string, unknown>;
+
+const entries = (value: unknown): [string, unknown][] => (typeof value === 'object' && value !== null ? Object.entries(value) : []);
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]);
+const ofType = (template: Template, type: string): [string, unknown][] =>
+  entries(at(template, 'Resources')).filter(([, resource]) => at(resource, 'Type') === type);
+const code = (text: string) => `\`${text}\``;
+
+/** A resource of a statement, or a reference, as a person reads it. */
+function described(value: unknown): string {
+  if (typeof value === 'string') return value === '*' ? '`*`' : code(value.replace(/^arn:[^:]*:[^:]*:[^:]*:[^:]*:/, ''));
+  const sub = at(value, 'Fn::Sub');
+  if (sub !== undefined) {
+    const text = String(Array.isArray(sub) ? sub[0] : sub);
+    return code(text.replace(/^arn:\$\{AWS::Partition\}:[a-z0-9-]+:(\$\{AWS::Region\})?:(\$\{AWS::AccountId\})?:/, ''));
+  }
+  const getAtt = at(value, 'Fn::GetAtt');
+  if (Array.isArray(getAtt)) return `${code(String(getAtt[0]))}${getAtt[1] === 'Arn' ? '' : ` (${String(getAtt[1])})`}`;
+  const ref = at(value, 'Ref');
+  if (typeof ref === 'string') return code(ref);
+  return code(JSON.stringify(value));
+}
+
+/** The logical id of the function an integration, a target or a mapping names. */
+function functionNamed(value: unknown): string | undefined {
+  return /"([A-Za-z0-9]+LambdaFunction)"/.exec(JSON.stringify(value))?.[1];
+}
+
+function routes(template: Template): { method: string; path: string; fn: string }[] {
+  const resources = new Map(ofType(template, 'AWS::ApiGateway::Resource'));
+  const pathOf = (id: unknown): string => {
+    const ref = at(id, 'Ref');
+    const resource = typeof ref === 'string' ? resources.get(ref) : undefined;
+    if (resource === undefined) return '';
+    return `${pathOf(at(resource, 'Properties', 'ParentId'))}/${String(at(resource, 'Properties', 'PathPart'))}`;
+  };
+  return ofType(template, 'AWS::ApiGateway::Method')
+    .filter(([, method]) => at(method, 'Properties', 'HttpMethod') !== 'OPTIONS')
+    .map(([, method]) => ({
+      method: String(at(method, 'Properties', 'HttpMethod')),
+      path: pathOf(at(method, 'Properties', 'ResourceId')),
+      fn: functionNamed(at(method, 'Properties', 'Integration')) ?? '?',
+    }))
+    .sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+}
+
+function triggers(template: Template): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  const add = (fn: string | undefined, what: string) => {
+    if (fn !== undefined) found.set(fn, [...(found.get(fn) ?? []), what]);
+  };
+  for (const route of routes(template)) add(route.fn, `${route.method} ${code(route.path)}`);
+  for (const [, authorizer] of ofType(template, 'AWS::ApiGateway::Authorizer'))
+    add(functionNamed(at(authorizer, 'Properties', 'AuthorizerUri')), 'API Gateway, before every route (authorizer)');
+  for (const [id, rule] of ofType(template, 'AWS::Events::Rule'))
+    for (const target of list(at(rule, 'Properties', 'Targets'))) add(functionNamed(at(target, 'Arn')), `EventBridge rule ${code(id)}`);
+  for (const [id, mapping] of ofType(template, 'AWS::Lambda::EventSourceMapping'))
+    add(functionNamed(at(mapping, 'Properties', 'FunctionName')), `the requests table's stream (${code(id)})`);
+  return found;
+}
+
+function grants(template: Template, role: string): string[] {
+  const policies = list(at(template, 'Resources', role, 'Properties', 'Policies'));
+  const rows = policies.flatMap((policy) =>
+    list(at(policy, 'PolicyDocument', 'Statement')).map((statement) => {
+      const actions = list(at(statement, 'Action')).map((a) => code(String(a)));
+      const resources = list(at(statement, 'Resource')).map(described);
+      const condition = at(statement, 'Condition') === undefined ? '' : ', with a condition';
+      return `${actions.join(', ')} on ${resources.join(', ')}${condition}`;
+    }),
+  );
+  const traced = ofType(template, 'AWS::IAM::Policy').filter(([, policy]) =>
+    list(at(policy, 'Properties', 'Roles')).some((r) => at(r, 'Ref') === role),
+  );
+  for (const [id, policy] of traced) {
+    const actions = list(at(policy, 'Properties', 'PolicyDocument', 'Statement')).flatMap((s) =>
+      list(at(s, 'Action')).map((a) => code(String(a))),
+    );
+    rows.push(`${actions.join(', ')} on \`*\`, when traced (${code(id)})`);
+  }
+  return rows;
+}
+
+const COMPARISONS: Record<string, string> = {
+  GreaterThanThreshold: '>',
+  GreaterThanOrEqualToThreshold: '≥',
+  LessThanThreshold: '<',
+  LessThanOrEqualToThreshold: '≤',
+};
+
+function alarms(template: Template): string[] {
+  return ofType(template, 'AWS::CloudWatch::Alarm').map(([id, alarm]) => {
+    const properties = at(alarm, 'Properties');
+    const metric =
+      at(properties, 'MetricName') === undefined
+        ? list(at(properties, 'Metrics'))
+            .map((m) => at(m, 'MetricStat', 'Metric', 'MetricName'))
+            .filter((m) => m !== undefined)
+            .map(String)
+            .join(' + ')
+        : `${String(at(properties, 'Namespace'))} ${String(at(properties, 'MetricName'))}`;
+    const name = String(at(properties, 'AlarmName')).replace(/^contract-termination-prod-/, '');
+    const operator = COMPARISONS[String(at(properties, 'ComparisonOperator'))] ?? String(at(properties, 'ComparisonOperator'));
+    return `| ${code(id)} | ${code(name)} | ${metric} | ${operator} ${String(at(properties, 'Threshold'))} |`;
+  });
+}
+
+export function buildInventoryDoc(template: Template): string {
+  const fns = ofType(template, 'AWS::Lambda::Function');
+  const triggered = triggers(template);
+  const nameOf = (id: string): string =>
+    String(at(template, 'Resources', id, 'Properties', 'FunctionName')).replace(/^contract-termination-prod-/, '');
+  const routeRows = routes(template).map((r) => `| ${r.method} | ${code(r.path)} | ${code(nameOf(r.fn))} |`);
+  const functionSections = fns.map(([id, fn]) => {
+    const properties = at(fn, 'Properties');
+    const role = String(at(properties, 'Role', 'Fn::GetAtt', 0));
+    const reserved = at(properties, 'ReservedConcurrentExecutions');
+    const description = String(at(properties, 'Description'));
+    return [
+      `### ${code(nameOf(id))}`,
+      '',
+      `${/^(GET|POST) /.test(description) ? '' : `${description}. `}Called by: ${(triggered.get(id) ?? ['nothing']).join('; ')}. ` +
+        `Timeout ${String(at(properties, 'Timeout'))} s, ${String(at(properties, 'MemorySize'))} MB` +
+        `${typeof reserved === 'number' ? `, ${String(reserved)} reserved` : ''}. Role ${code(role)} may:`,
+      '',
+      ...grants(template, role).map((g) => `- ${g}`),
+    ].join('\n');
+  });
+  const errorRows = Object.entries(ERROR_STATUS).map(([errorCode, status]) => `| ${code(errorCode)} | ${String(status)} |`);
+  return `# What the stack is made of
+
+Generated by \`npm run docs:inventory\` from the template \`serverless package\` makes for \`prod\`
+and from the service's error map; \`tests/deploy/inventory-doc.test.ts\` fails when this file and
+the code disagree. Other documents link here rather than repeat these lists. Why each piece is
+there: [\`architecture.md\`](architecture.md), [\`deploy.md\`](deploy.md),
+[\`security.md\`](security.md); what to do when an alarm fires: [\`operations.md\`](operations.md).
+
+## Routes
+
+${routes(template).length} routes, each behind the authorizer and proxied to its own function;
+any other path or method is \`404 ROUTE_NOT_FOUND\`.
+
+| method | path | function |
+|---|---|---|
+${routeRows.join('\n')}
+
+## Functions and what each role may do
+
+${fns.length} functions, each with a role of its own, trusting only Lambda acting for this
+account; besides the grants below, no managed policy.
+
+${functionSections.join('\n\n')}
+
+## Alarms
+
+| resource | name (\`contract-termination-<stage>-…\`) | metric | fires when |
+|---|---|---|---|
+${alarms(template).join('\n')}
+
+## Error codes
+
+Every \`errorCode\` a function answers, with its status ([\`api.md\`](api.md) says when; the
+gateway's and the WAF's own answers are in [\`decisions/0011-error-body.md\`](decisions/0011-error-body.md)).
+
+| errorCode | status |
+|---|---|
+${errorRows.join('\n')}
+`;
+}
+
+/** The prod template, packaged with placeholder settings into a folder that is removed after. */
+export function packagedProdTemplate(): Template {
+  const dir = mkdtempSync(join(tmpdir(), 'inventory-'));
+  try {
+    const serverless = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
+    execFileSync(process.execPath, [serverless, 'package', '--stage', 'prod', '--package', dir], {
+      env: { ...process.env, ...PLACEHOLDER_SETTINGS, SLS_TELEMETRY_DISABLED: '1' },
+      stdio: 'ignore',
+    });
+    const parsed: unknown = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8'));
+    return Object.fromEntries(entries(parsed));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  writeFileSync(INVENTORY_DOC, buildInventoryDoc(packagedProdTemplate()));
+  console.log(`wrote ${INVENTORY_DOC}`);
+}

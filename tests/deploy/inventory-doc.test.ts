@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildInventoryDoc, INVENTORY_DOC, PLACEHOLDER_SETTINGS } from '../../scripts/inventory-doc';
+import { ofType, templatePackager, type Json } from '../support/packaged-template';
+
+/*
+ * docs/inventory.md lists what the prod stack is made of (routes, functions, each role's grants,
+ * alarms, error codes), generated from the packaged template: this fails when they disagree, so
+ * the lists other docs link to cannot drift (issue 23.4).
+ */
+
+const { packageStage, cleanUp } = templatePackager();
+let prod: Json;
+
+beforeAll(async () => {
+  prod = await packageStage('prod', PLACEHOLDER_SETTINGS);
+}, 120_000);
+afterAll(() => cleanUp());
+
+describe('docs/inventory.md', () => {
+  it('is what npm run docs:inventory makes from the prod template today', () => {
+    expect(readFileSync(INVENTORY_DOC, 'utf8')).toBe(buildInventoryDoc(prod));
+  });
+
+  it('names every route, function and alarm of the template', () => {
+    const document = readFileSync(INVENTORY_DOC, 'utf8');
+    for (const [, fn] of ofType(prod, 'AWS::Lambda::Function')) {
+      const name = JSON.stringify(fn).match(/"FunctionName":"contract-termination-prod-(\w+)"/)?.[1] ?? '?';
+      expect(document).toContain(`### \`${name}\``);
+    }
+    for (const [id] of ofType(prod, 'AWS::CloudWatch::Alarm')) expect(document).toContain(`| \`${id}\` |`);
+    const routes = ofType(prod, 'AWS::ApiGateway::Method').filter(([, m]) => !JSON.stringify(m).includes('"HttpMethod":"OPTIONS"'));
+    expect(document.match(/^\| (GET|POST) \| `\/api\/v1\//gm)).toHaveLength(routes.length);
+  });
+});
