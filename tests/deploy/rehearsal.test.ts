@@ -34,6 +34,7 @@ import { validBody, headersWithKey } from '../support/bodies';
 import { deployedFunctions, deployedTemplate, invokeDeployed, stackResources, type DeployedFunction } from '../support/deployed-functions';
 import { TemplateResolver } from '../support/cfn-intrinsics';
 import { at, jsonObject, parsedObject } from '../support/json';
+import { serviceFolder } from '../support/packaged-template';
 import { MOTO_ACCOUNT_ID, motoInstalled, startMoto, type Moto } from '../support/moto';
 
 /*
@@ -59,6 +60,8 @@ const DEPLOY_TIMEOUT_MS = 240_000;
 
 let moto: Moto;
 let work: string;
+/** The checkout the deploy runs in: links to this one, with its own bundles and framework files. */
+let service: { dir: string; remove: () => void };
 let cloudFormation: CloudFormationClient;
 let dynamodb: DynamoDBClient;
 let events: EventBridgeClient;
@@ -68,6 +71,7 @@ const deploys: { ms: number; output: string }[] = [];
 async function deploy(stage: string, env: Record<string, string> = {}): Promise<{ ms: number; output: string }> {
   const started = Date.now();
   const { stdout, stderr } = await promisify(execFile)('npm', ['run', 'deploy', '--', '--stage', stage], {
+    cwd: service.dir,
     env: {
       ...process.env,
       ...moto.env,
@@ -135,6 +139,7 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
   beforeAll(async () => {
     moto = await startMoto();
     work = mkdtempSync(join(tmpdir(), 'rehearsal-'));
+    service = serviceFolder({ linkBundles: false });
     const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };
     cloudFormation = new CloudFormationClient(client);
     dynamodb = new DynamoDBClient(client);
@@ -152,7 +157,8 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
 
   afterAll(async () => {
     await moto.stop();
-    if (work) rmSync(work, { recursive: true, force: true });
+    service.remove();
+    rmSync(work, { recursive: true, force: true });
   });
 
   it(

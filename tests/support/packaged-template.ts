@@ -16,9 +16,28 @@ export type Json = Record<string, unknown>;
 const serverlessBin = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
 
 /**
+ * A folder that stands for the service's root: serverless.yml copied (the framework takes only a
+ * real file for its configuration), the rest of `source` linked, the dependencies this
+ * checkout's. The framework's working files (.serverless/) are the folder's own, and so are the
+ * bundles (.build/) unless `linkBundles`, so that whatever runs there never shares them with
+ * another packaging or a developer's own commands.
+ */
+export function serviceFolder(options: { source?: string; linkBundles?: boolean } = {}): { dir: string; remove: () => void } {
+  const source = options.source ?? '.';
+  const dir = mkdtempSync(join(tmpdir(), 'service-'));
+  copyFileSync(join(source, 'serverless.yml'), join(dir, 'serverless.yml'));
+  for (const entry of readdirSync(source)) {
+    if (!['.serverless', '.git', 'serverless.yml', 'node_modules', '.build', '.local'].includes(entry))
+      symlinkSync(resolve(source, entry), join(dir, entry));
+  }
+  for (const shared of options.linkBundles === false ? ['node_modules'] : ['node_modules', '.build'])
+    symlinkSync(resolve(shared), join(dir, shared));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
  * Packages a stage and returns its template; `cleanUp` removes the directories. Each packaging
- * runs in a folder of links to this one, so that the framework's working files (.serverless/)
- * are its own, whatever other test files package at the same time.
+ * runs in a service folder of its own, whatever other test files package at the same time.
  */
 export function templatePackager(): {
   packageStage: (stage: string, env?: Record<string, string>, options?: { source?: string }) => Promise<Json>;
@@ -27,17 +46,9 @@ export function templatePackager(): {
   const dirs: string[] = [];
   return {
     packageStage: async (stage, env = {}, { source = '.' } = {}) => {
-      const service = mkdtempSync(join(tmpdir(), `service-${stage}-`));
+      const service = serviceFolder({ source }).dir;
       const dir = mkdtempSync(join(tmpdir(), `package-${stage}-`));
       dirs.push(service, dir);
-      // The framework takes only a real file for its configuration; the rest may be links. The
-      // bundles and the dependencies are this checkout's, whatever the source.
-      copyFileSync(join(source, 'serverless.yml'), join(service, 'serverless.yml'));
-      for (const entry of readdirSync(source)) {
-        if (!['.serverless', '.git', 'serverless.yml', 'node_modules', '.build'].includes(entry))
-          symlinkSync(resolve(source, entry), join(service, entry));
-      }
-      for (const shared of ['node_modules', '.build']) symlinkSync(resolve(shared), join(service, shared));
       await promisify(execFile)(process.execPath, [serverlessBin, 'package', '--stage', stage, '--package', dir], {
         cwd: service,
         env: {
