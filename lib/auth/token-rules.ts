@@ -20,7 +20,7 @@ export interface TokenShape {
 }
 
 /** A key id as issuers write them: 1 to 128 printable ASCII characters, no space. */
-export const KID_PATTERN = /^[!-~]{1,128}$/;
+const KID_PATTERN = /^[!-~]{1,128}$/;
 
 /** Why the token must be refused before the library sees it, or undefined when it may go on. */
 export function tokenShapeBreach(token: string, shape: TokenShape): string | undefined {
