@@ -127,6 +127,13 @@ export interface AuthConfig {
   maxTokenLifetimeSeconds: number;
   /** How long a fetched JWKS is trusted before it is fetched again. */
   jwksTtlSeconds: number;
+  /**
+   * An unknown `kid` makes the JWKS be fetched again only when the last fetch began at least this
+   * long ago; sooner, the token is refused at once from the JWKS in hand.
+   */
+  jwksMinRefetchSeconds: number;
+  /** Longest token accepted, in bytes (a JWT is ASCII); a longer one is refused unread. */
+  maxTokenBytes: number;
   /** How far ahead of ours the issuer's clock may run (`iat`). */
   clockSkewSeconds: number;
   /** API Gateway's authorizer result cache TTL: the same number as in serverless.yml. */
@@ -182,6 +189,9 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
     customerIdClaim: read.string('CUSTOMER_ID_CLAIM', 'sub'),
     maxTokenLifetimeSeconds: read.integer('JWT_MAX_LIFETIME_SECONDS', 86_400, 60, 7 * 86_400),
     jwksTtlSeconds: read.integer('JWKS_TTL_SECONDS', 300, 10, 900),
+    jwksMinRefetchSeconds: read.integer('JWKS_MIN_REFETCH_SECONDS', 30, 1, 300),
+    // API Gateway takes at most 10,240 bytes of request line and headers together.
+    maxTokenBytes: read.integer('JWT_MAX_BYTES', 8192, 1024, 10_240),
     clockSkewSeconds: read.integer('JWT_CLOCK_SKEW_SECONDS', 30, 0, 300),
     // API Gateway's own bounds for the authorizer result cache: 0 to 3600 s.
     cacheTtlSeconds: read.integer('AUTHORIZER_CACHE_TTL_SECONDS', 60, 0, 3600),

@@ -1,6 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { FINAL_STATUSES, mayMove } from '../lib/termination/lifecycle';
-import { EVENT_TYPES, statusChangedEventSchema, statusDecisionSchema, submittedEventSchema } from '../lib/api-model/event-schemas';
+import {
+  ESCAPE_ON_OUTPUT,
+  EVENT_TYPES,
+  statusChangedEventSchema,
+  statusDecisionSchema,
+  submittedEventSchema,
+} from '../lib/api-model/event-schemas';
 import { STATUSES } from '../lib/api-model/schemas';
 
 /*
@@ -16,6 +22,8 @@ interface FieldRow {
   type: string;
   required: boolean;
   personal: boolean;
+  /** Text passed on as written, which whoever shows it must escape. */
+  escape: boolean;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -35,7 +43,14 @@ function fieldRows(schema: unknown, prefix = ''): FieldRow[] {
   return Object.entries(schema['properties']).flatMap(([name, property]) => {
     if (!isObject(property)) return [];
     const path = `${prefix}${name}`;
-    const row = { path, type: typeOf(property), required: required.includes(name), personal: property['x-personal-data'] === true };
+    const description = typeof property['description'] === 'string' ? property['description'] : '';
+    const row = {
+      path,
+      type: typeOf(property),
+      required: required.includes(name),
+      personal: property['x-personal-data'] === true,
+      escape: description.includes(ESCAPE_ON_OUTPUT),
+    };
     return property['type'] === 'object' ? [row, ...fieldRows(property, `${path}.`)] : [row];
   });
 }
@@ -46,6 +61,15 @@ function fieldTable(schema: unknown): string {
   );
   return ['| field | type | required | personal data |', '|---|---|---|---|', ...rows].join('\n');
 }
+
+/** The fields whose description says they are text to escape where shown. */
+export function textFields(schema: unknown): string[] {
+  return fieldRows(schema)
+    .filter((row) => row.escape)
+    .map((row) => row.path);
+}
+
+const codeList = (paths: string[]) => paths.map((path) => `\`${path}\``).join(', ');
 
 const withoutId = (schema: object) => Object.fromEntries(Object.entries(schema).filter(([key]) => key !== '$id'));
 const schemaBlock = (schema: object) => ['```json', JSON.stringify(withoutId(schema), null, 2), '```'].join('\n');
@@ -196,6 +220,32 @@ Fields marked **personal data** above identify a customer or hold what a person 
 They travel on the bus (the back office needs them) and rest in the dead-letter queues
 (encrypted, 14 days), and never reach a log: the functions log ids, statuses and outcomes only.
 A consumer that keeps these events keeps personal data.
+
+## Text: plain text, escaped where it is shown
+
+The service takes what a customer writes as long as it keeps the API's rules
+([decisions/0009-input-validation.md](decisions/0009-input-validation.md)): a name may begin with
+\`=\`, a comment may hold \`<img src=x onerror=...>\`. Such text is stored and published exactly as
+written, never escaped, stripped or rewritten, because only the place that shows it knows how it
+must be escaped there. So every text field of these events is plain text, and a consumer escapes
+it where it shows it:
+
+- in HTML (a back-office page, an e-mail): escape \`&\`, \`<\`, \`>\` and quotes, or set it as text
+  (\`textContent\`), never as markup;
+- in a spreadsheet or a CSV file: a cell that begins with \`=\`, \`+\`, \`-\` or \`@\` (or a line break,
+  which a comment or a reason may hold) is read as a formula, and \`=HYPERLINK(...)\` makes a link
+  of it: put an apostrophe before such a first character, and quote every cell.
+
+The text fields, each of which says so in its description:
+
+| event | text fields |
+|---|---|
+| in: \`TerminationRequestStatusChanged\` from the back office | ${codeList(textFields(statusDecisionSchema))} |
+| out: \`${EVENT_TYPES.submitted}\` | ${codeList(textFields(submittedEventSchema))} |
+| out: \`${EVENT_TYPES.statusChanged}\` | ${codeList(textFields(statusChangedEventSchema))} |
+
+The other fields are ids, codes, dates and digits of a fixed shape (see the schemas), and the
+request number, which the service makes.
 
 ## Operating
 

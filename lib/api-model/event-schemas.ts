@@ -20,13 +20,26 @@ const status = { type: 'string', enum: STATUSES } as const;
 const timestamp = { type: 'string', format: 'date-time' } as const;
 const personal = { 'x-personal-data': true } as const;
 
+/**
+ * Said in the description of every field whose text a person or another system chose: the
+ * service accepts and passes it on as written (a customer may write `=` or `<`), so whoever shows
+ * it escapes it. docs/events.md lists the fields that say it.
+ */
+export const ESCAPE_ON_OUTPUT =
+  'Plain text, passed on as written, never escaped or stripped: escape it wherever it is shown, for HTML (&, <, >, quotes), and in a spreadsheet or CSV cell so that a leading =, +, -, @ or line break does not make it a formula (put an apostrophe before it).';
+
+/** A field's own description, then ESCAPE_ON_OUTPUT. */
+const escaped = (description: string) => `${description} ${ESCAPE_ON_OUTPUT}`;
+
 /** Text for the customer from the back office: the comment's character rules, and never markup. */
 const reasonText = {
   type: 'string',
   minLength: 1,
   maxLength: 1000,
   format: 'plain-text',
-  description: `The back office's explanation for the customer, shown with the status. Plain text, never HTML: clients render it as text, and a \`<\` followed by a letter, \`/\`, \`!\` or \`?\` is refused. Up to 1000 characters (code points); line breaks are allowed. ${NO_HIDDEN_TEXT}`,
+  description: escaped(
+    `The back office's explanation for the customer, shown with the status. Plain text, never HTML: clients render it as text, and a \`<\` followed by a letter, \`/\`, \`!\` or \`?\` is refused. Up to 1000 characters (code points); line breaks are allowed. ${NO_HIDDEN_TEXT}`,
+  ),
   ...personal,
 } as const;
 
@@ -35,7 +48,12 @@ const requestIdentity = {
   eventId: { ...uuid, description: 'Stable: the same for every delivery of this event. Drop a repeated one.' },
   requestId: uuid,
   contractId: uuid,
-  customerId: { type: 'string', minLength: 1, ...personal },
+  customerId: {
+    type: 'string',
+    minLength: 1,
+    description: escaped("The customer, as the bank's identity provider names them in the token."),
+    ...personal,
+  },
   requestNumber: { type: 'string', maxLength: 20 },
 } as const;
 
@@ -55,7 +73,7 @@ export const statusDecisionSchema = {
       minLength: 1,
       maxLength: 128,
       pattern: '^[A-Za-z0-9._:/-]+$',
-      description: "The back office's id of this decision; the same decision sent again carries the same id.",
+      description: escaped("The back office's id of this decision; the same decision sent again carries the same id."),
     },
     requestId: uuid,
     contractId: uuid,
@@ -96,10 +114,14 @@ export const submittedEventSchema = {
       properties: {
         bik: input.bankDetails.properties.bik,
         accountNumber: { ...input.bankDetails.properties.accountNumber, ...personal },
-        recipientName: { ...input.bankDetails.properties.recipientName, ...personal },
+        recipientName: {
+          ...input.bankDetails.properties.recipientName,
+          description: escaped(input.bankDetails.properties.recipientName.description),
+          ...personal,
+        },
       },
     },
-    comment: { ...input.comment, ...personal },
+    comment: { ...input.comment, description: escaped(input.comment.description), ...personal },
     documentIds: input.documentIds,
     createdAt: timestamp,
   },
@@ -126,7 +148,7 @@ export const statusChangedEventSchema = {
     },
     decisionEventId: {
       ...statusDecisionSchema.properties.eventId,
-      description: "The back office's eventId of the decision applied; absent when the customer withdrew the request.",
+      description: escaped("The back office's eventId of the decision applied; absent when the customer withdrew the request."),
     },
   },
 } as const;

@@ -12,23 +12,29 @@ export interface JwksCacheOptions {
   fetcher?: Fetcher;
   /** A JWKS older than this is fetched again, so a key the issuer removed stops being trusted. */
   ttlMs: number;
-  /** Fetches caused by unknown kids are at least this far apart. */
-  minRefetchGapMs: number;
+  /** An unknown kid makes a fetch only when the last one began at least this long ago. */
+  minRefetchMs: number;
   now?: () => number;
 }
 
 /**
  * The library's cache keeps a JWKS for the life of the Lambda environment and, after a kid it
- * cannot find, refuses every unknown kid for 10 s: a genuine token signed with a key the issuer
- * has just published would get 401 in that window. This one refreshes by age, and fetches again
- * for an unknown kid only when the token may be newer than the JWKS (issuers publish a key
- * before they sign with it): it waits out a short gap between such fetches instead of refusing,
- * so made-up kids cost the issuer at most one fetch per gap, and a genuine token never a 401.
- * A JWKS that cannot be fetched is an outage (FetchError), never the token's fault.
+ * cannot find, makes the next call for that kid wait out a penalty before fetching again. This
+ * one refreshes by age, and answers an unknown kid at once from the JWKS in hand: it fetches
+ * again only when the token may be newer than that JWKS (issuers publish a key before they sign
+ * with it) and the last fetch began at least `minRefetchMs` ago. So made-up kids cost the issuer
+ * at most one fetch per `minRefetchMs` and their callers no wait, and a genuine token signed with
+ * a key published at least `minRefetchMs` before it is never refused. One fetch at a time: every
+ * caller that needs one meanwhile shares it. A JWKS that cannot be fetched is an outage
+ * (FetchError), never the token's fault.
  */
 export class RefreshingJwksCache implements JwksCache {
   private readonly store: SimpleJwksCache;
+  /** When the fetch that gave the JWKS in hand began. */
   private readonly fetchedAt = new Map<string, number>();
+  /** When the last fetch began, whether it succeeded or not. */
+  private readonly triedAt = new Map<string, number>();
+  private readonly fetching = new Map<string, Promise<Jwks>>();
   private readonly now: () => number;
 
   constructor(private readonly options: JwksCacheOptions) {
@@ -41,11 +47,21 @@ export class RefreshingJwksCache implements JwksCache {
     this.fetchedAt.set(jwksUri, this.now());
   }
 
-  /** Fetches now; concurrent callers share one fetch. */
-  async getJwks(jwksUri: string): Promise<Jwks> {
-    const jwks = await this.store.getJwks(jwksUri);
-    this.fetchedAt.set(jwksUri, this.now());
-    return jwks;
+  /** Fetches now, unless a fetch is under way: then its callers share that one. */
+  getJwks(jwksUri: string): Promise<Jwks> {
+    const running = this.fetching.get(jwksUri);
+    if (running) return running;
+    const startedAt = this.now();
+    this.triedAt.set(jwksUri, startedAt);
+    const fetch = this.store
+      .getJwks(jwksUri)
+      .then((jwks) => {
+        this.fetchedAt.set(jwksUri, startedAt);
+        return jwks;
+      })
+      .finally(() => this.fetching.delete(jwksUri));
+    this.fetching.set(jwksUri, fetch);
+    return fetch;
   }
 
   getCachedJwk(jwksUri: string, decomposedJwt: DecomposedJwt): JwkWithKid {
@@ -59,13 +75,9 @@ export class RefreshingJwksCache implements JwksCache {
     if (fetchedAt === undefined || this.now() - fetchedAt >= this.options.ttlMs) await this.getJwks(jwksUri);
     const known = this.find(jwksUri, decomposedJwt);
     if (known) return known;
-
-    const { iat } = decomposedJwt.payload;
-    if (!this.mayPredateKey(jwksUri, iat)) throw new KidNotFoundInJwksError(`JWK for kid "${kid}" not found in the JWKS`);
-    const gap = (this.fetchedAt.get(jwksUri) ?? 0) + this.options.minRefetchGapMs - this.now();
-    if (gap > 0) await new Promise((resolve) => setTimeout(resolve, gap));
-    // Another caller may have fetched while this one waited.
-    if (this.mayPredateKey(jwksUri, iat)) await this.getJwks(jwksUri);
+    if (!this.mayPredateKey(jwksUri, decomposedJwt.payload.iat) || !this.mayRefetch(jwksUri))
+      throw new KidNotFoundInJwksError(`JWK for kid "${kid}" not found in the JWKS`);
+    await this.getJwks(jwksUri);
     return this.store.getCachedJwk(jwksUri, decomposedJwt);
   }
 
@@ -82,5 +94,12 @@ export class RefreshingJwksCache implements JwksCache {
   private mayPredateKey(jwksUri: string, iat: unknown): boolean {
     if (typeof iat !== 'number' || iat * 1000 > this.now()) return false;
     return (this.fetchedAt.get(jwksUri) ?? 0) < (iat + 1) * 1000;
+  }
+
+  /** A fetch under way is shared; a new one only when the last began `minRefetchMs` ago or more. */
+  private mayRefetch(jwksUri: string): boolean {
+    if (this.fetching.has(jwksUri)) return true;
+    const triedAt = this.triedAt.get(jwksUri);
+    return triedAt === undefined || this.now() - triedAt >= this.options.minRefetchMs;
   }
 }

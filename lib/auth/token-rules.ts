@@ -1,9 +1,45 @@
+import { JwtBaseError } from 'aws-jwt-verify/error';
+import { decomposeUnverifiedJwt } from 'aws-jwt-verify/jwt';
 import type { JwtHeader, JwtPayload } from 'aws-jwt-verify/jwt-model';
+import { supportedSignatureAlgorithms } from 'aws-jwt-verify/jwt-verifier';
 
 /*
- * The checks aws-jwt-verify leaves to its caller (docs/decisions/0003-authentication.md). The
- * library verifies the signature, iss, exp and nbf when present; these run after it.
+ * The checks aws-jwt-verify leaves to its caller (docs/decisions/0003-authentication.md), in two
+ * stages. tokenShapeBreach runs before the library sees the token: the library keys its cache of
+ * public keys by the token's own `iss` before it checks the signature, so a refused token must
+ * never reach it with an issuer, algorithm, kid or size of its choosing. The library then
+ * verifies the signature, iss, exp and nbf when present, and tokenRuleBreach runs after it.
  */
+
+/** What a token must look like before anything of it is handed on or cached. */
+export interface TokenShape {
+  /** The one issuer trusted: `iss` must equal it exactly. */
+  issuer: string;
+  /** Longest token, in bytes (a JWT is ASCII, so in characters too). */
+  maxTokenBytes: number;
+}
+
+/** A key id as issuers write them: 1 to 128 printable ASCII characters, no space. */
+const KID_PATTERN = /^[!-~]{1,128}$/;
+
+/** Why the token must be refused before the library sees it, or undefined when it may go on. */
+export function tokenShapeBreach(token: string, shape: TokenShape): string | undefined {
+  if (token.length > shape.maxTokenBytes) return `token over ${shape.maxTokenBytes} bytes`;
+  let header: JwtHeader;
+  let payload: JwtPayload;
+  try {
+    ({ header, payload } = decomposeUnverifiedJwt(token));
+  } catch (error) {
+    if (error instanceof JwtBaseError) return error.message;
+    throw error;
+  }
+  // Only the asymmetric algorithms the library verifies: never none, never HMAC.
+  if (!supportedSignatureAlgorithms.some((alg) => alg === header.alg)) return 'alg is not an accepted asymmetric algorithm';
+  if (typeof header.kid !== 'string' || !KID_PATTERN.test(header.kid)) return 'no kid of the accepted shape';
+  // The value itself is never echoed: it is the caller's, and may be kilobytes long.
+  if (payload.iss !== shape.issuer) return 'iss is not the configured issuer';
+  return undefined;
+}
 
 export interface TokenRules {
   audience: string;

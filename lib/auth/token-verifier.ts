@@ -11,7 +11,7 @@ import {
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { AuthConfig } from '../config';
 import { RefreshingJwksCache } from './jwks-cache';
-import { tokenRuleBreach } from './token-rules';
+import { tokenRuleBreach, tokenShapeBreach } from './token-rules';
 
 /** A refusal of the caller's credentials: API Gateway turns it into 401. */
 export class InvalidTokenError extends Error {
@@ -67,16 +67,18 @@ function isTokenFault(error: unknown): error is JwtBaseError {
 export type CustomerIdOf = (token: string) => Promise<string>;
 
 /**
- * Verifies signature (against the issuer's JWKS, asymmetric algorithms only), iss, exp, nbf and
- * the rules of token-rules.ts, and returns the customer id from the configured claim.
+ * Checks the token's shape, size, alg, kid and iss before the library sees it, then verifies the
+ * signature (against the issuer's JWKS, asymmetric algorithms only), iss, exp, nbf and the rules
+ * of token-rules.ts, and returns the customer id from the configured claim.
  */
 export function createTokenVerifier(config: AuthConfig, now: () => number = Date.now): CustomerIdOf {
   const jwksCache = new RefreshingJwksCache({
     ...(isLoopbackHttp(config.jwksUri) ? { fetcher: loopbackFetcher } : {}),
     ttlMs: config.jwksTtlSeconds * 1000,
-    minRefetchGapMs: 1000,
+    minRefetchMs: config.jwksMinRefetchSeconds * 1000,
     now,
   });
+  const shape = { issuer: config.issuer, maxTokenBytes: config.maxTokenBytes };
   const rules = {
     audience: config.audience,
     maxLifetimeSeconds: config.maxTokenLifetimeSeconds,
@@ -98,6 +100,8 @@ export function createTokenVerifier(config: AuthConfig, now: () => number = Date
     { jwksCache },
   );
   return async (token) => {
+    const misshapen = tokenShapeBreach(token, shape);
+    if (misshapen !== undefined) throw new InvalidTokenError(misshapen);
     let payload: JwtPayload;
     try {
       payload = await verifier.verify(token);

@@ -23,7 +23,27 @@ function isJsonContentType(value: string | undefined): boolean {
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
+/** U+FFFD, what a decoder writes where bytes were not UTF-8. */
+const REPLACEMENT_CHARACTER = '\uFFFD';
+
 const malformed = (problem: Problem) => new EdgeRefusal('MALFORMED_REQUEST', [problem]);
+
+/** The bytes' text, or undefined when they are not UTF-8. */
+function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a decoded text can have come from valid UTF-8. The gateway hands a plain body over
+ * already decoded, writing U+FFFD where bytes were not UTF-8: that mark, or a lone surrogate, is
+ * all that is left of them. So a text holding either is refused, whichever way it came (a client
+ * that means U+FFFD writes the JSON escape \ufffd, which is plain ASCII).
+ */
+const isCleanUtf8Text = (text: string) => !text.includes(REPLACEMENT_CHARACTER) && !/\p{Cs}/u.test(text);
 
 /** The body as a parsed JSON object, or MALFORMED_REQUEST. */
 export function readJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'headers' | 'body' | 'isBase64Encoded'>): Record<string, unknown> {
@@ -31,14 +51,17 @@ export function readJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'headers' |
     throw malformed({ field: 'Content-Type', code: 'contentType' });
   }
   // Typed string | null, but serverless offline hands some empty bodies over as `false`.
-  const text: string = typeof event.body === 'string' ? event.body : '';
-  const bytes = event.isBase64Encoded ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
-  if (bytes.length > MAX_BODY_BYTES) {
+  const raw: string = typeof event.body === 'string' ? event.body : '';
+  const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : undefined;
+  if ((bytes ? bytes.length : Buffer.byteLength(raw, 'utf8')) > MAX_BODY_BYTES) {
     throw malformed({ field: 'body', code: 'tooLarge', limit: MAX_BODY_BYTES });
   }
+  // JSON text is UTF-8 (RFC 8259): a body that is not is no JSON.
+  const text = bytes ? decodeUtf8(bytes) : raw;
+  if (text === undefined || !isCleanUtf8Text(text)) throw malformed({ field: 'body', code: 'notJson' });
   let parsed: unknown;
   try {
-    parsed = JSON.parse(event.isBase64Encoded ? strictUtf8.decode(bytes) : text);
+    parsed = JSON.parse(text);
   } catch {
     throw malformed({ field: 'body', code: 'notJson' });
   }

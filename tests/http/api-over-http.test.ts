@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { makeSigningKey, signToken, type SigningKey } from '../../scripts/local/signing-key';
-import { validBody } from '../support/bodies';
+import { bodyWithBytesInName, validBody } from '../support/bodies';
 import type { FaultProxy } from '../support/fault-proxy';
 import { newContract } from '../support/contracts';
 import { startHttpStackWithFaults, type HttpAnswer, type HttpStack } from '../support/http-stack';
@@ -88,6 +88,15 @@ describe('over HTTP with real tokens', () => {
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ errorCode: 'VALIDATION_ERROR', correlationId });
     expect(answer.headers.get('x-correlation-id')).toBe(correlationId);
+  });
+
+  it('400 MALFORMED_REQUEST for a name sent with the bytes FF FE, which are no UTF-8 (issue 22.6)', async () => {
+    const answer = await stack.post(anna.contracts.withEndDate, {
+      authorization: `Bearer ${signToken(key, { customerId: anna.customerId })}`,
+      rawBytes: bodyWithBytesInName([0xff, 0xfe]),
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ errorCode: 'MALFORMED_REQUEST', details: [{ field: 'body' }] });
   });
 
   it("403 for another customer's contract, 404 for an unknown one, 422 for a closed one", async () => {

@@ -1,11 +1,39 @@
+import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorizerEvent } from '../../scripts/local/api-event';
 import { startJwksServer } from '../../scripts/local/jwks-server';
-import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken } from '../../scripts/local/signing-key';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken, type SigningKey } from '../../scripts/local/signing-key';
 import { freePort } from '../../scripts/local/free-port';
-import { refusedAuthorizations } from '../support/jwt-attacks';
+import { InvalidTokenError } from '../../lib/auth/token-verifier';
+import { loadAuthConfig, type AuthConfig } from '../../lib/config';
+import { forgedWithIssuer, refusedAuthorizations, sevenKilobyteIssuer } from '../support/jwt-attacks';
 
 const key = makeSigningKey();
+
+/** The authorizer's settings for the local issuer and a JWKS at `jwksUri`: lib/config.ts's defaults, and any overrides. */
+const settingsFor = (jwksUri: string, overrides: Partial<AuthConfig> = {}): AuthConfig => ({
+  ...loadAuthConfig({ JWT_ISSUER: LOCAL_ISSUER, JWT_AUDIENCE: LOCAL_AUDIENCE, JWKS_URI: jwksUri }),
+  ...overrides,
+});
+
+/** A JWKS server serving the keys of the moment, and how many times it was fetched. */
+async function countingJwks(keys: () => SigningKey[]) {
+  const counted = { fetches: 0 };
+  const server = await startJwksServer(() => {
+    counted.fetches++;
+    return { keys: keys().flatMap((k) => k.jwks.keys) };
+  }, 0);
+  return { uri: server.uri, stop: server.stop, counted };
+}
+
+/** The reason a verification refused the token with, or what else it ended in. */
+const outcomeOf = (verification: Promise<string>): Promise<unknown> =>
+  verification.then(
+    (customerId) => ({ customerId }),
+    (error: unknown) => (error instanceof InvalidTokenError ? error.reason : error),
+  );
 let stopJwks: () => Promise<void>;
 let handler: (typeof import('../../functions/authorize-customer'))['handler'];
 
@@ -81,35 +109,17 @@ describe('authorizer', () => {
   });
 
   it('fails, not refuses, when the JWKS cannot be fetched: an outage is no 401', async () => {
-    const { createTokenVerifier, InvalidTokenError } = await import('../../lib/auth/token-verifier');
-    const verify = createTokenVerifier({
-      issuer: LOCAL_ISSUER,
-      audience: LOCAL_AUDIENCE,
-      jwksUri: `http://127.0.0.1:${await freePort()}/jwks.json`,
-      customerIdClaim: 'sub',
-      maxTokenLifetimeSeconds: 86_400,
-      jwksTtlSeconds: 300,
-      clockSkewSeconds: 30,
-      cacheTtlSeconds: 60,
-    });
+    const { createTokenVerifier } = await import('../../lib/auth/token-verifier');
+    const verify = createTokenVerifier(settingsFor(`http://127.0.0.1:${await freePort()}/jwks.json`));
     const error: unknown = await verify(signToken(key, { customerId: 'customer-anna' })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(InvalidTokenError);
   });
 
   it('fails, not refuses, when the issuer publishes a malformed key: the JWKS is broken, not the token', async () => {
-    const { createTokenVerifier, InvalidTokenError } = await import('../../lib/auth/token-verifier');
+    const { createTokenVerifier } = await import('../../lib/auth/token-verifier');
     const broken = await startJwksServer({ keys: [...key.jwks.keys, { kid: 'no-kty', use: 'sig' }] }, 0);
-    const verify = createTokenVerifier({
-      issuer: LOCAL_ISSUER,
-      audience: LOCAL_AUDIENCE,
-      jwksUri: broken.uri,
-      customerIdClaim: 'sub',
-      maxTokenLifetimeSeconds: 86_400,
-      jwksTtlSeconds: 300,
-      clockSkewSeconds: 30,
-      cacheTtlSeconds: 60,
-    });
+    const verify = createTokenVerifier(settingsFor(broken.uri));
     const error: unknown = await verify(signToken(key, { customerId: 'customer-anna' }))
       .catch((e: unknown) => e)
       .finally(() => broken.stop());
@@ -122,43 +132,140 @@ describe('authorizer', () => {
   });
 });
 
-describe('key rotation (the JWKS of the moment)', () => {
-  const oldKey = makeSigningKey();
-  const newKey = makeSigningKey();
-  let published = [oldKey];
-  let offsetMs = 0;
-  let verify: (token: string) => Promise<string>;
-  let stop: () => Promise<void>;
-
-  beforeAll(async () => {
-    const server = await startJwksServer(() => ({ keys: published.flatMap((k) => k.jwks.keys) }), 0);
-    stop = server.stop;
+describe('refused at sight, before the library keeps anything (issue 22.4)', () => {
+  it.each([
+    ['another issuer', () => signToken(key, { customerId: 'customer-anna', issuer: 'https://evil.test' }), /iss/],
+    ['an issuer that only starts like ours', () => signToken(key, { customerId: 'customer-anna', issuer: `${LOCAL_ISSUER}/x` }), /iss/],
+    ['no issuer', () => signToken(key, { customerId: 'customer-anna', extraClaims: { iss: undefined } }), /iss/],
+    ['HS256', () => signToken(key, { customerId: 'customer-anna', header: { alg: 'HS256' } }), /alg/],
+    ['a kid of 129 characters', () => signToken(key, { customerId: 'customer-anna', header: { kid: 'k'.repeat(129) } }), /kid/],
+    ['a kid with a space', () => signToken(key, { customerId: 'customer-anna', header: { kid: 'a b' } }), /kid/],
+    ['a token over 8 KB', () => signToken(key, { customerId: 'customer-anna', extraClaims: { padding: 'x'.repeat(6200) } }), /8192 bytes/],
+  ])('refuses a token with %s without fetching the JWKS, not even the first time', async (_name, token, reason) => {
+    const jwks = await countingJwks(() => [key]);
     const { createTokenVerifier } = await import('../../lib/auth/token-verifier');
-    const config = { issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: server.uri, customerIdClaim: 'sub' };
-    verify = createTokenVerifier(
-      { ...config, maxTokenLifetimeSeconds: 86_400, jwksTtlSeconds: 300, clockSkewSeconds: 30, cacheTtlSeconds: 60 },
-      () => Date.now() + offsetMs,
-    );
+    const verify = createTokenVerifier(settingsFor(jwks.uri));
+    const outcome = await outcomeOf(verify(token())).finally(() => jwks.stop());
+    expect(outcome).toMatch(reason);
+    expect(jwks.counted.fetches).toBe(0);
   });
 
-  afterAll(() => stop());
+  it('keeps nothing of 10,000 refused tokens with the public kid, a bad signature and a unique 7 KB iss', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc: unknown = runInNewContext('gc');
+    if (typeof gc !== 'function') throw new Error('no gc in this Node');
+    const heapAfterFullGc = () => {
+      Reflect.apply(gc, undefined, []);
+      Reflect.apply(gc, undefined, []);
+      return process.memoryUsage().heapUsed;
+    };
+    const jwks = await countingJwks(() => [key]);
+    const { createTokenVerifier } = await import('../../lib/auth/token-verifier');
+    // The largest size a gateway lets through, so that the issuer check is what stops them.
+    const verify = createTokenVerifier(settingsFor(jwks.uri, { maxTokenBytes: 10_240 }));
+    await expect(verify(signToken(key, { customerId: 'customer-anna' }))).resolves.toBe('customer-anna');
+    const reasons = new Map<unknown, number>();
+    const send = async (from: number, count: number) => {
+      for (let n = from; n < from + count; n++) {
+        const outcome = await outcomeOf(verify(forgedWithIssuer(key, sevenKilobyteIssuer(n))));
+        reasons.set(outcome, (reasons.get(outcome) ?? 0) + 1);
+      }
+    };
+    await send(0, 500);
+    const before = heapAfterFullGc();
+    await send(500, 10_000);
+    const growthMb = (heapAfterFullGc() - before) / 2 ** 20;
+    await jwks.stop();
+    expect(growthMb, `heap grew ${growthMb.toFixed(1)} MB over 10,000 refused tokens`).toBeLessThan(2);
+    expect(reasons).toEqual(new Map([['iss is not the configured issuer', 10_500]]));
+  });
+});
 
-  it('accepts a key published after the last fetch, right after a made-up kid was refused', async () => {
-    published = [oldKey];
-    await expect(verify(signToken(oldKey, { customerId: 'customer-anna' }))).resolves.toBe('customer-anna');
-    await expect(verify(signToken(makeSigningKey('made-up'), { customerId: 'customer-anna' }))).rejects.toMatchObject({
-      reason: expect.stringMatching(/not found/),
-    });
+describe('unknown kids and key rotation (issue 22.5)', () => {
+  const oldKey = makeSigningKey();
+  const newKey = makeSigningKey();
+  const stranger = makeSigningKey('made-up');
+  let published = [oldKey];
+  let offsetMs = 0;
+  const now = () => Date.now() + offsetMs;
+  const settings = settingsFor('http://127.0.0.1/unused');
+  const boundMs = settings.jwksMinRefetchSeconds * 1000;
+  let verify: (token: string) => Promise<string>;
+  let jwks: Awaited<ReturnType<typeof countingJwks>>;
+
+  /** A token issued now by the authorizer's clock, which the test moves. */
+  const issuedNow = (signer: SigningKey, header: { kid?: string } = {}, ageSeconds = 0) => {
+    const iat = Math.floor(now() / 1000) - ageSeconds;
+    return signToken(signer, { customerId: 'customer-anna', header, extraClaims: { iat, exp: iat + 3600 } });
+  };
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+  beforeAll(async () => {
+    jwks = await countingJwks(() => published);
+    const { createTokenVerifier } = await import('../../lib/auth/token-verifier');
+    verify = createTokenVerifier({ ...settings, jwksUri: jwks.uri }, now);
+  });
+
+  afterAll(() => jwks.stop());
+
+  it('answers an unknown kid from the JWKS in hand, as fast as a known one and with no fetch, while that JWKS is younger than the bound', async () => {
+    await expect(verify(issuedNow(oldKey))).resolves.toBe('customer-anna');
+    expect(jwks.counted.fetches).toBe(1);
+    const knownMs: number[] = [];
+    const unknownMs: number[] = [];
+    const outcomes: unknown[] = [];
+    // As the attack: each made-up kid in a token issued the moment it is sent, so it may be newer than any JWKS.
+    for (let n = 0; n < 20; n++) {
+      const known = issuedNow(oldKey);
+      let started = performance.now();
+      outcomes.push(await outcomeOf(verify(known)));
+      knownMs.push(performance.now() - started);
+      const unknown = issuedNow(stranger, { kid: `made-up-${n}` });
+      started = performance.now();
+      outcomes.push(await outcomeOf(verify(unknown)));
+      unknownMs.push(performance.now() - started);
+    }
+    const ratio = median(unknownMs) / median(knownMs);
+    expect(ratio, `unknown kid ${median(unknownMs).toFixed(3)} ms, known ${median(knownMs).toFixed(3)} ms (medians)`).toBeLessThan(2);
+    expect(outcomes.filter((o) => typeof o === 'string' && /not found/.test(o))).toHaveLength(20);
+    expect(outcomes.filter((o) => JSON.stringify(o) === '{"customerId":"customer-anna"}')).toHaveLength(20);
+    expect(jwks.counted.fetches).toBe(1);
+  });
+
+  it('refuses a key published since the last fetch until the bound has passed, then fetches once and accepts it', async () => {
     published = [oldKey, newKey];
-    // The library's own cache refuses every unknown kid for 10 s after a miss: this is the genuine rotation.
-    await expect(verify(signToken(newKey, { customerId: 'customer-boris' }))).resolves.toBe('customer-boris');
+    const before = jwks.counted.fetches;
+    expect(await outcomeOf(verify(issuedNow(newKey)))).toMatch(/not found/);
+    expect(jwks.counted.fetches).toBe(before);
+    offsetMs += boundMs;
+    await expect(verify(issuedNow(newKey))).resolves.toBe('customer-anna');
+    await expect(verify(issuedNow(newKey))).resolves.toBe('customer-anna');
+    expect(jwks.counted.fetches).toBe(before + 1);
+  });
+
+  it('lets many made-up kids at once, after the bound, cost one fetch', async () => {
+    offsetMs += boundMs;
+    const before = jwks.counted.fetches;
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => outcomeOf(verify(issuedNow(stranger, { kid: `made-up-${n}` })))),
+    );
+    expect(outcomes.every((o) => typeof o === 'string' && /not found/.test(o))).toBe(true);
+    expect(jwks.counted.fetches).toBe(before + 1);
+  });
+
+  it('does not fetch for an unknown kid in a token older than the JWKS in hand, however old that JWKS is within its TTL', async () => {
+    const old = issuedNow(stranger, { kid: 'rotated-out' }, 5);
+    offsetMs += boundMs;
+    const before = jwks.counted.fetches;
+    expect(await outcomeOf(verify(old))).toMatch(/not found/);
+    expect(jwks.counted.fetches).toBe(before);
   });
 
   it('stops trusting a key removed from the JWKS once the cached copy is older than its TTL', async () => {
     published = [newKey];
-    const token = signToken(oldKey, { customerId: 'customer-anna' });
-    offsetMs = 301_000;
-    await expect(verify(token)).rejects.toMatchObject({ reason: expect.stringMatching(/not found/) });
-    await expect(verify(signToken(newKey, { customerId: 'customer-anna' }))).resolves.toBe('customer-anna');
+    const token = issuedNow(oldKey);
+    offsetMs += settings.jwksTtlSeconds * 1000;
+    expect(await outcomeOf(verify(token))).toMatch(/not found/);
+    await expect(verify(issuedNow(newKey))).resolves.toBe('customer-anna');
   });
 });

@@ -6,7 +6,7 @@ import { logger } from '../../lib/observability/logger';
 import { DEMO_CUSTOMERS, DEMO_END_DATE } from '../../scripts/local/demo-data';
 import type { EventOptions } from '../../scripts/local/api-event';
 import { REQUEST_NUMBER_PATTERN } from '../../lib/termination/request-number';
-import { headersWithKey, validBody } from '../support/bodies';
+import { bodyWithBytesInName, headersWithKey, validBody } from '../support/bodies';
 import { newContract } from '../support/contracts';
 import { detailFields } from '../support/error-body';
 import { callHandler } from '../support/handler';
@@ -425,10 +425,30 @@ describe('400 and 401', () => {
     ['text/plain', { body: validBody(), headers: headersWithKey(undefined, { 'Content-Type': 'text/plain' }) }],
     ['over 16 KiB', { body: validBody({ comment: 'x'.repeat(17 * 1024) }) }],
     ['invalid UTF-8', { rawBody: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]).toString('base64'), isBase64Encoded: true }],
+    [
+      'a name with the bytes FF FE, base64-encoded',
+      { rawBody: bodyWithBytesInName([0xff, 0xfe]).toString('base64'), isBase64Encoded: true },
+    ],
+    // What the gateway hands over for those bytes in a body it passes as text (issue 22.6).
+    ['a name with the bytes FF FE, decoded by the gateway', { rawBody: bodyWithBytesInName([0xff, 0xfe]).toString('utf8') }],
+    [
+      'U+FFFD written as such, base64-encoded',
+      { rawBody: bodyWithBytesInName([0xef, 0xbf, 0xbd]).toString('base64'), isBase64Encoded: true },
+    ],
+    ['a lone surrogate in a text body', { rawBody: JSON.stringify(validBody({ comment: 'x' })).replace('"x"', '"\ud800"') }],
   ] satisfies [string, EventOptions][])('400 MALFORMED_REQUEST for %s', async (_name, options) => {
     const answer = await callHandler({ contractId: await newContract(tables), headers: headersWithKey(), ...options });
     expect(answer.status).toBe(400);
     expect(answer.body['errorCode']).toBe('MALFORMED_REQUEST');
+  });
+
+  it('takes U+FFFD written as the JSON escape, and stores it as the client meant (issue 22.6)', async () => {
+    const answer = await callHandler({
+      contractId: await newContract(tables),
+      headers: headersWithKey(),
+      rawBody: JSON.stringify(validBody({ comment: 'x' })).replace('"x"', '"\\ufffd"'),
+    });
+    expect(answer.status).toBe(201);
   });
 
   it('401 UNAUTHORIZED when the authorizer context has no customerId', async () => {

@@ -21,3 +21,11 @@ export function validBody(overrides: Record<string, unknown> = {}): Record<strin
 export function headersWithKey(key: string = randomUUID(), extra: Record<string, string> = {}): Record<string, string> {
   return { 'Idempotency-Key': key, ...extra };
 }
+
+/** A valid body's bytes with `bytes` in the middle of the recipient's name, as a client that sends them raw. */
+export function bodyWithBytesInName(bytes: number[]): Buffer {
+  const [before = '', after = ''] = JSON.stringify(validBody({ bankDetails: bankDetails({ recipientName: 'Anna @@ Petrova' }) })).split(
+    '@@',
+  );
+  return Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]);
+}

@@ -3,6 +3,22 @@ import { LOCAL_AUDIENCE, makeSigningKey, signToken, type SigningKey } from '../.
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
+/** 256 bytes that are no RS256 signature of anything: the length of a real one. */
+const BAD_SIGNATURE = Buffer.alloc(256, 7).toString('base64url');
+
+/**
+ * A token with the key's public kid and a bad signature, whose payload claims `issuer`: what an
+ * attacker makes without any key. Unsigned, so it costs no signing time.
+ */
+export function forgedWithIssuer(key: SigningKey, issuer: string, customerId = 'customer-anna'): string {
+  const now = Math.floor(Date.now() / 1000);
+  const payload = { iss: issuer, aud: LOCAL_AUDIENCE, sub: customerId, iat: now, exp: now + 3600 };
+  return `${b64({ alg: 'RS256', typ: 'JWT', kid: key.kid })}.${b64(payload)}.${BAD_SIGNATURE}`;
+}
+
+/** A unique issuer of about 7 KB: each one, if cached by issuer, would stay in the process. */
+export const sevenKilobyteIssuer = (n: number) => `https://issuer-${n}.example/${'x'.repeat(7000)}`;
+
 /**
  * Authorization header values that must all be refused with 401, made against the key the
  * service trusts. Each is named for the attack it stands for.
@@ -37,5 +53,8 @@ export function refusedAuthorizations(key: SigningKey, customerId: string): [str
     ],
     ['an ID token', `Bearer ${signToken(key, { customerId, extraClaims: { token_use: 'id' } })}`],
     ['a crit header the verifier does not understand', `Bearer ${signToken(key, { customerId, header: { crit: ['exp'], exp: 1 } })}`],
+    ['a unique 7 KB issuer with the public kid and a bad signature', `Bearer ${forgedWithIssuer(key, sevenKilobyteIssuer(1), customerId)}`],
+    ['a kid of 129 characters', `Bearer ${signToken(key, { customerId, header: { kid: 'k'.repeat(129) } })}`],
+    ['a token over 8 KB', `Bearer ${signToken(key, { customerId, extraClaims: { padding: 'x'.repeat(6200) } })}`],
   ];
 }

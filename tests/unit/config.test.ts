@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configProblems } from '../support/thrown';
 import { ConfigError, loadAuthConfig, loadServiceConfig } from '../../lib/config';
@@ -147,7 +148,7 @@ describe('loadServiceConfig', () => {
 });
 
 describe('loadAuthConfig', () => {
-  it('reads the settings; defaults: claim sub, tokens up to 24 h, JWKS refreshed every 5 min', () => {
+  it('reads the settings; defaults: claim sub, tokens up to 24 h, JWKS refreshed every 5 min and for an unknown kid at most every 30 s, tokens up to 8 KiB', () => {
     expect(loadAuthConfig({ ...AUTH_REQUIRED })).toEqual({
       issuer: 'https://issuer.example.com',
       audience: 'termination-api',
@@ -155,9 +156,37 @@ describe('loadAuthConfig', () => {
       customerIdClaim: 'sub',
       maxTokenLifetimeSeconds: 86_400,
       jwksTtlSeconds: 300,
+      jwksMinRefetchSeconds: 30,
+      maxTokenBytes: 8192,
       clockSkewSeconds: 30,
       cacheTtlSeconds: 60,
     });
+  });
+
+  it.each([
+    ['JWKS_MIN_REFETCH_SECONDS', 'jwksMinRefetchSeconds'],
+    ['JWT_MAX_BYTES', 'maxTokenBytes'],
+  ] as const)('docs/configuration.md gives %s the default and the bounds lib/config.ts applies', (name, field) => {
+    const row = new RegExp(`^\\| \`${name}\` \\| authorizer \\| (\\d+) \\|.*\\((\\d+) to (\\d+)\\) \\|$`, 'm').exec(
+      readFileSync('docs/configuration.md', 'utf8'),
+    );
+    expect(row, `a row for ${name} with its default and bounds`).not.toBeNull();
+    const [fallback, min, max] = (row ?? []).slice(1).map(Number);
+    expect(loadAuthConfig({ ...AUTH_REQUIRED })[field]).toBe(fallback);
+    expect(loadAuthConfig({ ...AUTH_REQUIRED, [name]: String(min) })[field]).toBe(min);
+    expect(loadAuthConfig({ ...AUTH_REQUIRED, [name]: String(max) })[field]).toBe(max);
+    expect(configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, [name]: String((min ?? 0) - 1) }))).toContain(name);
+    expect(configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, [name]: String((max ?? 0) + 1) }))).toContain(name);
+  });
+
+  it('reads the JWKS refetch bound and the token size limit within their bounds, naming every problem at once (issue 22)', () => {
+    expect(loadAuthConfig({ ...AUTH_REQUIRED, JWKS_MIN_REFETCH_SECONDS: '1', JWT_MAX_BYTES: '10240' })).toMatchObject({
+      jwksMinRefetchSeconds: 1,
+      maxTokenBytes: 10_240,
+    });
+    const message = configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, JWKS_MIN_REFETCH_SECONDS: '0', JWT_MAX_BYTES: '10241' }));
+    expect(message).toContain('JWKS_MIN_REFETCH_SECONDS must be an integer from 1 to 300, got "0"');
+    expect(message).toContain('JWT_MAX_BYTES must be an integer from 1024 to 10240, got "10241"');
   });
 
   it('refuses an authorizer cache that outlives every token: none could pass (review of issue 15.5)', () => {

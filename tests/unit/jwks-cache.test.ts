@@ -15,7 +15,7 @@ function issuer(kids: string[]) {
       return new TextEncoder().encode(JSON.stringify({ keys: state.kids.map(key) })).buffer;
     },
   };
-  const cache = new RefreshingJwksCache({ fetcher, ttlMs: 300_000, minRefetchGapMs: 50, now: () => state.now });
+  const cache = new RefreshingJwksCache({ fetcher, ttlMs: 300_000, minRefetchMs: 30_000, now: () => state.now });
   const token = (kid: string, iatMs = state.now) => ({ header: { alg: 'RS256', kid }, payload: { iat: Math.floor(iatMs / 1000) } });
   return { state, cache, token };
 }
@@ -39,16 +39,36 @@ describe('RefreshingJwksCache', () => {
     expect(state.fetches).toBe(2);
   });
 
-  it('accepts a key published after the last fetch, right after a made-up kid was refused', async () => {
+  it('answers an unknown kid at once from the JWKS in hand while the last fetch is younger than the bound', async () => {
     const { state, cache, token } = issuer(['a']);
     await cache.getJwk(URI, token('a'));
-    state.now += 1_000;
-    // An attacker's kid: fetched again (the token may be newer than the JWKS), not found, 401.
+    state.now += 29_999;
     await expect(cache.getJwk(URI, token('made-up'))).rejects.toBeInstanceOf(KidNotFoundInJwksError);
-    // The issuer rotates and signs with the new key; the library's own cache would refuse it for 10 s.
+    expect(state.fetches).toBe(1);
+  });
+
+  it('fetches for an unknown kid once the last fetch is as old as the bound, and accepts a key published since', async () => {
+    const { state, cache, token } = issuer(['a']);
+    await cache.getJwk(URI, token('a'));
     state.kids = ['a', 'new'];
     state.now += 1_000;
+    await expect(cache.getJwk(URI, token('new'))).rejects.toBeInstanceOf(KidNotFoundInJwksError);
+    state.now += 29_000;
     await expect(cache.getJwk(URI, token('new'))).resolves.toMatchObject({ kid: 'new' });
+    expect(state.fetches).toBe(2);
+  });
+
+  it('counts the bound from the last fetch, even one a made-up kid caused', async () => {
+    const { state, cache, token } = issuer(['a']);
+    await cache.getJwk(URI, token('a'));
+    state.now += 30_000;
+    await expect(cache.getJwk(URI, token('made-up'))).rejects.toBeInstanceOf(KidNotFoundInJwksError);
+    state.kids = ['a', 'new'];
+    state.now += 1_000;
+    await expect(cache.getJwk(URI, token('new'))).rejects.toBeInstanceOf(KidNotFoundInJwksError);
+    state.now += 29_000;
+    await expect(cache.getJwk(URI, token('new'))).resolves.toMatchObject({ kid: 'new' });
+    expect(state.fetches).toBe(3);
   });
 
   it('does not fetch for an unknown kid in a token older than the JWKS in hand', async () => {
@@ -70,7 +90,7 @@ describe('RefreshingJwksCache', () => {
   it('lets many made-up kids at once cost one fetch', async () => {
     const { state, cache, token } = issuer(['a']);
     await cache.getJwk(URI, token('a'));
-    state.now += 1_000;
+    state.now += 30_000;
     const before = state.fetches;
     const tries = Array.from({ length: 20 }, (_, i) => cache.getJwk(URI, token(`made-up-${i}`)).catch((e: unknown) => e));
     const results = await Promise.all(tries);
@@ -82,5 +102,16 @@ describe('RefreshingJwksCache', () => {
     const { state, cache, token } = issuer(['a']);
     state.down = true;
     await expect(cache.getJwk(URI, token('a'))).rejects.toBeInstanceOf(FetchError);
+  });
+
+  it('counts a failed fetch too: made-up kids do not hammer an issuer that is down', async () => {
+    const { state, cache, token } = issuer(['a']);
+    await cache.getJwk(URI, token('a'));
+    state.now += 30_000;
+    state.down = true;
+    await expect(cache.getJwk(URI, token('made-up'))).rejects.toBeInstanceOf(FetchError);
+    state.now += 1_000;
+    await expect(cache.getJwk(URI, token('made-up-2'))).rejects.toBeInstanceOf(KidNotFoundInJwksError);
+    expect(state.fetches).toBe(2);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
-import { tokenRuleBreach } from '../../lib/auth/token-rules';
+import { tokenRuleBreach, tokenShapeBreach } from '../../lib/auth/token-rules';
 
 const NOW = 2_000_000_000;
 const rules = { audience: 'termination-api', maxLifetimeSeconds: 86_400, clockSkewSeconds: 30, cacheTtlSeconds: 60 };
@@ -52,5 +52,49 @@ describe('tokenRuleBreach', () => {
   it('refuses any crit header parameter: it names extensions this service does not understand', () => {
     expect(tokenRuleBreach({ ...header, crit: ['b64'] }, good, rules, NOW)).toMatch(/crit/);
     expect(tokenRuleBreach({ ...header, crit: [] }, good, rules, NOW)).toMatch(/crit/);
+  });
+});
+
+describe('tokenShapeBreach', () => {
+  const shape = { issuer: 'https://auth.local.test', maxTokenBytes: 8192 };
+  const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const token = (head: Record<string, unknown>, claims: Record<string, unknown>) =>
+    `${b64({ ...header, ...head })}.${b64({ ...good, ...claims })}.c2ln`;
+
+  it('lets through a token of the configured issuer with an asymmetric alg and a key id, whatever its signature', () => {
+    expect(tokenShapeBreach(token({}, {}), shape)).toBeUndefined();
+    for (const alg of ['RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'EdDSA'])
+      expect(tokenShapeBreach(token({ alg }, {}), shape)).toBeUndefined();
+    expect(tokenShapeBreach(token({ kid: 'Ab+/=_-.:~'.repeat(12) + 'abcdefgh' }, {}), shape)).toBeUndefined();
+  });
+
+  it.each([
+    ['another issuer', token({}, { iss: 'https://evil.test' }), /iss/],
+    ['our issuer with a path added', token({}, { iss: 'https://auth.local.test/x' }), /iss/],
+    ['our issuer with a trailing slash', token({}, { iss: 'https://auth.local.test/' }), /iss/],
+    ['our issuer in capitals', token({}, { iss: 'HTTPS://AUTH.LOCAL.TEST' }), /iss/],
+    ['no issuer', token({}, { iss: undefined }), /iss/],
+    ['alg none', token({ alg: 'none' }, {}), /alg/],
+    ['HS256', token({ alg: 'HS256' }, {}), /alg/],
+    ['PS256', token({ alg: 'PS256' }, {}), /alg/],
+    ['no alg', token({ alg: undefined }, {}), /alg/],
+    ['no kid', token({ kid: undefined }, {}), /kid/],
+    ['an empty kid', token({ kid: '' }, {}), /kid/],
+    ['a kid of 129 characters', token({ kid: 'k'.repeat(129) }, {}), /kid/],
+    ['a kid with a space', token({ kid: 'a b' }, {}), /kid/],
+    ['a kid with a control character', token({ kid: 'a\nb' }, {}), /kid/],
+    ['a kid beyond ASCII', token({ kid: 'ключ' }, {}), /kid/],
+    ['two parts', 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0', /3 parts/],
+    ['a header that is no JSON object', `${Buffer.from('[1]').toString('base64url')}.${b64(good)}.c2ln`, /header/],
+  ])('refuses %s', (_name, value, reason) => {
+    expect(tokenShapeBreach(value, shape)).toMatch(reason);
+  });
+
+  it('refuses a token over the size limit before reading it, and takes one at the limit', () => {
+    const long = token({}, { pad: 'x'.repeat(6000) });
+    expect(tokenShapeBreach(long, { ...shape, maxTokenBytes: long.length })).toBeUndefined();
+    expect(tokenShapeBreach(long, { ...shape, maxTokenBytes: long.length - 1 })).toMatch(new RegExp(`over ${long.length - 1} bytes`));
+    // Not even the header is read: over the limit, the size alone refuses.
+    expect(tokenShapeBreach('x'.repeat(8193), shape)).toMatch(/over 8192 bytes/);
   });
 });
