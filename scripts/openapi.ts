@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../lib/http/errors';
+import type { ErrorCode } from '../lib/http/errors';
+import { ERROR_CODES, OUTCOMES } from '../lib/http/outcomes';
 import { textsFor } from '../lib/http/texts';
 import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE } from '../lib/termination/read-termination-requests';
 import type { Problem } from '../lib/api-model/problems';
@@ -86,7 +87,7 @@ const STATUS_TEXT: Record<string, string> = {
 };
 
 /** The errorCodes each operation can answer with. */
-const ALL_CODES = Object.keys(ERROR_STATUS).filter(isErrorCode);
+const ALL_CODES = [...ERROR_CODES];
 const READ_CODES: ErrorCode[] = [
   'VALIDATION_ERROR',
   'UNAUTHORIZED',
@@ -110,10 +111,10 @@ const OPERATION_CODES = {
 } satisfies Record<string, ErrorCode[]>;
 
 function errorResponses(operationCodes: ErrorCode[]): Record<string, unknown> {
-  const statuses = [...new Set([...operationCodes.map((code) => String(ERROR_STATUS[code])), ...Object.keys(GATEWAY_EXAMPLES)])].sort();
+  const statuses = [...new Set([...operationCodes.map((code) => String(OUTCOMES[code].status)), ...Object.keys(GATEWAY_EXAMPLES)])].sort();
   return Object.fromEntries(
     statuses.map((status): [string, unknown] => {
-      const codes = operationCodes.filter((code) => String(ERROR_STATUS[code]) === status);
+      const codes = operationCodes.filter((code) => String(OUTCOMES[code].status) === status);
       const examples = Object.fromEntries([
         ...codes.map((errorCode): [string, unknown] => [
           errorCode,

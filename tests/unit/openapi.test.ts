@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../../scripts/openapi';
-import { ERROR_STATUS } from '../../lib/http/errors';
+import { ERROR_CODES, OUTCOMES } from '../../lib/http/outcomes';
 import { errorBodySchema, terminationRequestInputSchema, terminationRequestSchema } from '../../lib/api-model/schemas';
 import { documentedResponse, loadDocument } from '../support/openapi-document';
 
@@ -29,7 +29,8 @@ describe('docs/openapi.yaml', () => {
       { path: '/api/v1/contracts/{contractId}/termination-requests/{requestId}', method: 'get' },
       { path: '/api/v1/contracts/{contractId}/termination-requests/{requestId}/withdrawal', method: 'post' },
     ];
-    for (const [code, status] of Object.entries(ERROR_STATUS)) {
+    for (const code of ERROR_CODES) {
+      const status = OUTCOMES[code].status;
       const codes = operations.flatMap((operation) => documentedResponse(document, status, operation)?.exampleCodes ?? []);
       expect(codes, `${code} under ${status}`).toContain(code);
     }
