@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { buildCreateTransaction, explainCancellation } from '../../lib/dynamodb/create-transaction';
-import type { ReadItem } from '../../lib/dynamodb/items';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
 import type { NewRequest } from '../../lib/termination/ports';
+import { readAnswering } from '../support/consistent-read';
 
 const tables = { requests: 'requests', contracts: 'contracts' };
 const NOW = 1_900_000_000;
@@ -100,16 +100,6 @@ describe('buildCreateTransaction', () => {
     expect(buildCreateTransaction(tables, request, NOW).ClientRequestToken).toBe(request.requestId);
   });
 });
-
-/** A consistent read that answers `item` and remembers what it was asked. */
-function readAnswering(item?: Record<string, unknown>) {
-  const asked: unknown[] = [];
-  const read: ReadItem = (table, key) => {
-    asked.push({ table, key });
-    return Promise.resolve(item);
-  };
-  return { read, asked };
-}
 
 describe('explainCancellation: the first condition that failed, with its item', () => {
   it('a used key with its record: the record, whatever else failed, read no further', async () => {

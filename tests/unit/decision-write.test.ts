@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { buildDecisionWrite, explainCancelledDecision, type DecisionWrite } from '../../lib/dynamodb/decision-write';
-import type { ReadItem } from '../../lib/dynamodb/items';
 import type { Decision } from '../../lib/termination/ports';
 import { requestKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
 import { moveTo, statusesBefore } from '../../lib/termination/lifecycle';
 import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
 import type { Status } from '../../lib/api-model/schemas';
+import { readAnswering } from '../support/consistent-read';
 
 const tables = { requests: 'requests', contracts: 'contracts' };
 const APPLIED_AT = '2030-03-18T09:00:00.350Z';
@@ -178,16 +178,6 @@ describe('buildDecisionWrite', () => {
     expect(items[1]?.Delete?.ExpressionAttributeValues).toEqual({ ':requestId': other.requestId });
   });
 });
-
-/** A consistent read that answers `item` and remembers what it was asked. */
-function readAnswering(item?: Record<string, unknown>) {
-  const asked: unknown[] = [];
-  const read: ReadItem = (table, key) => {
-    asked.push({ table, key });
-    return Promise.resolve(item);
-  };
-  return { read, asked };
-}
 
 describe('explainCancelledDecision: the facts, in the order of the items', () => {
   const decision = decisionOf('COMPLETED');
