@@ -35,6 +35,7 @@ export interface WithdrawCall {
   edgeProblems: Problem[];
 }
 
+/** The final status a withdrawal moves a request to. */
 const WITHDRAWN = 'WITHDRAWN';
 
 export type WithdrawOutcome =
