@@ -3,6 +3,7 @@ import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { buildCreateTransaction, explainCancellation } from '../../lib/dynamodb/create-transaction';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
+import { createTerminationRequest } from '../../lib/termination/create-termination-request';
 import type { NewRequest } from '../../lib/termination/ports';
 import { readAnswering } from '../support/consistent-read';
 
@@ -182,5 +183,54 @@ describe('explainCancellation: the first condition that failed, with its item', 
     expect(await explainCancellation([none, none, none, failed()], request, NOW, read)).toEqual({ kind: 'number-taken' });
     expect(await explainCancellation([none, { Code: 'TransactionConflict' }], request, NOW, read)).toEqual({ kind: 'conflict' });
     expect(await explainCancellation([none, none, none, none, failed()], request, NOW, read)).toEqual({ kind: 'conflict' });
+  });
+});
+
+describe('a cancellation read back here, then judged by the create (lib/termination)', () => {
+  /** The create, on a store whose every write is cancelled with `reasons` and read back as DynamoDbTerminationStore reads it. */
+  const createCancelledWith = async (...reasons: CancellationReason[]) => {
+    const outcome = await createTerminationRequest(
+      {
+        store: {
+          create: (newRequest, nowSeconds) => explainCancellation(reasons, newRequest, nowSeconds, readAnswering().read),
+          findIdempotencyRecord: () => Promise.resolve(undefined),
+        },
+        businessTimeZone: 'Europe/Moscow',
+        idempotencyTtlSeconds: 3600,
+        budgetMs: 1000,
+      },
+      {
+        customerId: 'customer-anna',
+        contractId: request.contractId,
+        idempotencyKey: request.idempotencyKey,
+        body: { ...request.input },
+        createdMessage: (requestNumber) => requestNumber,
+        edgeProblems: [],
+      },
+    );
+    return outcome.kind === 'refused' ? outcome.refusal : outcome;
+  };
+  const contract = { contractId: request.contractId, customerId: 'customer-anna', status: 'ACTIVE' };
+
+  it('the contract: judged from its old item; another customer is access-denied', async () => {
+    expect(await createCancelledWith(none, failed({ ...contract, customerId: 'customer-boris', status: 'CLOSED' }))).toMatchObject({
+      code: 'CONTRACT_ACCESS_DENIED',
+    });
+    expect(await createCancelledWith(none, failed({ ...contract, status: 'CLOSED' }))).toMatchObject({ code: 'CONTRACT_NOT_ACTIVE' });
+  });
+
+  it('a contract the condition refused but the judge accepts is a bug, not a retry loop', async () => {
+    await expect(createCancelledWith(none, failed(contract))).rejects.toThrow(/judged acceptable/);
+  });
+
+  it("the slot held by another customer's request (the contract changed owner): not named (issue 15.6)", async () => {
+    expect(await createCancelledWith(none, none, failed({ requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-other' }))).toEqual({
+      code: 'ACTIVE_REQUEST_ALREADY_EXISTS',
+      problems: [{ field: 'contractId', code: 'activeRequestExists' }],
+    });
+    expect(await createCancelledWith(none, none, failed({ requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-anna' }))).toMatchObject({
+      code: 'ACTIVE_REQUEST_ALREADY_EXISTS',
+      requestNumber: 'TR-ABCD-EFGH',
+    });
   });
 });
