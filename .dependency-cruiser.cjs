@@ -3,7 +3,8 @@
  * (termination, dynamodb, http, ...); they must form no cycle, the domain must not reach the
  * edge (HTTP, texts and the authorizer live in lib/http and lib/auth, called from functions/),
  * and the domain (lib/termination, lib/api-model) must not reach AWS: it has ports, lib/dynamodb
- * and lib/aws implement them.
+ * and lib/aws implement them. The adapters know the domain only through its port: they report
+ * facts, and the rules that turn facts into outcomes stay in lib/termination.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -36,6 +37,14 @@ module.exports = {
         'Use cases and rules depend on ports (lib/termination/ports.ts), never on the AWS SDK, Lambda event types or the adapters that use them (lib/dynamodb, lib/aws, lib/events).',
       from: { path: '^lib/(termination|api-model)/' },
       to: { path: '^(aws-lambda$|node_modules/(@aws-sdk/|@types/aws-lambda/|aws-lambda/)|lib/(dynamodb|aws|events)/)' },
+    },
+    {
+      name: 'adapters-report-facts',
+      severity: 'error',
+      comment:
+        "A store reports facts in the domain's words (lib/termination/ports.ts: which condition failed, with its item); the rules that turn facts into outcomes (use cases, lifecycle, contract rules) live once in lib/termination, out of the adapters' reach.",
+      from: { path: '^lib/(dynamodb|aws)/' },
+      to: { path: '^lib/termination/', pathNot: '^lib/termination/ports[.]ts$' },
     },
     {
       name: 'product-stands-alone',

@@ -10,6 +10,7 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { textsFor } from '../lib/http/texts';
 import { buildCreateTransaction, type Tables } from '../lib/dynamodb/create-transaction';
+import { contractConditionFor } from '../lib/termination/contract-rules';
 import { STATUS_SUBMITTED } from '../lib/termination/lifecycle';
 import type { NewRequest } from '../lib/termination/ports';
 import { requestFingerprint } from '../lib/termination/fingerprint';
@@ -63,6 +64,7 @@ export function floorTransaction(tables: Tables, contractId: string, customerId:
       message: textsFor('en').created(requestNumber),
     },
     expiresAt: nowSeconds + 86_400,
+    contract: contractConditionFor(customerId, validation.input.desiredTerminationDate),
   };
   const input = buildCreateTransaction(tables, request, nowSeconds);
   return { ...input, TransactItems: input.TransactItems?.map(marshallItem) };

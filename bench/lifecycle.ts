@@ -6,6 +6,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, DynamoDBRecord, Dynam
 import { buildDecisionWrite } from '../lib/dynamodb/decision-write';
 import { buildWithdrawalTransaction } from '../lib/dynamodb/withdrawal-write';
 import { apiEvent } from '../scripts/local/api-event';
+import { moveTo } from '../lib/termination/lifecycle';
 import type { Decision } from '../lib/termination/ports';
 import { startAwsStandIn } from '../scripts/local/aws-stand-in';
 import { decisionEvent } from '../scripts/local/decision-event';
@@ -110,7 +111,7 @@ export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
     const request = floorRequests[i];
     if (request === undefined) throw new Error('out of requests');
     const decision: Decision = { ...request, eventId: randomUUID(), status, reason: undefined, occurredAt: new Date().toISOString() };
-    const write = buildDecisionWrite({ requests: bench.requestsTable, contracts: '' }, decision, new Date().toISOString());
+    const write = buildDecisionWrite({ requests: bench.requestsTable, contracts: '' }, decision, moveTo(status), new Date().toISOString());
     const answer =
       write.kind === 'update'
         ? await floorDoc.send(new UpdateCommand({ ...write.input, ReturnConsumedCapacity: 'TOTAL' }))
@@ -157,6 +158,7 @@ export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
           fingerprint: 'bench',
           response: { requestId: request.requestId, status: 'WITHDRAWN', withdrawnAt, message: 'bench' },
           expiresAt: Math.floor(Date.now() / 1000) + 3600,
+          from: moveTo('WITHDRAWN').from,
         },
         Math.floor(Date.now() / 1000),
       );

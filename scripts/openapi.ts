@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../lib/http/errors';
+import type { ErrorCode } from '../lib/http/errors';
+import { ERROR_CODES, OUTCOMES } from '../lib/http/outcomes';
 import { MAX_ACCEPT_LANGUAGE_LENGTH, textsFor } from '../lib/http/texts';
 import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE } from '../lib/termination/read-termination-requests';
 import type { Problem } from '../lib/api-model/problems';
@@ -93,7 +94,7 @@ interface Operation {
   examples?: Partial<Record<ErrorCode, Problem[]>>;
 }
 
-const ALL_CODES = Object.keys(ERROR_STATUS).filter(isErrorCode);
+const ALL_CODES = [...ERROR_CODES];
 const READ_CODES: ErrorCode[] = [
   'VALIDATION_ERROR',
   'UNAUTHORIZED',
@@ -177,10 +178,10 @@ const OPERATIONS = {
 const retryAfterHeader = header('Seconds to wait before retrying.', { type: 'string', pattern: '^[1-9][0-9]*$' }, true);
 
 function errorResponses(operation: Operation): Record<string, unknown> {
-  const statuses = [...new Set([...operation.codes.map((code) => String(ERROR_STATUS[code])), ...Object.keys(GATEWAY_EXAMPLES)])].sort();
+  const statuses = [...new Set([...operation.codes.map((code) => String(OUTCOMES[code].status)), ...Object.keys(GATEWAY_EXAMPLES)])].sort();
   return Object.fromEntries(
     statuses.map((status): [string, unknown] => {
-      const codes = operation.codes.filter((code) => String(ERROR_STATUS[code]) === status);
+      const codes = operation.codes.filter((code) => String(OUTCOMES[code].status) === status);
       const examples = Object.fromEntries([
         ...codes.map((errorCode): [string, unknown] => [
           errorCode,

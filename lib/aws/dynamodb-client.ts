@@ -2,7 +2,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDbConfig } from '../config';
 import { localEndpoint } from './local-endpoint';
-import { isTransientAwsError } from './transient-errors';
 
 /**
  * Builds the document client. Call it once per function, at module load, and reuse it: the
@@ -20,6 +19,3 @@ export function createDocumentClient(config: DynamoDbConfig): DynamoDBDocumentCl
     marshallOptions: { removeUndefinedValues: true },
   });
 }
-
-/** True when DynamoDB was throttled, unreachable or too slow: the client may retry later (docs/decisions/0012-failures-and-logging.md). */
-export const isDynamoDbUnavailable = isTransientAwsError;

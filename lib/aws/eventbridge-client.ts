@@ -2,10 +2,10 @@ import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry, type P
 import type { PublisherConfig } from '../config';
 import { localEndpoint } from './local-endpoint';
 
-/** One EventBridge client per function, built at module load. */
 /** One PutEvents call: its result entries, in the order of the entries sent. */
 export type PutEvents = (entries: PutEventsRequestEntry[]) => Promise<PutEventsResultEntry[]>;
 
+/** PutEvents through one EventBridge client per function: call it once, at module load. */
 export function putEventsFor(config: PublisherConfig): PutEvents {
   const client = new EventBridgeClient({
     region: config.eventBridge.region,

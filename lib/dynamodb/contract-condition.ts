@@ -1,5 +1,5 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ACTIVE_STATUS, LATEST_END_DATE } from '../termination/contract-rules';
+import type { ContractCondition } from '../termination/ports';
 
 type ConditionCheck = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']>[number]['ConditionCheck']>;
 
@@ -9,19 +9,14 @@ type ConditionCheck = NonNullable<NonNullable<TransactWriteCommandInput['Transac
  */
 
 /**
- * The ConditionCheck that lets the write go through only for an active contract of this
- * customer whose end date, if any, is not before the desired date. An end date that is not a
- * 10-character string between the desired date and 2999-12-31 fails it, so a malformed one
- * (a number, NULL, "31.12.2045") reaches judgeContract instead of being compared as text.
+ * The ConditionCheck that lets the write go through only for a contract as the condition asks:
+ * the customer's, in its status, and with no end date or one that is a 10-character string
+ * within the bounds. Anything else fails it, so a malformed end date (a number, NULL,
+ * "31.12.2045") reaches the domain's judgement instead of being compared as text.
  * Two comparisons, not BETWEEN: DynamoDB refuses a BETWEEN whose lower bound is above its upper
  * one, which any desired date above the upper bound would make (a 500 any customer could cause).
  */
-export function contractConditionCheck(
-  tableName: string,
-  contractId: string,
-  customerId: string,
-  desiredTerminationDate: string,
-): ConditionCheck {
+export function contractConditionCheck(tableName: string, contractId: string, condition: ContractCondition): ConditionCheck {
   return {
     TableName: tableName,
     Key: { contractId },
@@ -30,10 +25,10 @@ export function contractConditionCheck(
       '(attribute_not_exists(endDate) OR (attribute_type(endDate, :string) AND size(endDate) = :dateLength AND endDate >= :desired AND endDate <= :latest))',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
-      ':customerId': customerId,
-      ':active': ACTIVE_STATUS,
-      ':desired': desiredTerminationDate,
-      ':latest': LATEST_END_DATE,
+      ':customerId': condition.customerId,
+      ':active': condition.status,
+      ':desired': condition.earliestEndDate,
+      ':latest': condition.latestEndDate,
       ':string': 'S',
       ':dateLength': 10,
     },

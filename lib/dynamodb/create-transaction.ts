@@ -1,31 +1,19 @@
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { judgeContract } from '../termination/contract-rules';
-import { STATUS_SUBMITTED } from '../termination/lifecycle';
-import { MalformedItemError, type IdempotencyRecord, type NewRequest, type WriteOutcome } from '../termination/ports';
+import type { NewRequest, WriteOutcome } from '../termination/ports';
 import { contractConditionCheck } from './contract-condition';
-import { isTerminationRequest } from '../api-model/validator';
+import { asIdempotencyRecord, conditionFailed, failedItem, type Item, type ReadItem } from './items';
 import { idempotencyKeyOf, numberKeyOf, requestKeyOf, slotKeyOf } from './keys';
 
 /*
  * The create as data (docs/decisions/0005-one-atomic-write.md): one TransactWriteItems that binds
  * four items of the service's table (keys.ts) and a check of the contract, and the reading of its
- * cancellation reasons. Both are pure; termination-table.ts only sends and, where a reason came
- * back without its item, reads that item.
+ * cancellation reasons as facts. termination-table.ts only sends it and gives the consistent read.
  */
 
 export interface Tables {
   requests: string;
   contracts: string;
-}
-
-/** A cancellation that the reasons alone cannot explain: read this item (consistently), then decide. */
-export interface NeedsRead {
-  kind: 'read';
-  table: 'requests' | 'contracts';
-  key: Record<string, string>;
-  decide: (item: Record<string, unknown> | undefined) => WriteOutcome;
 }
 
 // Positions of the items in the transaction; cancellation reasons come back in this order.
@@ -62,12 +50,7 @@ export function buildCreateTransaction(tables: Tables, request: NewRequest, nowS
         },
       },
       {
-        ConditionCheck: contractConditionCheck(
-          tables.contracts,
-          request.contractId,
-          request.customerId,
-          request.input.desiredTerminationDate,
-        ),
+        ConditionCheck: contractConditionCheck(tables.contracts, request.contractId, request.contract),
       },
       {
         Put: {
@@ -104,7 +87,7 @@ export function buildCreateTransaction(tables: Tables, request: NewRequest, nowS
             kind: 'REQUEST',
             requestId: request.requestId,
             requestNumber: request.requestNumber,
-            status: STATUS_SUBMITTED,
+            status: request.response.status,
             customerId: request.customerId,
             contractId: request.contractId,
             idempotencyKey: request.idempotencyKey,
@@ -118,78 +101,39 @@ export function buildCreateTransaction(tables: Tables, request: NewRequest, nowS
   };
 }
 
-/** The stored record of a key, or nothing when there is none or it has expired (TTL may lag). */
-export function asIdempotencyRecord(item: Record<string, unknown> | undefined, nowSeconds: number): IdempotencyRecord | undefined {
-  if (!item) return undefined;
-  const { fingerprint, requestId, expiresAt, responseJson } = item;
-  // A record without a numeric expiresAt blocks its key forever: malformed, not absent.
-  if (typeof expiresAt !== 'number') throw new MalformedItemError('idempotency record');
-  if (expiresAt <= nowSeconds) return undefined;
-  if (typeof fingerprint !== 'string' || typeof requestId !== 'string' || typeof responseJson !== 'string') {
-    throw new MalformedItemError('idempotency record');
-  }
-  const response: unknown = JSON.parse(responseJson);
-  if (!isTerminationRequest(response)) throw new MalformedItemError('idempotency record');
-  return { fingerprint, requestId, expiresAt, response };
-}
-
-function oldItem(reason: CancellationReason | undefined): Record<string, unknown> | undefined {
-  return reason?.Item ? unmarshall(reason.Item) : undefined;
-}
-
-function keyUsed(record: IdempotencyRecord | undefined): WriteOutcome {
-  return record ? { kind: 'key-used', record } : { kind: 'retry' };
-}
-
-function slotTaken(slot: Record<string, unknown> | undefined, customerId: string): WriteOutcome {
+const holderOf = (slot: Item | undefined): Extract<WriteOutcome, { kind: 'slot-taken' }>['holder'] => {
   const requestNumber = slot?.['requestNumber'];
-  if (typeof requestNumber !== 'string') return { kind: 'retry' };
-  // Another customer's request (the contract changed owner) is not named to the caller.
-  return slot?.['customerId'] === customerId ? { kind: 'slot-taken', requestNumber } : { kind: 'slot-taken' };
-}
+  const customerId = slot?.['customerId'];
+  return typeof requestNumber === 'string'
+    ? { requestNumber, customerId: typeof customerId === 'string' ? customerId : undefined }
+    : undefined;
+};
 
 /**
- * Why the transaction was cancelled, from its reasons (ALL_OLD items where a condition failed).
- * DynamoDB Local and a conflicting writer can return a reason without its item: then the answer
- * needs one consistent read of that item.
+ * Which of the create's conditions failed first, in item order, with the item it concerned
+ * (ALL_OLD; where a reason came back without it, `read` reads it consistently).
  */
-export function explainCancellation(reasons: CancellationReason[], request: NewRequest, nowSeconds: number): WriteOutcome | NeedsRead {
-  const failed = (i: number) => reasons[i]?.Code === 'ConditionalCheckFailed';
-
-  if (failed(KEY)) {
-    const returned = oldItem(reasons[KEY]);
-    const record = asIdempotencyRecord(returned, nowSeconds);
-    if (record) return keyUsed(record);
-    return {
-      kind: 'read',
-      table: 'requests',
-      key: { ...idempotencyKeyOf(request.customerId, request.idempotencyKey) },
-      decide: (item) => keyUsed(asIdempotencyRecord(item, nowSeconds)),
-    };
+export async function explainCancellation(
+  reasons: CancellationReason[],
+  request: NewRequest,
+  nowSeconds: number,
+  read: ReadItem,
+): Promise<WriteOutcome> {
+  if (conditionFailed(reasons[KEY])) {
+    const { item } = await failedItem(reasons[KEY]?.Item, () =>
+      read('requests', idempotencyKeyOf(request.customerId, request.idempotencyKey)),
+    );
+    return { kind: 'key-taken', record: asIdempotencyRecord(item, nowSeconds) };
   }
-  if (failed(CONTRACT)) {
-    const judge = (contract: Record<string, unknown> | undefined, fromReason: boolean): WriteOutcome => {
-      const verdict = judgeContract(contract, request.customerId, request.input.desiredTerminationDate);
-      if (verdict.kind !== 'ok') return { kind: 'contract', verdict };
-      // The item the condition refused looks fine to us: not a race but a rule we do not know.
-      if (fromReason) throw new Error('Contract condition failed on a contract judged acceptable');
-      return { kind: 'retry' };
-    };
-    const returned = oldItem(reasons[CONTRACT]);
-    if (returned) return judge(returned, true);
-    return { kind: 'read', table: 'contracts', key: { contractId: request.contractId }, decide: (item) => judge(item, false) };
+  if (conditionFailed(reasons[CONTRACT])) {
+    const { item, readAfter } = await failedItem(reasons[CONTRACT]?.Item, () => read('contracts', { contractId: request.contractId }));
+    return { kind: 'contract-condition-failed', contract: item, readAfter };
   }
-  if (failed(SLOT)) {
-    const returned = oldItem(reasons[SLOT]);
-    if (returned) return slotTaken(returned, request.customerId);
-    return {
-      kind: 'read',
-      table: 'requests',
-      key: { ...slotKeyOf(request.contractId) },
-      decide: (item) => slotTaken(item, request.customerId),
-    };
+  if (conditionFailed(reasons[SLOT])) {
+    const { item } = await failedItem(reasons[SLOT]?.Item, () => read('requests', slotKeyOf(request.contractId)));
+    return { kind: 'slot-taken', holder: holderOf(item) };
   }
-  if (failed(NUMBER)) return { kind: 'number-taken' };
-  // TransactionConflict, or a request id that already exists (a UUID clash): a fresh attempt.
-  return { kind: 'retry' };
+  if (conditionFailed(reasons[NUMBER])) return { kind: 'number-taken' };
+  // TransactionConflict, or a request id that already exists (a UUID clash).
+  return { kind: 'conflict' };
 }

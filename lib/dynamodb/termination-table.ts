@@ -1,26 +1,33 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { buildDecisionWrite, explainCancelledDecision, explainRefusedDecision } from './decision-write';
-import { asIdempotencyRecord, buildCreateTransaction, explainCancellation, type Tables } from './create-transaction';
+import { ConditionalCheckFailedException, TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { buildDecisionWrite, explainCancelledDecision } from './decision-write';
+import { buildCreateTransaction, explainCancellation, type Tables } from './create-transaction';
 import type { ServiceConfig } from '../config';
 import { createDocumentClient } from '../aws/dynamodb-client';
 import { isTransientAwsError } from '../aws/transient-errors';
-import { isStatus } from '../termination/lifecycle';
 import {
-  MalformedItemError,
   StoreUnavailableError,
   type Decision,
   type DecisionWriteOutcome,
   type IdempotencyRecord,
   type NewRequest,
   type RequestPage,
+  type StatusMove,
   type StoredRequest,
   type TerminationStore,
   type WithdrawalIntent,
   type WithdrawalOutcome,
   type WriteOutcome,
 } from '../termination/ports';
+import { asIdempotencyRecord, asStoredRequest, type Item, type ReadItem } from './items';
+import { requestRefused } from './status-write';
 import { buildWithdrawalTransaction, explainWithdrawalCancellation } from './withdrawal-write';
 import { idempotencyKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type TableKey } from './keys';
 
@@ -40,22 +47,6 @@ const MAX_QUERIES_PER_PAGE = 4;
 /** Items each Query after the first reads (DynamoDB's Limit, before the filter). */
 const READ_PER_LATER_QUERY = 100;
 
-/** A request item read back as the domain's StoredRequest; anything else is a bug of ours (500). */
-function asStoredRequest(item: Record<string, unknown>): StoredRequest {
-  const { requestId, requestNumber, customerId, status, createdAt, statusReason } = item;
-  if (
-    typeof requestId !== 'string' ||
-    typeof requestNumber !== 'string' ||
-    typeof customerId !== 'string' ||
-    !isStatus(status) ||
-    typeof createdAt !== 'string' ||
-    !(statusReason === undefined || typeof statusReason === 'string')
-  ) {
-    throw new MalformedItemError(`request item ${String(requestId)}`);
-  }
-  return { requestId, requestNumber, customerId, status, createdAt, ...(statusReason === undefined ? {} : { statusReason }) };
-}
-
 /** Throttled, unreachable or too slow: the domain's StoreUnavailableError; anything else as it is. */
 async function guarded<T>(run: () => Promise<T>): Promise<T> {
   try {
@@ -68,7 +59,8 @@ async function guarded<T>(run: () => Promise<T>): Promise<T> {
 
 /**
  * All access to the service's table (and its reads of the contracts table), behind the domain's
- * port. Writes are built as data in create-transaction.ts and decision-write.ts.
+ * port. Writes are built as data in create-transaction.ts, decision-write.ts and
+ * withdrawal-write.ts, which also read a refused write back as the facts the port reports.
  */
 export class DynamoDbTerminationStore implements TerminationStore {
   constructor(
@@ -76,77 +68,76 @@ export class DynamoDbTerminationStore implements TerminationStore {
     private readonly tables: Tables,
   ) {}
 
-  /** One atomic attempt to create the request; which condition failed says why not. */
+  /** One atomic attempt to create the request: one call when it goes through or its reasons carry their items. */
   create(request: NewRequest, nowSeconds: number, abortSignal?: AbortSignal): Promise<WriteOutcome> {
-    return guarded(() => this.tryCreate(request, nowSeconds, abortSignal));
-  }
-
-  private async tryCreate(request: NewRequest, nowSeconds: number, abortSignal?: AbortSignal): Promise<WriteOutcome> {
-    try {
-      await this.client.send(new TransactWriteCommand(buildCreateTransaction(this.tables, request, nowSeconds)), { abortSignal });
-      return { kind: 'created' };
-    } catch (error) {
-      if (error instanceof TransactionCanceledException) {
-        const explained = explainCancellation(error.CancellationReasons ?? [], request, nowSeconds);
-        if (explained.kind !== 'read') return explained;
-        return explained.decide(await this.readConsistently(this.tables[explained.table], explained.key, abortSignal));
-      }
-      if (error instanceof Error && error.name === 'TransactionConflictException') return { kind: 'retry' };
-      throw error;
-    }
+    return this.transact(
+      buildCreateTransaction(this.tables, request, nowSeconds),
+      { kind: 'created' },
+      (reasons, read) => explainCancellation(reasons, request, nowSeconds, read),
+      abortSignal,
+    );
   }
 
   /**
    * One attempt to apply a back-office decision: one call when it applies; a refusal whose
    * cause did not come back with it costs one consistent read of the request.
    */
-  applyDecision(decision: Decision, appliedAt: string): Promise<DecisionWriteOutcome> {
-    return guarded(() => this.tryDecision(decision, appliedAt));
-  }
-
-  private async tryDecision(decision: Decision, appliedAt: string): Promise<DecisionWriteOutcome> {
-    const write = buildDecisionWrite(this.tables, decision, appliedAt);
-    const readRequest = async () =>
-      explainRefusedDecision(
-        await this.readConsistently(this.tables.requests, { ...requestKeyOf(decision.contractId, decision.requestId) }),
-        decision,
+  applyDecision(decision: Decision, move: StatusMove, appliedAt: string): Promise<DecisionWriteOutcome> {
+    const write = buildDecisionWrite(this.tables, decision, move, appliedAt);
+    if (write.kind === 'transaction') {
+      return this.transact<DecisionWriteOutcome>(write.input, { kind: 'applied' }, (reasons, read) =>
+        explainCancelledDecision(reasons, decision, read),
       );
-    try {
-      if (write.kind === 'update') await this.client.send(new UpdateCommand(write.input));
-      else await this.client.send(new TransactWriteCommand(write.input));
-      return { kind: 'applied' };
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
-        return error.Item ? explainRefusedDecision(unmarshall(error.Item), decision) : readRequest();
-      }
-      if (error instanceof TransactionCanceledException) {
-        const explained = explainCancelledDecision(error.CancellationReasons ?? [], decision);
-        return explained.kind === 'read-request' ? readRequest() : explained;
-      }
-      if (error instanceof Error && error.name === 'TransactionConflictException') return { kind: 'retry' };
-      throw error;
     }
+    return guarded(async () => {
+      try {
+        await this.client.send(new UpdateCommand(write.input));
+        return { kind: 'applied' };
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return requestRefused(error.Item, decision, this.reader());
+        throw error;
+      }
+    });
   }
 
   withdraw(intent: WithdrawalIntent, nowSeconds: number, abortSignal?: AbortSignal): Promise<WithdrawalOutcome> {
-    return guarded(async () => {
+    return this.transact(
+      buildWithdrawalTransaction(this.tables, intent, nowSeconds),
+      { kind: 'withdrawn' },
+      (reasons, read) => explainWithdrawalCancellation(reasons, intent, nowSeconds, read),
+      abortSignal,
+    );
+  }
+
+  /**
+   * Sends one transaction: `done` when it commits, the facts `explain` reads from its
+   * cancellation reasons when a condition refused it, `conflict` when another write got in the way.
+   */
+  private transact<Outcome>(
+    input: TransactWriteCommandInput,
+    done: Outcome,
+    explain: (reasons: CancellationReason[], read: ReadItem) => Promise<Outcome>,
+    abortSignal?: AbortSignal,
+  ): Promise<Outcome | { kind: 'conflict' }> {
+    return guarded(async (): Promise<Outcome | { kind: 'conflict' }> => {
       try {
-        await this.client.send(new TransactWriteCommand(buildWithdrawalTransaction(this.tables, intent, nowSeconds)), { abortSignal });
-        return { kind: 'withdrawn' };
+        await this.client.send(new TransactWriteCommand(input), { abortSignal });
+        return done;
       } catch (error) {
-        if (error instanceof TransactionCanceledException) {
-          const explained = explainWithdrawalCancellation(error.CancellationReasons ?? [], intent, nowSeconds);
-          if (explained.kind !== 'read') return explained;
-          return explained.decide(await this.readConsistently(this.tables.requests, explained.key, abortSignal));
-        }
-        // Another call with the same key in the same millisecond: its token, other values (its
-        // language). Tried again, the key it wrote answers as a replay.
+        if (error instanceof TransactionCanceledException) return explain(error.CancellationReasons ?? [], this.reader(abortSignal));
+        // A mismatch is another call with the same token and other values (a withdrawal with the
+        // same key in the same millisecond, in another language): tried again, its key answers.
         if (error instanceof Error && ['TransactionConflictException', 'IdempotentParameterMismatchException'].includes(error.name)) {
-          return { kind: 'retry' };
+          return { kind: 'conflict' };
         }
         throw error;
       }
     });
+  }
+
+  /** How an explanation reads an item its failure did not return: consistently. */
+  private reader(abortSignal?: AbortSignal): ReadItem {
+    return (table, key) => this.readConsistently(this.tables[table], key, abortSignal);
   }
 
   /** Reads the key's record, skipping one that has expired. */
@@ -158,7 +149,7 @@ export class DynamoDbTerminationStore implements TerminationStore {
   ): Promise<IdempotencyRecord | undefined> {
     return guarded(async () =>
       asIdempotencyRecord(
-        await this.readConsistently(this.tables.requests, { ...idempotencyKeyOf(customerId, idempotencyKey) }, abortSignal),
+        await this.readConsistently(this.tables.requests, idempotencyKeyOf(customerId, idempotencyKey), abortSignal),
         nowSeconds,
       ),
     );
@@ -241,12 +232,10 @@ export class DynamoDbTerminationStore implements TerminationStore {
     });
   }
 
-  private async readConsistently(
-    tableName: string,
-    key: Record<string, string>,
-    abortSignal?: AbortSignal,
-  ): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }), { abortSignal });
+  private async readConsistently(tableName: string, key: Parameters<ReadItem>[1], abortSignal?: AbortSignal): Promise<Item | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: tableName, Key: { ...key }, ConsistentRead: true }), {
+      abortSignal,
+    });
     return Item;
   }
 }

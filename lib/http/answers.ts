@@ -1,26 +1,16 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { CreateOutcome } from '../termination/create-termination-request';
-import type { ReadOutcome } from '../termination/read-termination-requests';
-import type { WithdrawOutcome } from '../termination/withdraw-termination-request';
-import type { ReasonsOutcome } from '../termination/reasons';
 import type { Refusal } from '../termination/refusals';
 import type { ErrorBody } from '../api-model/schemas';
-import { ERROR_STATUS, type ErrorCode } from './errors';
+import { maskAccountNumber } from '../observability/logger';
+import type { ErrorCode } from './errors';
+import { OUTCOMES, type Outcome, type OutcomeKey } from './outcomes';
 import type { Texts } from './texts';
 
 /*
- * The one place where outcomes become HTTP: status, headers and the words of the body
- * (docs/decisions/0010-responses-and-texts.md, 0011-error-body.md).
+ * Where outcomes become HTTP: the headers and the words of the body
+ * (docs/decisions/0010-responses-and-texts.md, 0011-error-body.md), with the status, log line and
+ * metric their row of lib/http/outcomes.ts chooses.
  */
-
-/** What the edge saw, on top of the use case's outcomes: its own refusals and plain failures. */
-export type Outcome =
-  | CreateOutcome
-  | ReadOutcome
-  | WithdrawOutcome
-  | ReasonsOutcome
-  | { kind: 'refused'; refusal: Refusal<ErrorCode> }
-  | { kind: 'failed'; error: unknown };
 
 export interface AnswerContext {
   correlationId: string;
@@ -34,6 +24,10 @@ export interface Answer {
   response: APIGatewayProxyResult;
   statusCode: number;
   errorCode: ErrorCode | undefined;
+  /** The outcome's row: its log line and its metric. */
+  row: (typeof OUTCOMES)[OutcomeKey];
+  /** What the log line says of this answer besides: ids, a count, the error. */
+  logFields: Record<string, unknown>;
 }
 
 /** At most this many details, and this many characters of a field name the client made up. */
@@ -53,9 +47,9 @@ function json(statusCode: number, body: unknown, correlationId: string, headers:
   return { statusCode, headers: { ...JSON_HEADERS, 'X-Correlation-Id': correlationId, ...headers }, body: JSON.stringify(body) };
 }
 
-export function errorAnswer(refusal: Refusal<ErrorCode>, context: AnswerContext): Answer {
+function errorAnswer(refusal: Refusal<ErrorCode>, context: AnswerContext, logFields: Record<string, unknown> = {}): Answer {
   const { code, problems, requestNumber } = refusal;
-  const statusCode = ERROR_STATUS[code];
+  const row = OUTCOMES[code];
   const body: ErrorBody = {
     errorCode: code,
     message: context.texts.error(code, { requestNumber }),
@@ -69,42 +63,54 @@ export function errorAnswer(refusal: Refusal<ErrorCode>, context: AnswerContext)
   const headers: Record<string, string> = {};
   if (code === 'SERVICE_UNAVAILABLE') headers['Retry-After'] = String(context.retryAfterSeconds);
   if (code === 'UNAUTHORIZED') headers['WWW-Authenticate'] = 'Bearer';
-  return { response: json(statusCode, body, context.correlationId, headers), statusCode, errorCode: code };
+  return {
+    response: json(row.status, body, context.correlationId, headers),
+    statusCode: row.status,
+    errorCode: code,
+    row,
+    logFields: { errorCode: code, ...logFields },
+  };
 }
 
-/** 201 or 200 with the request; a refusal as an error body; 503 with Retry-After; anything else a bare 500. */
+/** A success: its row's status, the body, and what its log line says. */
+function success(key: OutcomeKey, body: unknown, context: AnswerContext, logFields: Record<string, unknown>, headers = {}): Answer {
+  const row = OUTCOMES[key];
+  return { response: json(row.status, body, context.correlationId, headers), statusCode: row.status, errorCode: undefined, row, logFields };
+}
+
+/** The request or the list; a refusal as an error body; 503 with Retry-After; anything else a bare 500. */
 export function answerFor(outcome: Outcome, context: AnswerContext): Answer {
   switch (outcome.kind) {
     case 'created':
     case 'replayed': {
-      const statusCode = outcome.kind === 'created' ? 201 : 200;
       const headers: Record<string, string> = { Location: context.location(outcome.request.requestId) };
       if (outcome.kind === 'replayed') headers['Idempotent-Replayed'] = 'true';
-      return { response: json(statusCode, outcome.request, context.correlationId, headers), statusCode, errorCode: undefined };
+      const logged = { requestId: outcome.request.requestId, refundAccount: maskAccountNumber(outcome.refundAccount) };
+      return success(outcome.kind, outcome.request, context, logged, headers);
     }
     case 'found':
-      return { response: json(200, outcome.request, context.correlationId), statusCode: 200, errorCode: undefined };
+      return success(outcome.kind, outcome.request, context, { requestId: outcome.request.requestId });
     case 'listed': {
       const body = { items: outcome.requests, ...(outcome.nextCursor === undefined ? {} : { nextCursor: outcome.nextCursor }) };
-      return { response: json(200, body, context.correlationId), statusCode: 200, errorCode: undefined };
+      return success(outcome.kind, body, context, { count: outcome.requests.length });
     }
     case 'withdrawn':
     case 'withdrawal-replayed': {
       const headers: Record<string, string> = outcome.kind === 'withdrawal-replayed' ? { 'Idempotent-Replayed': 'true' } : {};
-      return { response: json(200, outcome.withdrawal, context.correlationId, headers), statusCode: 200, errorCode: undefined };
+      return success(outcome.kind, outcome.withdrawal, context, { requestId: outcome.withdrawal.requestId }, headers);
     }
     case 'reasons': {
       const items = outcome.reasons.map((reason) => ({ ...reason, label: context.texts.reasons[reason.reasonCode] }));
       // The same for every customer and for a day at least: browsers and apps may keep it, per language.
       const headers = { 'Cache-Control': 'private, max-age=3600', Vary: 'Accept-Language' };
-      return { response: json(200, { items }, context.correlationId, headers), statusCode: 200, errorCode: undefined };
+      return success(outcome.kind, { items }, context, { count: outcome.reasons.length }, headers);
     }
     case 'refused':
       return errorAnswer(outcome.refusal, context);
     case 'unavailable':
-      return errorAnswer({ code: 'SERVICE_UNAVAILABLE', problems: [] }, context);
+      return errorAnswer({ code: 'SERVICE_UNAVAILABLE', problems: [] }, context, { error: outcome.cause });
     case 'failed':
       // Internals stay in the log; the body says only that it was our fault.
-      return errorAnswer({ code: 'INTERNAL_ERROR', problems: [] }, context);
+      return errorAnswer({ code: 'INTERNAL_ERROR', problems: [] }, context, { error: outcome.error });
   }
 }

@@ -1,9 +1,10 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { logger, maskAccountNumber } from '../observability/logger';
+import { logger } from '../observability/logger';
 import { recordOutcome } from '../observability/metrics';
 import type { Problem } from '../api-model/problems';
-import { answerFor, type Outcome } from './answers';
+import { answerFor } from './answers';
 import { EdgeRefusal } from './errors';
+import type { Outcome } from './outcomes';
 import { correlationOf } from './correlation';
 import { corsHeaders } from './cors';
 import { header } from './request';
@@ -57,48 +58,14 @@ export function respond(edge: Edge, outcome: Outcome, options: RouteOptions): AP
     retryAfterSeconds: options.retryAfterSeconds,
     location: options.location ?? ((requestId) => requestId),
   });
-  const fields = { statusCode: answer.statusCode, durationMs: Date.now() - edge.started };
-  switch (outcome.kind) {
-    case 'created':
-    case 'replayed':
-      logger.info('request answered', {
-        ...fields,
-        outcome: outcome.kind,
-        requestId: outcome.request.requestId,
-        refundAccount: maskAccountNumber(outcome.refundAccount),
-      });
-      break;
-    case 'found':
-      logger.info('request read', { ...fields, outcome: 'read', requestId: outcome.request.requestId });
-      break;
-    case 'listed':
-      logger.info('requests listed', { ...fields, outcome: 'read', count: outcome.requests.length });
-      break;
-    case 'reasons':
-      logger.info('reasons listed', { ...fields, outcome: 'read', count: outcome.reasons.length });
-      break;
-    case 'withdrawn':
-    case 'withdrawal-replayed':
-      logger.info('request withdrawn', {
-        ...fields,
-        outcome: outcome.kind === 'withdrawn' ? 'withdrawn' : 'replayed',
-        requestId: outcome.withdrawal.requestId,
-      });
-      break;
-    case 'failed':
-    case 'unavailable':
-      logger.error('request failed', {
-        ...fields,
-        outcome: 'refused',
-        errorCode: answer.errorCode,
-        error: outcome.kind === 'failed' ? outcome.error : outcome.cause,
-      });
-      break;
-    case 'refused':
-      logger.info('request refused', { ...fields, outcome: 'refused', errorCode: answer.errorCode });
-  }
-  const read = outcome.kind === 'found' || outcome.kind === 'listed' || outcome.kind === 'reasons';
-  recordOutcome(answer.statusCode, read, outcome.kind === 'withdrawn');
+  const { log, metric } = answer.row;
+  logger[log.level](log.message, {
+    statusCode: answer.statusCode,
+    durationMs: Date.now() - edge.started,
+    outcome: log.outcome,
+    ...answer.logFields,
+  });
+  recordOutcome(metric);
   const cors = corsHeaders(edge.origin, options.allowedOrigins);
   // An answer that varies by language too keeps both in Vary.
   const vary = [answer.response.headers?.['Vary'], cors['Vary']].filter((v) => v !== undefined).join(', ');

@@ -1,7 +1,8 @@
 import { backoff } from '../backoff';
 import type { Status } from '../api-model/schemas';
 import { validateStatusDecisionDetail } from '../api-model/validator';
-import type { Decision, TerminationStore } from './ports';
+import { moveTo } from './lifecycle';
+import type { Decision, StatusMove, StatusWriteRefusal, TerminationStore } from './ports';
 
 /*
  * A back-office decision in (docs/decisions/0017-lifecycle.md). Each event is judged alone:
@@ -68,40 +69,60 @@ function readDecision(event: DecisionEvent, expected: DecisionDeps['expected']):
   };
 }
 
+/**
+ * What a decision the write refused means (0017-lifecycle.md): the request's condition failed,
+ * so the request as it was says why: this decision applied before, or its status with the same
+ * words for the customer: a duplicate; no request: unknown; a status the condition allows: a
+ * writer got in between, look again; any other: a move the lifecycle forbids. A slot that does
+ * not name the request is broken data.
+ */
+function meaningOf(outcome: StatusWriteRefusal, decision: Decision, move: StatusMove): DecisionOutcome | 'again' {
+  switch (outcome.kind) {
+    case 'request-condition-failed': {
+      const { request } = outcome;
+      if (request === undefined) {
+        return { kind: 'refused', refusal: 'unknown-request', problems: ['no such request on that contract'], decision };
+      }
+      const current = request.status;
+      if (request.decisionIds.includes(decision.eventId)) return { kind: 'duplicate', decision, current };
+      // The same decision sent again under a new id; with other words for the customer it is not
+      // the same decision, and never applied silently: the status cannot move to itself.
+      if (current === decision.status && request.statusReason === decision.reason) return { kind: 'duplicate', decision, current };
+      if (move.from.includes(current)) return 'again';
+      return {
+        kind: 'refused',
+        refusal: 'forbidden-transition',
+        problems: [
+          current === decision.status
+            ? `already ${current}, with other words for the customer: a decision is not changed`
+            : `${current} may not move to ${decision.status}`,
+        ],
+        decision,
+      };
+    }
+    case 'slot-condition-failed':
+      return {
+        kind: 'refused',
+        refusal: 'slot-mismatch',
+        problems: [`the contract's active slot names ${outcome.slotRequestId ?? 'no request'}`],
+        decision,
+      };
+    case 'conflict':
+      return 'again';
+  }
+}
+
 export async function applyStatusDecision(deps: DecisionDeps, event: DecisionEvent): Promise<DecisionOutcome> {
   const decision = readDecision(event, deps.expected);
   if ('kind' in decision) return decision;
+  const move = moveTo(decision.status);
   const maxAttempts = deps.maxAttempts ?? 5;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const outcome = await deps.store.applyDecision(decision, deps.now().toISOString());
-    switch (outcome.kind) {
-      case 'applied':
-        return { kind: 'applied', decision };
-      case 'duplicate':
-        return { kind: 'duplicate', decision, current: outcome.current };
-      case 'forbidden':
-        return {
-          kind: 'refused',
-          refusal: 'forbidden-transition',
-          problems: [
-            outcome.current === decision.status
-              ? `already ${outcome.current}, with other words for the customer: a decision is not changed`
-              : `${outcome.current} may not move to ${decision.status}`,
-          ],
-          decision,
-        };
-      case 'unknown-request':
-        return { kind: 'refused', refusal: 'unknown-request', problems: ['no such request on that contract'], decision };
-      case 'slot-mismatch':
-        return {
-          kind: 'refused',
-          refusal: 'slot-mismatch',
-          problems: [`the contract's active slot names ${outcome.slotRequestId ?? 'no request'}`],
-          decision,
-        };
-      case 'retry':
-        await backoff(attempt, 20);
-    }
+    const outcome = await deps.store.applyDecision(decision, move, deps.now().toISOString());
+    if (outcome.kind === 'applied') return { kind: 'applied', decision };
+    const meaning = meaningOf(outcome, decision, move);
+    if (meaning !== 'again') return meaning;
+    await backoff(attempt, 20);
   }
   throw new DecisionContendedError(decision.requestId);
 }

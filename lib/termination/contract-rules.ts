@@ -1,20 +1,17 @@
+import type { ContractCondition } from './ports';
+
 /*
  * The rules a contract must meet (docs/decisions/0007-contracts.md). The contracts table belongs
- * to another system; this service reads it only inside its own write (lib/dynamodb), and judges
- * what it read here, without knowing how it was read.
+ * to another system; this service reads it only inside its own write (lib/dynamodb), under the
+ * condition written here, and judges here what it read, without knowing how it was read.
  */
-
-export interface Contract {
-  contractId: string;
-  customerId: string;
-  status: string;
-  endDate?: string;
-}
 
 export const ACTIVE_STATUS = 'ACTIVE';
 
+export type Ownership = { kind: 'not-found' } | { kind: 'access-denied' } | { kind: 'owner' };
+
 export type ContractVerdict =
-  { kind: 'ok' } | { kind: 'not-found' } | { kind: 'access-denied' } | { kind: 'not-active' } | { kind: 'date-after-end'; endDate: string };
+  Exclude<Ownership, { kind: 'owner' }> | { kind: 'ok' } | { kind: 'not-active' } | { kind: 'date-after-end'; endDate: string };
 
 /**
  * The latest contract end date this service judges; a later one counts as malformed data. The
@@ -33,11 +30,26 @@ export class MalformedContractError extends Error {
   }
 }
 
+/**
+ * What the create's write requires of the contract: what judgeContract calls ok, for a contract
+ * whose data is well formed. Data it cannot trust fails it, and is then judged below.
+ */
+export function contractConditionFor(customerId: string, desiredTerminationDate: string): ContractCondition {
+  return { customerId, status: ACTIVE_STATUS, earliestEndDate: desiredTerminationDate, latestEndDate: LATEST_END_DATE };
+}
+
 /** A real calendar date written YYYY-MM-DD. */
 function isIsoDate(value: unknown): value is string {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
   const time = Date.parse(`${value}T00:00:00Z`);
   return !Number.isNaN(time) && new Date(time).toISOString().startsWith(value);
+}
+
+/** Whether the caller may see the contract's requests: existence, then ownership. */
+export function ownershipOf(contract: Record<string, unknown> | undefined, customerId: string): Ownership {
+  if (!contract) return { kind: 'not-found' };
+  if (typeof contract['customerId'] !== 'string') throw new MalformedContractError(contract['contractId'], 'customerId is not a string');
+  return contract['customerId'] === customerId ? { kind: 'owner' } : { kind: 'access-denied' };
 }
 
 /**
@@ -51,9 +63,9 @@ export function judgeContract(
   desiredTerminationDate: string,
 ): ContractVerdict {
   if (!contract) return { kind: 'not-found' };
+  const ownership = ownershipOf(contract, customerId);
+  if (ownership.kind !== 'owner') return ownership;
   const { contractId, status, endDate } = contract;
-  if (typeof contract['customerId'] !== 'string') throw new MalformedContractError(contractId, 'customerId is not a string');
-  if (contract['customerId'] !== customerId) return { kind: 'access-denied' };
   if (typeof status !== 'string') throw new MalformedContractError(contractId, 'status is not a string');
   if (endDate !== undefined && !isIsoDate(endDate)) throw new MalformedContractError(contractId, 'endDate is not a YYYY-MM-DD date');
   if (typeof endDate === 'string' && endDate > LATEST_END_DATE)
@@ -61,11 +73,4 @@ export function judgeContract(
   if (status !== ACTIVE_STATUS) return { kind: 'not-active' };
   if (endDate !== undefined && endDate < desiredTerminationDate) return { kind: 'date-after-end', endDate };
   return { kind: 'ok' };
-}
-
-/** Whether the caller may see the contract's requests: the same 404/403 rules as a create. */
-export function ownershipOf(contract: Record<string, unknown> | undefined, customerId: string): 'not-found' | 'access-denied' | 'owner' {
-  if (!contract) return 'not-found';
-  if (typeof contract['customerId'] !== 'string') throw new MalformedContractError(contract['contractId'], 'customerId is not a string');
-  return contract['customerId'] === customerId ? 'owner' : 'access-denied';
 }

@@ -1,10 +1,12 @@
 import { backoff } from '../backoff';
 import { v7 as timeOrderedUuid } from 'uuid';
 import { isAccountKeyValid } from './control-key';
-import type { ContractVerdict } from './contract-rules';
+import { CallForm, requireKey } from './call-form';
+import { contractRefusal } from './contract-access';
+import { contractConditionFor, judgeContract } from './contract-rules';
 import type { Problem } from '../api-model/problems';
 import type { ReasonCode, TerminationRequest, TerminationRequestInput } from '../api-model/schemas';
-import { isUuid, validateTerminationInput } from '../api-model/validator';
+import { validateTerminationInput } from '../api-model/validator';
 import { businessToday, isBeforeBusinessToday } from './business-date';
 import { STATUS_SUBMITTED } from './lifecycle';
 import { type IdempotencyRecord, type TerminationStore, type WriteOutcome } from './ports';
@@ -59,33 +61,27 @@ interface ValidCall {
   pastDateProblem: Problem | undefined;
 }
 
-/** Structure first, listing every problem, with the key's presence checked alone. */
+/** The key's presence alone, then every problem of the form at once (0013-order-of-checks.md, steps 4 and 5). */
 function validateCall(call: CreateCall, timeZone: string, now: Date): ValidCall {
-  if (call.idempotencyKey === undefined || call.idempotencyKey.trim() === '') {
-    throw refuse('IDEMPOTENCY_KEY_MISSING', [{ field: 'Idempotency-Key', code: 'required' }]);
-  }
-  const problems: Problem[] = [...call.edgeProblems];
-  if (!isUuid(call.contractId)) problems.push({ field: 'contractId', code: 'mustBeUuid' });
-  if (!isUuid(call.idempotencyKey)) problems.push({ field: 'Idempotency-Key', code: 'mustBeUuid' });
+  requireKey(call.idempotencyKey);
+  const form = new CallForm(call.edgeProblems);
+  const contractId = form.uuid(call.contractId, 'contractId');
+  const idempotencyKey = form.uuid(call.idempotencyKey, 'Idempotency-Key');
   const validation = validateTerminationInput(call.body);
-  if (!validation.ok) problems.push(...validation.problems);
+  if (!validation.ok) form.add(...validation.problems);
 
   const date = call.body['desiredTerminationDate'];
   const pastDateProblem: Problem | undefined =
-    typeof date === 'string' && !problems.some((p) => p.field === 'desiredTerminationDate') && isBeforeBusinessToday(date, timeZone, now)
+    typeof date === 'string' && !form.concerns('desiredTerminationDate') && isBeforeBusinessToday(date, timeZone, now)
       ? { field: 'desiredTerminationDate', code: 'dateInPast', today: businessToday(timeZone, now) }
       : undefined;
 
-  if (problems.length > 0 || !validation.ok || call.contractId === undefined) {
-    throw refuse('VALIDATION_ERROR', pastDateProblem ? [...problems, pastDateProblem] : problems);
-  }
-  // UUIDs are case-insensitive; lower case is their one form (docs/decisions/0007-contracts.md).
-  const contractId = call.contractId.toLowerCase();
+  if (!validation.ok || form.failed) throw pastDateProblem ? form.refusal(pastDateProblem) : form.refusal();
   const input = canonicalInput(validation.input);
   return {
     customerId: call.customerId,
     contractId,
-    idempotencyKey: call.idempotencyKey.toLowerCase(),
+    idempotencyKey,
     input,
     fingerprint: requestFingerprint(
       contractId,
@@ -116,29 +112,37 @@ function answerFromRecord(record: IdempotencyRecord, call: ValidCall): CreateOut
   return { kind: 'replayed', request: record.response, refundAccount: call.input.bankDetails.accountNumber };
 }
 
-function contractRefusal(verdict: Exclude<ContractVerdict, { kind: 'ok' }>): RefusedError {
-  switch (verdict.kind) {
-    case 'not-found':
-      return refuse('CONTRACT_NOT_FOUND', [{ field: 'contractId', code: 'contractNotFound' }]);
-    case 'access-denied':
-      return refuse('CONTRACT_ACCESS_DENIED', [{ field: 'contractId', code: 'contractAccessDenied' }]);
-    case 'not-active':
-      return refuse('CONTRACT_NOT_ACTIVE', [{ field: 'contractId', code: 'contractNotActive' }]);
-    case 'date-after-end':
-      return refuse('TERMINATION_DATE_AFTER_CONTRACT_END', [
-        { field: 'desiredTerminationDate', code: 'dateAfterContractEnd', endDate: verdict.endDate },
-      ]);
+/**
+ * What a write that did not go through means (0005-one-atomic-write.md): a replay or one of the
+ * refusals, or another attempt: at once with a new number, or after a pause when the cause has
+ * gone by now (a race that resolved itself) or another write got in the way.
+ */
+function meaningOf(outcome: Exclude<WriteOutcome, { kind: 'created' }>, call: ValidCall): CreateOutcome | 'new-number' | 'again' {
+  switch (outcome.kind) {
+    case 'key-taken':
+      return outcome.record ? answerFromRecord(outcome.record, call) : 'again';
+    case 'contract-condition-failed': {
+      const verdict = judgeContract(outcome.contract, call.customerId, call.input.desiredTerminationDate);
+      if (verdict.kind !== 'ok') throw contractRefusal(verdict);
+      // The very item the condition refused looks fine to us: not a race but a rule we do not know.
+      if (!outcome.readAfter) throw new Error('Contract condition failed on a contract judged acceptable');
+      return 'again';
+    }
+    case 'slot-taken': {
+      if (outcome.holder === undefined) return 'again';
+      // Another customer's request (the contract changed owner) is not named to the caller.
+      const requestNumber = outcome.holder.customerId === call.customerId ? outcome.holder.requestNumber : undefined;
+      throw refuse(
+        'ACTIVE_REQUEST_ALREADY_EXISTS',
+        [{ field: 'contractId', code: 'activeRequestExists', ...(requestNumber === undefined ? {} : { requestNumber }) }],
+        requestNumber,
+      );
+    }
+    case 'number-taken':
+      return 'new-number';
+    case 'conflict':
+      return 'again';
   }
-}
-
-function refusalOf(outcome: Extract<WriteOutcome, { kind: 'contract' | 'slot-taken' }>): RefusedError {
-  if (outcome.kind === 'contract') return contractRefusal(outcome.verdict);
-  const { requestNumber } = outcome;
-  return refuse(
-    'ACTIVE_REQUEST_ALREADY_EXISTS',
-    [{ field: 'contractId', code: 'activeRequestExists', ...(requestNumber === undefined ? {} : { requestNumber }) }],
-    requestNumber,
-  );
 }
 
 async function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abortSignal: AbortSignal): Promise<CreateOutcome> {
@@ -155,25 +159,23 @@ async function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abo
       message: call.createdMessage(requestNumber),
     };
     const outcome = await deps.store.create(
-      { ...call, requestId, requestNumber, response, expiresAt: nowSeconds + deps.idempotencyTtlSeconds },
+      {
+        ...call,
+        requestId,
+        requestNumber,
+        response,
+        expiresAt: nowSeconds + deps.idempotencyTtlSeconds,
+        contract: contractConditionFor(call.customerId, call.input.desiredTerminationDate),
+      },
       nowSeconds,
       abortSignal,
     );
-    switch (outcome.kind) {
-      case 'created':
-        return { kind: 'created', request: response, refundAccount: call.input.bankDetails.accountNumber };
-      case 'key-used':
-        return answerFromRecord(outcome.record, call);
-      case 'number-taken':
-      case 'retry': {
-        // A taken number draws again at once; a conflict waits. The budget's signal ends it as unavailable.
-        if (outcome.kind === 'retry') await backoff(attempt, 10, 200, abortSignal);
-        else abortSignal.throwIfAborted();
-        continue;
-      }
-      default:
-        throw refusalOf(outcome);
-    }
+    if (outcome.kind === 'created') return { kind: 'created', request: response, refundAccount: call.input.bankDetails.accountNumber };
+    const meaning = meaningOf(outcome, call);
+    if (typeof meaning !== 'string') return meaning;
+    // A taken number draws again at once; anything else waits. The budget's signal ends it as unavailable.
+    if (meaning === 'again') await backoff(attempt, 10, 200, abortSignal);
+    else abortSignal.throwIfAborted();
   }
 }
 

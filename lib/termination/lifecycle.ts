@@ -1,4 +1,5 @@
 import { STATUSES, type Status } from '../api-model/schemas';
+import type { StatusMove } from './ports';
 
 /*
  * Where a request may go (docs/decisions/0017-lifecycle.md, 0018-withdrawal.md): SUBMITTED ->
@@ -19,9 +20,6 @@ export const FINAL_STATUSES: readonly Status[] = ['COMPLETED', 'REJECTED', 'WITH
 
 export const isFinal = (status: Status): boolean => FINAL_STATUSES.includes(status);
 
-/** Active requests hold their contract's slot. */
-export const isActive = (status: Status): boolean => !isFinal(status);
-
 export function mayMove(from: Status, to: Status): boolean {
   if (isFinal(from)) return false;
   if (to === 'REJECTED' || to === 'WITHDRAWN') return WITHDRAWABLE_STATUSES.includes(from);
@@ -31,6 +29,5 @@ export function mayMove(from: Status, to: Status): boolean {
 /** The statuses from which a request may move to `to`: the condition of the write that moves it. */
 export const statusesBefore = (to: Status): Status[] => STATUSES.filter((from) => mayMove(from, to));
 
-export function isStatus(value: unknown): value is Status {
-  return STATUSES.some((status) => status === value);
-}
+/** The write that moves a request to `to`: conditioned on the statuses it may come from; a final status frees the contract. */
+export const moveTo = (to: Status): StatusMove => ({ from: statusesBefore(to), freesSlot: isFinal(to) });

@@ -1,11 +1,35 @@
 import type { DECISION_STATUSES } from '../api-model/event-schemas';
-import type { Status, TerminationRequest, TerminationRequestInput, Withdrawal } from '../api-model/schemas';
-import type { ContractVerdict } from './contract-rules';
+import { STATUSES, type Status, type TerminationRequest, type TerminationRequestInput, type Withdrawal } from '../api-model/schemas';
 
 /*
  * What the use cases need from the outside, in the domain's words. lib/dynamodb implements the
  * store; tests may give an in-memory one. No AWS type crosses this line (npm run deps checks it).
+ *
+ * A write is one atomic attempt under conditions the use case hands over as data (what the
+ * contract must be, the statuses a request may move from). When it does not go through, the
+ * store says which condition failed first, in the order of the write's items, with the item
+ * that condition concerned: the item as it failed, or, where the store could not have it with
+ * the failure, as a consistent read found it just after. Only the use cases (lib/termination)
+ * turn those facts into outcomes; a store decides nothing (npm run deps keeps lib/dynamodb off
+ * the modules that do).
  */
+
+/** Whether a stored value is one of the statuses: what a store checks before handing a status back. */
+export function isStatus(value: unknown): value is Status {
+  return STATUSES.some((status) => status === value);
+}
+
+/**
+ * What the contract must be for a create to write, checked inside the write: the caller's, in
+ * `status`, and with no endDate or an endDate that is a YYYY-MM-DD text within the bounds
+ * (contract-rules.ts says why each bound).
+ */
+export interface ContractCondition {
+  customerId: string;
+  status: string;
+  earliestEndDate: string;
+  latestEndDate: string;
+}
 
 /** A request about to be created, with everything its one atomic write records. */
 export interface NewRequest {
@@ -17,9 +41,11 @@ export interface NewRequest {
   idempotencyKey: string;
   fingerprint: string;
   input: TerminationRequestInput;
+  /** The 201 body, status included: stored with the key so that a replay answers the same bytes. */
   response: TerminationRequest;
   /** Epoch seconds after which the idempotency record no longer counts. */
   expiresAt: number;
+  contract: ContractCondition;
 }
 
 /** What a customer's Idempotency-Key is bound to. */
@@ -30,16 +56,18 @@ export interface IdempotencyRecord {
   expiresAt: number;
 }
 
-/** Why one attempt to create did or did not write. */
+/** What one attempt to create found: written, or the first of its conditions that failed (key, contract, slot, number). */
 export type WriteOutcome =
   | { kind: 'created' }
-  | { kind: 'key-used'; record: IdempotencyRecord }
-  | { kind: 'contract'; verdict: Exclude<ContractVerdict, { kind: 'ok' }> }
-  /** The number only when the active request is the caller's own (0015-reading-requests.md). */
-  | { kind: 'slot-taken'; requestNumber?: string }
+  /** The key is bound: its record, or none when it had gone or expired by the read after the failure. */
+  | { kind: 'key-taken'; record: IdempotencyRecord | undefined }
+  /** The contract as the condition refused it, or, with `readAfter`, as a read found it after (it may have changed since). */
+  | { kind: 'contract-condition-failed'; contract: Record<string, unknown> | undefined; readAfter: boolean }
+  /** The contract's active slot is held: by this request of this customer, or by nothing any more at the read after. */
+  | { kind: 'slot-taken'; holder: { requestNumber: string; customerId: string | undefined } | undefined }
   | { kind: 'number-taken' }
-  /** A conflicting write or a condition whose cause is gone by now: try again. */
-  | { kind: 'retry' };
+  /** Another write on the same items got in the way, or the request id exists already: no condition of ours failed. */
+  | { kind: 'conflict' };
 
 /** A stored request as the reads show it, with the customer who made it. */
 export interface StoredRequest {
@@ -69,15 +97,34 @@ export interface Decision {
   occurredAt: string;
 }
 
-export type DecisionWriteOutcome =
-  | { kind: 'applied' }
-  /** Already in that status, or this very decision was applied before: nothing to do. */
-  | { kind: 'duplicate'; current: Status }
-  | { kind: 'forbidden'; current: Status }
-  | { kind: 'unknown-request' }
-  /** A final status whose contract slot does not name the request: stored data broke a rule. */
-  | { kind: 'slot-mismatch'; slotRequestId: string | undefined }
-  | { kind: 'retry' };
+/** A move of a request's status as its write needs it (lifecycle.ts): where it may come from, and whether it frees the contract. */
+export interface StatusMove {
+  from: readonly Status[];
+  /** The write also deletes the contract's active slot, on condition that it names the request. */
+  freesSlot: boolean;
+}
+
+/** A request as a refused status write found it. */
+export interface RequestState {
+  /** Absent on an item that names no customer. */
+  customerId: string | undefined;
+  status: Status;
+  statusReason: string | undefined;
+  /** The back-office decisions it applied. */
+  decisionIds: readonly string[];
+}
+
+/** What a status write found when its request's or its slot's condition failed. */
+export type StatusWriteRefusal =
+  /** The request's condition failed: the request as it was, or none on that contract. */
+  | { kind: 'request-condition-failed'; request: RequestState | undefined }
+  /** The slot's condition failed: the request the slot names instead, if any. */
+  | { kind: 'slot-condition-failed'; slotRequestId: string | undefined }
+  /** Another write on the same items got in the way: no condition of ours failed. */
+  | { kind: 'conflict' };
+
+/** What one attempt to apply a decision found: the request first, then the slot. */
+export type DecisionWriteOutcome = { kind: 'applied' } | StatusWriteRefusal;
 
 /** A customer's withdrawal of a request, with everything its one atomic write records (0018-withdrawal.md). */
 export interface WithdrawalIntent {
@@ -91,6 +138,8 @@ export interface WithdrawalIntent {
   response: Withdrawal;
   /** Epoch seconds after which the key no longer counts. */
   expiresAt: number;
+  /** The statuses the request may be withdrawn from; the write also frees the contract's slot. */
+  from: readonly Status[];
 }
 
 export interface WithdrawalRecord {
@@ -98,13 +147,12 @@ export interface WithdrawalRecord {
   response: Withdrawal;
 }
 
+/** What one attempt to withdraw found: the key first, then the request (the caller's, in a status of `from`), then the slot. */
 export type WithdrawalOutcome =
   | { kind: 'withdrawn' }
-  | { kind: 'key-used'; record: WithdrawalRecord }
-  /** No such request on the contract, or another customer's: the contract tells which answer. */
-  | { kind: 'not-found' }
-  | { kind: 'not-withdrawable'; current: Status }
-  | { kind: 'retry' };
+  /** The key is bound: its record, or none when it had gone or expired by the read after the failure. */
+  | { kind: 'key-taken'; record: WithdrawalRecord | undefined }
+  | StatusWriteRefusal;
 
 /** The store was throttled, unreachable or too slow: nothing was decided, the caller may retry. */
 export class StoreUnavailableError extends Error {
@@ -125,10 +173,11 @@ export class MalformedItemError extends Error {
 /**
  * The service's table, and its reads of the contracts table. Every method throws
  * StoreUnavailableError when the store could not answer, and MalformedItemError for stored data
- * it cannot read back.
+ * it cannot read back. Records past their `expiresAt` (at `nowSeconds`) count as absent: the
+ * table's TTL deletes them late.
  */
 export interface TerminationStore {
-  /** One atomic attempt to create the request; the outcome says why not. */
+  /** One atomic attempt to create the request. */
   create(request: NewRequest, nowSeconds: number, abortSignal?: AbortSignal): Promise<WriteOutcome>;
   /** The key's record, unless there is none or it has expired. */
   findIdempotencyRecord(
@@ -142,8 +191,8 @@ export interface TerminationStore {
   listRequests(contractId: string, customerId: string, limit: number, after?: string, abortSignal?: AbortSignal): Promise<RequestPage>;
   /** The contract as its owner stored it: another system's data, judged by contract-rules.ts. */
   findContract(contractId: string, abortSignal?: AbortSignal): Promise<Record<string, unknown> | undefined>;
-  /** One attempt to apply a decision. */
-  applyDecision(decision: Decision, appliedAt: string): Promise<DecisionWriteOutcome>;
+  /** One attempt to move the request to the decision's status, moving as `move` allows. */
+  applyDecision(decision: Decision, move: StatusMove, appliedAt: string): Promise<DecisionWriteOutcome>;
   /** One atomic attempt to withdraw a request: its status, its contract's slot and the key at once. */
   withdraw(intent: WithdrawalIntent, nowSeconds: number, abortSignal?: AbortSignal): Promise<WithdrawalOutcome>;
 }

@@ -1,4 +1,5 @@
-import { contractRefusal } from './contract-access';
+import { CallForm } from './call-form';
+import { accessRefusal } from './contract-access';
 import type { Problem } from '../api-model/problems';
 import type { TerminationRequest } from '../api-model/schemas';
 import { isUuid } from '../api-model/validator';
@@ -41,27 +42,23 @@ const view = ({ customerId: _customerId, ...shown }: StoredRequest, message: Rea
   message: message(shown),
 });
 
-const settle = (budgetMs: number, run: (abortSignal: AbortSignal) => Promise<ReadOutcome>): Promise<ReadOutcome> =>
-  withinBudget(budgetMs, run);
-
 /** GET .../termination-requests/{requestId} */
 export function getTerminationRequest(
   { store, budgetMs }: ReadDeps,
   call: ReadCall & { requestId: string | undefined },
 ): Promise<ReadOutcome> {
-  return settle(budgetMs, async (abortSignal) => {
-    const problems = [...call.edgeProblems];
-    if (!isUuid(call.contractId)) problems.push({ field: 'contractId', code: 'mustBeUuid' });
-    if (!isUuid(call.requestId)) problems.push({ field: 'requestId', code: 'mustBeUuid' });
-    if (problems.length > 0 || call.contractId === undefined || call.requestId === undefined) throw refuse('VALIDATION_ERROR', problems);
-    const contractId = call.contractId.toLowerCase();
+  return withinBudget(budgetMs, async (abortSignal) => {
+    const form = new CallForm(call.edgeProblems);
+    const contractId = form.uuid(call.contractId, 'contractId');
+    const requestId = form.uuid(call.requestId, 'requestId');
+    form.check();
 
-    const item = await store.findRequest(contractId, call.requestId.toLowerCase(), abortSignal);
+    const item = await store.findRequest(contractId, requestId, abortSignal);
     // A request is shown to the customer who made it; to anyone else it is as if it did not exist,
     // and the contract decides between 404 and 403 (0015-reading-requests.md).
     if (item?.customerId === call.customerId) return { kind: 'found', request: view(item, call.message) };
     throw (
-      (await contractRefusal(store, contractId, call.customerId, abortSignal)) ??
+      (await accessRefusal(store, contractId, call.customerId, abortSignal)) ??
       refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
     );
   });
@@ -81,22 +78,21 @@ export function listTerminationRequests(
   { store, budgetMs }: ReadDeps,
   call: ReadCall & { limit: string | undefined; cursor: string | undefined },
 ): Promise<ReadOutcome> {
-  return settle(budgetMs, async (abortSignal) => {
-    const problems = [...call.edgeProblems];
-    if (!isUuid(call.contractId)) problems.push({ field: 'contractId', code: 'mustBeUuid' });
+  return withinBudget(budgetMs, async (abortSignal) => {
+    const form = new CallForm(call.edgeProblems);
+    const contractId = form.uuid(call.contractId, 'contractId');
     const limit = call.limit === undefined ? DEFAULT_PAGE_SIZE : /^\d{1,3}$/.test(call.limit) ? Number(call.limit) : Number.NaN;
-    if (!(limit >= 1 && limit <= MAX_PAGE_SIZE)) problems.push({ field: 'limit', code: 'range', min: 1, max: MAX_PAGE_SIZE });
+    if (!(limit >= 1 && limit <= MAX_PAGE_SIZE)) form.add({ field: 'limit', code: 'range', min: 1, max: MAX_PAGE_SIZE });
     const tooLong = call.cursor !== undefined && call.cursor.length > MAX_CURSOR_LENGTH;
     const after = call.cursor === undefined || tooLong ? undefined : decodeCursor(call.cursor);
-    if (tooLong) problems.push({ field: 'cursor', code: 'maxLength', limit: MAX_CURSOR_LENGTH });
-    else if (call.cursor !== undefined && after === undefined) problems.push({ field: 'cursor', code: 'invalid' });
-    if (problems.length > 0 || call.contractId === undefined) throw refuse('VALIDATION_ERROR', problems);
-    const contractId = call.contractId.toLowerCase();
+    if (tooLong) form.add({ field: 'cursor', code: 'maxLength', limit: MAX_CURSOR_LENGTH });
+    else if (call.cursor !== undefined && after === undefined) form.add({ field: 'cursor', code: 'invalid' });
+    form.check();
 
     // Only the caller's own requests are listed (0015-reading-requests.md, after a change of owner).
     const page = await store.listRequests(contractId, call.customerId, limit, after, abortSignal);
     if (page.items.length === 0) {
-      const refusal = await contractRefusal(store, contractId, call.customerId, abortSignal);
+      const refusal = await accessRefusal(store, contractId, call.customerId, abortSignal);
       if (refusal) throw refusal;
     }
     return {

@@ -1,10 +1,11 @@
 import type { Problem } from '../api-model/problems';
 import type { Withdrawal } from '../api-model/schemas';
-import { isUuid } from '../api-model/validator';
 import { backoff } from '../backoff';
-import { contractRefusal } from './contract-access';
+import { CallForm, requireKey } from './call-form';
+import { accessRefusal } from './contract-access';
 import { requestFingerprint } from './fingerprint';
-import { type TerminationStore, type WithdrawalIntent } from './ports';
+import { moveTo } from './lifecycle';
+import { MalformedItemError, type TerminationStore, type WithdrawalIntent, type WithdrawalOutcome } from './ports';
 import { refuse, type Refusal } from './refusals';
 import { withinBudget } from './within-budget';
 
@@ -34,31 +35,67 @@ export interface WithdrawCall {
   edgeProblems: Problem[];
 }
 
+/** The final status a withdrawal moves a request to. */
+const WITHDRAWN = 'WITHDRAWN';
+
 export type WithdrawOutcome =
   | { kind: 'withdrawn' | 'withdrawal-replayed'; withdrawal: Withdrawal }
   | { kind: 'refused'; refusal: Refusal }
   | { kind: 'unavailable'; cause: unknown };
 
 function intentOf(call: WithdrawCall, deps: WithdrawDeps, now: Date): WithdrawalIntent {
-  if (call.idempotencyKey === undefined || call.idempotencyKey.trim() === '') {
-    throw refuse('IDEMPOTENCY_KEY_MISSING', [{ field: 'Idempotency-Key', code: 'required' }]);
-  }
-  const problems = [...call.edgeProblems];
-  if (!isUuid(call.contractId)) problems.push({ field: 'contractId', code: 'mustBeUuid' });
-  if (!isUuid(call.requestId)) problems.push({ field: 'requestId', code: 'mustBeUuid' });
-  if (!isUuid(call.idempotencyKey)) problems.push({ field: 'Idempotency-Key', code: 'mustBeUuid' });
-  if (problems.length > 0 || call.contractId === undefined || call.requestId === undefined) throw refuse('VALIDATION_ERROR', problems);
-  const contractId = call.contractId.toLowerCase();
-  const requestId = call.requestId.toLowerCase();
+  requireKey(call.idempotencyKey);
+  const form = new CallForm(call.edgeProblems);
+  const contractId = form.uuid(call.contractId, 'contractId');
+  const requestId = form.uuid(call.requestId, 'requestId');
+  const idempotencyKey = form.uuid(call.idempotencyKey, 'Idempotency-Key');
+  form.check();
   return {
     requestId,
     contractId,
     customerId: call.customerId,
-    idempotencyKey: call.idempotencyKey.toLowerCase(),
+    idempotencyKey,
     fingerprint: requestFingerprint(contractId, { withdraw: requestId }),
-    response: { requestId, status: 'WITHDRAWN', withdrawnAt: now.toISOString(), message: call.withdrawnMessage() },
+    response: { requestId, status: WITHDRAWN, withdrawnAt: now.toISOString(), message: call.withdrawnMessage() },
     expiresAt: Math.floor(now.getTime() / 1000) + deps.idempotencyTtlSeconds,
+    from: moveTo(WITHDRAWN).from,
   };
+}
+
+/** What a withdrawal that did not go through means: a replay, a refusal, or another attempt after a pause. */
+async function meaningOf(
+  outcome: Exclude<WithdrawalOutcome, { kind: 'withdrawn' }>,
+  intent: WithdrawalIntent,
+  store: WithdrawDeps['store'],
+  abortSignal: AbortSignal,
+): Promise<WithdrawOutcome | 'again'> {
+  switch (outcome.kind) {
+    case 'key-taken':
+      if (outcome.record === undefined) return 'again';
+      if (outcome.record.fingerprint !== intent.fingerprint) {
+        throw refuse('IDEMPOTENCY_KEY_REUSED', [{ field: 'Idempotency-Key', code: 'keyReused' }]);
+      }
+      return { kind: 'withdrawal-replayed', withdrawal: outcome.record.response };
+    case 'request-condition-failed': {
+      const { request } = outcome;
+      // Not there, or another customer's: to this caller it does not exist, and the contract
+      // decides between 404 and 403 (0015-reading-requests.md).
+      if (request?.customerId !== intent.customerId) {
+        throw (
+          (await accessRefusal(store, intent.contractId, intent.customerId, abortSignal)) ??
+          refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
+        );
+      }
+      // A status the condition allows: a writer got in between. Look again.
+      if (intent.from.includes(request.status)) return 'again';
+      throw refuse('REQUEST_NOT_WITHDRAWABLE', [{ field: 'status', code: 'notWithdrawable', status: request.status }]);
+    }
+    case 'slot-condition-failed':
+      // The request was withdrawable but the slot does not name it: stored data broke a rule.
+      throw new MalformedItemError(`slot of contract ${intent.contractId}: does not name active request ${intent.requestId}`);
+    case 'conflict':
+      return 'again';
+  }
 }
 
 async function withdraw(deps: WithdrawDeps, call: WithdrawCall, now: Date, abortSignal: AbortSignal): Promise<WithdrawOutcome> {
@@ -66,24 +103,10 @@ async function withdraw(deps: WithdrawDeps, call: WithdrawCall, now: Date, abort
   const nowSeconds = Math.floor(now.getTime() / 1000);
   for (let attempt = 0; ; attempt++) {
     const outcome = await deps.store.withdraw(intent, nowSeconds, abortSignal);
-    switch (outcome.kind) {
-      case 'withdrawn':
-        return { kind: 'withdrawn', withdrawal: intent.response };
-      case 'key-used':
-        if (outcome.record.fingerprint !== intent.fingerprint) {
-          throw refuse('IDEMPOTENCY_KEY_REUSED', [{ field: 'Idempotency-Key', code: 'keyReused' }]);
-        }
-        return { kind: 'withdrawal-replayed', withdrawal: outcome.record.response };
-      case 'not-found':
-        throw (
-          (await contractRefusal(deps.store, intent.contractId, intent.customerId, abortSignal)) ??
-          refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
-        );
-      case 'not-withdrawable':
-        throw refuse('REQUEST_NOT_WITHDRAWABLE', [{ field: 'status', code: 'notWithdrawable', status: outcome.current }]);
-      case 'retry':
-        await backoff(attempt, 10, 200, abortSignal);
-    }
+    if (outcome.kind === 'withdrawn') return { kind: 'withdrawn', withdrawal: intent.response };
+    const meaning = await meaningOf(outcome, intent, deps.store, abortSignal);
+    if (meaning !== 'again') return meaning;
+    await backoff(attempt, 10, 200, abortSignal);
   }
 }
 

@@ -1,5 +1,12 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Contract } from '../../lib/termination/contract-rules';
+
+/** A row of the contracts table, which another system owns (docs/decisions/0007-contracts.md). */
+export interface Contract {
+  contractId: string;
+  customerId: string;
+  status: string;
+  endDate?: string;
+}
 
 /** Demo customers and their contracts for the local stack; the ids are stable and documented. */
 export const DEMO_CUSTOMERS = {

@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import type { Contract } from '../../lib/termination/contract-rules';
-import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, demoContractDisplay, type ContractDisplay } from './demo-data';
+import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, demoContractDisplay, type Contract, type ContractDisplay } from './demo-data';
 import { signToken, type SigningKey } from './signing-key';
 
 /*

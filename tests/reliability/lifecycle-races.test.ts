@@ -4,7 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdOf } from '../../lib/events/request-events';
-import { isActive, isStatus } from '../../lib/termination/lifecycle';
+import { isFinal } from '../../lib/termination/lifecycle';
+import { isStatus } from '../../lib/termination/ports';
 import { requestKeyOf } from '../../lib/dynamodb/keys';
 import { decisionEvent, type DecisionOptions } from '../../scripts/local/decision-event';
 import type { StreamPoller } from '../../scripts/local/stream-poller';
@@ -91,7 +92,7 @@ async function partition(contractId: string): Promise<Record<string, unknown>[]>
 /** At most one active request, and the slot names it; no slot when none is active. */
 function partitionViolations(items: Record<string, unknown>[]): string[] {
   const requests = ofKind(items, 'REQUEST');
-  const active = requests.filter((r) => isStatus(r['status']) && isActive(r['status']));
+  const active = requests.filter((r) => isStatus(r['status']) && !isFinal(r['status']));
   const slot = ofKind(items, 'ACTIVE_SLOT')[0];
   figures.maxActiveSeen = Math.max(figures.maxActiveSeen, active.length);
   const violations: string[] = [];

@@ -26,7 +26,7 @@ import { startHttpStack, type HttpStack } from '../support/http-stack';
 import { refusedAuthorizations } from '../support/jwt-attacks';
 import { figures, printFigures } from './figures';
 import { garbageCalls, type GarbageCall } from './garbage';
-import { isErrorCode } from '../../lib/http/errors';
+import { isErrorCode } from '../../lib/http/outcomes';
 import { requestKeyOf } from '../../lib/dynamodb/keys';
 import { invariantViolations, type RaceAnswer } from './invariants';
 import { captureLogs, logLeaks } from './log-capture';

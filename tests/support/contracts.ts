@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Contract } from '../../lib/termination/contract-rules';
-import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
+import { DEMO_CUSTOMERS, type Contract } from '../../scripts/local/demo-data';
 
 /** Where a test's contracts go: the contracts table of its own tables. */
 export interface ContractsTarget {

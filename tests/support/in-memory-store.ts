@@ -1,11 +1,12 @@
-import { judgeContract } from '../../lib/termination/contract-rules';
-import { isFinal, mayMove, WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
 import type {
+  ContractCondition,
   Decision,
   DecisionWriteOutcome,
   IdempotencyRecord,
   NewRequest,
   RequestPage,
+  RequestState,
+  StatusMove,
   StoredRequest,
   TerminationStore,
   WithdrawalIntent,
@@ -16,20 +17,52 @@ import type {
 
 /*
  * The store port kept in memory, for unit tests of the use cases' order of checks
- * (docs/decisions/0013-order-of-checks.md) with no Java and no DynamoDB. It decides one create
- * as the real transaction does, key first, then contract, then slot, then number; the
- * integration tests hold the real one to the same outcomes.
+ * (docs/decisions/0013-order-of-checks.md) with no Java and no DynamoDB. Plain storage: a write
+ * checks the conditions it is handed, in the order of the real write's items, and reports the
+ * first that fails with the item it concerned, as lib/dynamodb does. What that means is the use
+ * cases' to say; the integration tests hold the real store to the same outcomes.
  */
 
-interface StoredDecisionState extends StoredRequest {
+interface StoredState extends StoredRequest {
   contractId: string;
   decisionIds: string[];
 }
 
+/** The contract's condition, as the real write's ConditionCheck evaluates it (lib/dynamodb/contract-condition.ts). */
+function meets(contract: Record<string, unknown> | undefined, condition: ContractCondition): boolean {
+  if (contract?.['customerId'] !== condition.customerId || contract['status'] !== condition.status) return false;
+  const endDate = contract['endDate'];
+  return (
+    endDate === undefined ||
+    (typeof endDate === 'string' && endDate.length === 10 && endDate >= condition.earliestEndDate && endDate <= condition.latestEndDate)
+  );
+}
+
+/** A record that TTL would have deleted by now counts as absent, as in the real table's conditions. */
+const live = <T extends { expiresAt: number }>(record: T | undefined, nowSeconds: number): T | undefined =>
+  record && record.expiresAt > nowSeconds ? record : undefined;
+
+const stateOf = ({ customerId, status, statusReason, decisionIds }: StoredState): RequestState => ({
+  customerId,
+  status,
+  statusReason,
+  decisionIds: [...decisionIds],
+});
+
+const stored = ({ requestId, requestNumber, customerId, status, createdAt, statusReason }: StoredState): StoredRequest => ({
+  requestId,
+  requestNumber,
+  customerId,
+  status,
+  createdAt,
+  ...(statusReason === undefined ? {} : { statusReason }),
+});
+
 export class InMemoryStore implements TerminationStore {
   readonly contracts = new Map<string, Record<string, unknown>>();
-  readonly keys = new Map<string, IdempotencyRecord & { customerId: string }>();
-  readonly requests = new Map<string, StoredDecisionState>();
+  /** `customerId#key` -> the record the key is bound to. */
+  readonly keys = new Map<string, IdempotencyRecord>();
+  readonly requests = new Map<string, StoredState>();
   /** contractId -> the request holding its active slot. */
   readonly slots = new Map<string, { requestId: string; requestNumber: string; customerId: string }>();
   readonly numbers = new Set<string>();
@@ -43,53 +76,43 @@ export class InMemoryStore implements TerminationStore {
 
   create(request: NewRequest, nowSeconds: number): Promise<WriteOutcome> {
     this.calls.push('create');
+    return Promise.resolve(this.tryCreate(request, nowSeconds));
+  }
+
+  private tryCreate(request: NewRequest, nowSeconds: number): WriteOutcome {
     const key = `${request.customerId}#${request.idempotencyKey}`;
-    const record = this.keys.get(key);
-    if (record && record.expiresAt > nowSeconds) return Promise.resolve({ kind: 'key-used', record });
-    const verdict = judgeContract(this.contracts.get(request.contractId), request.customerId, request.input.desiredTerminationDate);
-    if (verdict.kind !== 'ok') return Promise.resolve({ kind: 'contract', verdict });
-    const slot = this.slots.get(request.contractId);
-    if (slot) {
-      return Promise.resolve(
-        slot.customerId === request.customerId ? { kind: 'slot-taken', requestNumber: slot.requestNumber } : { kind: 'slot-taken' },
-      );
-    }
-    if (this.numbers.has(request.requestNumber)) return Promise.resolve({ kind: 'number-taken' });
-    this.keys.set(key, {
-      customerId: request.customerId,
-      fingerprint: request.fingerprint,
-      requestId: request.requestId,
-      response: request.response,
-      expiresAt: request.expiresAt,
-    });
-    this.slots.set(request.contractId, {
-      requestId: request.requestId,
-      requestNumber: request.requestNumber,
-      customerId: request.customerId,
-    });
-    this.numbers.add(request.requestNumber);
-    this.requests.set(request.requestId, {
-      requestId: request.requestId,
-      requestNumber: request.requestNumber,
-      customerId: request.customerId,
-      contractId: request.contractId,
-      status: 'SUBMITTED',
+    const record = live(this.keys.get(key), nowSeconds);
+    if (record) return { kind: 'key-taken', record };
+    const contract = this.contracts.get(request.contractId);
+    if (!meets(contract, request.contract)) return { kind: 'contract-condition-failed', contract, readAfter: false };
+    const holder = this.slots.get(request.contractId);
+    if (holder) return { kind: 'slot-taken', holder };
+    if (this.numbers.has(request.requestNumber)) return { kind: 'number-taken' };
+    const { requestId, requestNumber, customerId, contractId } = request;
+    this.keys.set(key, { fingerprint: request.fingerprint, requestId, response: request.response, expiresAt: request.expiresAt });
+    this.slots.set(contractId, { requestId, requestNumber, customerId });
+    this.numbers.add(requestNumber);
+    this.requests.set(requestId, {
+      requestId,
+      requestNumber,
+      customerId,
+      contractId,
+      status: request.response.status,
       createdAt: request.response.createdAt,
       decisionIds: [],
     });
-    return Promise.resolve({ kind: 'created' });
+    return { kind: 'created' };
   }
 
   findIdempotencyRecord(customerId: string, idempotencyKey: string, nowSeconds: number): Promise<IdempotencyRecord | undefined> {
     this.calls.push('findIdempotencyRecord');
-    const record = this.keys.get(`${customerId}#${idempotencyKey}`);
-    return Promise.resolve(record && record.expiresAt > nowSeconds ? record : undefined);
+    return Promise.resolve(live(this.keys.get(`${customerId}#${idempotencyKey}`), nowSeconds));
   }
 
   findRequest(contractId: string, requestId: string): Promise<StoredRequest | undefined> {
     this.calls.push('findRequest');
-    const found = this.requests.get(requestId);
-    return Promise.resolve(found?.contractId === contractId ? stored(found) : undefined);
+    const found = this.requestOn(contractId, requestId);
+    return Promise.resolve(found && stored(found));
   }
 
   listRequests(contractId: string, customerId: string, limit: number, after?: string): Promise<RequestPage> {
@@ -110,42 +133,39 @@ export class InMemoryStore implements TerminationStore {
   withdraw(intent: WithdrawalIntent, nowSeconds: number): Promise<WithdrawalOutcome> {
     this.calls.push('withdraw');
     const key = `${intent.customerId}#${intent.idempotencyKey}`;
-    const record = this.withdrawalKeys.get(key);
-    if (record && record.expiresAt > nowSeconds) return Promise.resolve({ kind: 'key-used', record });
-    const request = this.requests.get(intent.requestId);
-    if (request?.contractId !== intent.contractId || request.customerId !== intent.customerId)
-      return Promise.resolve({ kind: 'not-found' });
-    if (!WITHDRAWABLE_STATUSES.includes(request.status)) return Promise.resolve({ kind: 'not-withdrawable', current: request.status });
+    const record = live(this.withdrawalKeys.get(key), nowSeconds);
+    if (record) return Promise.resolve({ kind: 'key-taken', record });
+    const request = this.requestOn(intent.contractId, intent.requestId);
+    if (request?.customerId !== intent.customerId || !intent.from.includes(request.status)) {
+      return Promise.resolve({ kind: 'request-condition-failed', request: request && stateOf(request) });
+    }
+    const slotRequestId = this.slots.get(intent.contractId)?.requestId;
+    if (slotRequestId !== intent.requestId) return Promise.resolve({ kind: 'slot-condition-failed', slotRequestId });
     this.withdrawalKeys.set(key, { fingerprint: intent.fingerprint, response: intent.response, expiresAt: intent.expiresAt });
-    request.status = 'WITHDRAWN';
+    request.status = intent.response.status;
     delete request.statusReason;
     this.slots.delete(intent.contractId);
     return Promise.resolve({ kind: 'withdrawn' });
   }
 
-  applyDecision(decision: Decision): Promise<DecisionWriteOutcome> {
+  applyDecision(decision: Decision, move: StatusMove): Promise<DecisionWriteOutcome> {
     this.calls.push('applyDecision');
-    const request = this.requests.get(decision.requestId);
-    if (request?.contractId !== decision.contractId) return Promise.resolve({ kind: 'unknown-request' });
-    const current = request.status;
-    if (request.decisionIds.includes(decision.eventId)) return Promise.resolve({ kind: 'duplicate', current });
-    if (current === decision.status && request.statusReason === decision.reason) return Promise.resolve({ kind: 'duplicate', current });
-    if (!mayMove(current, decision.status)) return Promise.resolve({ kind: 'forbidden', current });
+    const request = this.requestOn(decision.contractId, decision.requestId);
+    if (request === undefined || !move.from.includes(request.status)) {
+      return Promise.resolve({ kind: 'request-condition-failed', request: request && stateOf(request) });
+    }
+    const slotRequestId = this.slots.get(decision.contractId)?.requestId;
+    if (move.freesSlot && slotRequestId !== decision.requestId) return Promise.resolve({ kind: 'slot-condition-failed', slotRequestId });
     request.status = decision.status;
     request.decisionIds.push(decision.eventId);
     if (decision.reason === undefined) delete request.statusReason;
     else request.statusReason = decision.reason;
-    if (isFinal(decision.status) && this.slots.get(decision.contractId)?.requestId === decision.requestId)
-      this.slots.delete(decision.contractId);
+    if (move.freesSlot) this.slots.delete(decision.contractId);
     return Promise.resolve({ kind: 'applied' });
   }
-}
 
-const stored = ({ requestId, requestNumber, customerId, status, createdAt, statusReason }: StoredDecisionState): StoredRequest => ({
-  requestId,
-  requestNumber,
-  customerId,
-  status,
-  createdAt,
-  ...(statusReason === undefined ? {} : { statusReason }),
-});
+  private requestOn(contractId: string, requestId: string): StoredState | undefined {
+    const request = this.requests.get(requestId);
+    return request?.contractId === contractId ? request : undefined;
+  }
+}

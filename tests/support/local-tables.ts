@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { localClient } from '../../scripts/local/dynamodb-local';
-import { DEMO_CONTRACTS, putContracts } from '../../scripts/local/demo-data';
+import { DEMO_CONTRACTS, putContracts, type Contract } from '../../scripts/local/demo-data';
 import { createTables, type TableNames } from '../../scripts/local/tables';
-import type { Contract } from '../../lib/termination/contract-rules';
 
 export interface TestTables {
   names: TableNames;

@@ -1,5 +1,6 @@
 import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { buildCreateTransaction } from '../../lib/dynamodb/create-transaction';
+import { contractConditionFor } from '../../lib/termination/contract-rules';
 import type { NewRequest } from '../../lib/termination/ports';
 import type { TableNames } from '../../scripts/local/tables';
 import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
@@ -14,6 +15,7 @@ export const SAMPLE_REQUEST_ID = '0190f5a2-7c3e-7d4a-9b1e-5a6c7d8e9f01';
 export const SAMPLE_CONTRACT_ID = DEMO_CUSTOMERS.anna.contracts.active;
 
 const createdAt = '2026-11-23T09:15:00.000Z';
+const desiredTerminationDate = '2045-06-30';
 
 export const SAMPLE_REQUEST: NewRequest = {
   requestId: SAMPLE_REQUEST_ID,
@@ -24,7 +26,7 @@ export const SAMPLE_REQUEST: NewRequest = {
   fingerprint: 'sample-fingerprint',
   input: {
     reasonCode: 'RELOCATION',
-    desiredTerminationDate: '2045-06-30',
+    desiredTerminationDate,
     bankDetails: { ...DEMO_BANK_DETAILS },
     comment: 'Moving abroad',
   },
@@ -36,6 +38,7 @@ export const SAMPLE_REQUEST: NewRequest = {
     message: 'Your early termination request No. TR-7KQM-X2PF has been submitted.',
   },
   expiresAt: 4_102_444_800,
+  contract: contractConditionFor(DEMO_CUSTOMERS.anna.customerId, desiredTerminationDate),
 };
 
 export async function writeSampleRequest(doc: DynamoDBDocumentClient, names: TableNames): Promise<void> {

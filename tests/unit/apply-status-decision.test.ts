@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { applyStatusDecision, DecisionContendedError, type DecisionDeps } from '../../lib/termination/apply-status-decision';
-import type { Decision, DecisionWriteOutcome } from '../../lib/termination/ports';
+import type { Decision, DecisionWriteOutcome, RequestState, StatusMove } from '../../lib/termination/ports';
+import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
+import { STATUSES, type Status } from '../../lib/api-model/schemas';
 import { decisionEvent, DECISION_DETAIL_TYPE, LOCAL_DECISION_SOURCE } from '../../scripts/local/decision-event';
 
 /*
@@ -11,13 +13,24 @@ import { decisionEvent, DECISION_DETAIL_TYPE, LOCAL_DECISION_SOURCE } from '../.
 const REQUEST_ID = '0190f5a2-7c3e-7d4a-9b1e-5a6c7d8e9f01';
 const CONTRACT_ID = 'a1a1a1a1-0000-4000-8000-000000000001';
 
-function depsAnswering(...answers: DecisionWriteOutcome[]): DecisionDeps & { seen: Decision[] } {
+type DecisionStatus = Decision['status'];
+
+/** What the store reports when the request's condition refused the write: the request in `status`. */
+const refusedBy = (status: Status, fields: Partial<RequestState> = {}): DecisionWriteOutcome => ({
+  kind: 'request-condition-failed',
+  request: { customerId: 'customer-anna', status, statusReason: undefined, decisionIds: [], ...fields },
+});
+
+function depsAnswering(...answers: DecisionWriteOutcome[]): DecisionDeps & { seen: Decision[]; moves: StatusMove[] } {
   const seen: Decision[] = [];
+  const moves: StatusMove[] = [];
   return {
     seen,
+    moves,
     store: {
-      applyDecision: (decision) => {
+      applyDecision: (decision, move) => {
         seen.push(decision);
+        moves.push(move);
         const answer = answers.shift();
         if (answer === undefined) throw new Error('no more answers');
         return Promise.resolve(answer);
@@ -48,31 +61,47 @@ describe('applyStatusDecision', () => {
   });
 
   it('tries again while a concurrent writer wins, then decides', async () => {
-    const deps = depsAnswering({ kind: 'retry' }, { kind: 'retry' }, { kind: 'duplicate', current: 'REJECTED' });
+    const deps = depsAnswering({ kind: 'conflict' }, refusedBy('IN_REVIEW'), refusedBy('REJECTED'));
     expect(await applyStatusDecision(deps, eventOf())).toMatchObject({ kind: 'duplicate', current: 'REJECTED' });
     expect(deps.seen).toHaveLength(3);
   });
 
   it('throws when contention outlasts its attempts: the invocation is retried, nothing is refused', async () => {
-    const deps = depsAnswering({ kind: 'retry' }, { kind: 'retry' }, { kind: 'retry' });
+    const deps = depsAnswering({ kind: 'conflict' }, { kind: 'conflict' }, refusedBy('SUBMITTED'));
     await expect(applyStatusDecision(deps, eventOf())).rejects.toBeInstanceOf(DecisionContendedError);
     expect(deps.seen).toHaveLength(3);
   });
 
+  it('hands the store the move the lifecycle allows: from the statuses before it, freeing the slot when final', async () => {
+    const deps = depsAnswering({ kind: 'applied' });
+    await applyStatusDecision(deps, eventOf());
+    expect(deps.moves).toEqual([{ from: ['SUBMITTED', 'IN_REVIEW'], freesSlot: true }]);
+  });
+
   it.each([
-    ['forbidden', { kind: 'forbidden', current: 'COMPLETED' }, 'forbidden-transition', 'COMPLETED may not move to REJECTED'],
+    ['a move back', refusedBy('COMPLETED'), 'forbidden-transition', 'COMPLETED may not move to REJECTED'],
     [
       'the same status with other words',
-      { kind: 'forbidden', current: 'REJECTED' },
+      refusedBy('REJECTED', { statusReason: 'Another reason' }),
       'forbidden-transition',
       'already REJECTED, with other words for the customer: a decision is not changed',
     ],
-    ['unknown', { kind: 'unknown-request' }, 'unknown-request', 'no such request on that contract'],
-    ['a slot naming another request', { kind: 'slot-mismatch', slotRequestId: 'x' }, 'slot-mismatch', "the contract's active slot names x"],
+    ['no request', { kind: 'request-condition-failed', request: undefined }, 'unknown-request', 'no such request on that contract'],
+    [
+      'a slot naming another request',
+      { kind: 'slot-condition-failed', slotRequestId: 'x' },
+      'slot-mismatch',
+      "the contract's active slot names x",
+    ],
+    [
+      'a slot naming none',
+      { kind: 'slot-condition-failed', slotRequestId: undefined },
+      'slot-mismatch',
+      "the contract's active slot names no request",
+    ],
   ] satisfies [string, DecisionWriteOutcome, string, string][])('%s: refused with its reason', async (_title, answer, refusal, problem) => {
     expect(await applyStatusDecision(depsAnswering(answer), eventOf())).toMatchObject({ kind: 'refused', refusal, problems: [problem] });
   });
-
   it.each([
     ['a year 0 with an offset', '0000-01-01T00:00:00+01:00'],
     ['a year past 9999 once in UTC', '9999-12-31T23:59:59-23:59'],
@@ -112,5 +141,43 @@ describe('applyStatusDecision', () => {
     });
     expect(await applyStatusDecision(deps, { ...eventOf(), detailType: 'Other' })).toMatchObject({ refusal: 'unexpected-event' });
     expect(deps.seen).toEqual([]);
+  });
+});
+
+describe('what a refused decision means (0017-lifecycle.md), from the request as the write found it', () => {
+  const REASON = 'Unpaid balance';
+  const EVENT_ID = 'bo-rejected-000187';
+  /** The first answer's meaning: the outcome, or `retried` when the use case wrote again. */
+  const decide = async (status: DecisionStatus, answer: DecisionWriteOutcome, reason?: string) => {
+    const deps = depsAnswering(answer, { kind: 'applied' });
+    const outcome = await applyStatusDecision(deps, eventOf({ status, eventId: EVENT_ID, ...(reason === undefined ? {} : { reason }) }));
+    return deps.seen.length > 1 ? 'retried' : outcome.kind === 'refused' ? outcome.refusal : outcome.kind;
+  };
+
+  const table = STATUSES.flatMap((current) => DECISION_STATUSES.map((status): [Status, DecisionStatus] => [current, status]));
+
+  it.each(table)('a request in %s refusing %s', async (current, status) => {
+    // The allowed moves by hand: what the write's condition lets through (0017-lifecycle.md).
+    const allowed: Record<DecisionStatus, Status[]> = {
+      IN_REVIEW: ['SUBMITTED'],
+      APPROVED: ['SUBMITTED', 'IN_REVIEW'],
+      COMPLETED: ['SUBMITTED', 'IN_REVIEW', 'APPROVED'],
+      REJECTED: ['SUBMITTED', 'IN_REVIEW'],
+    };
+    // A status the condition allows: the request moved since the write; look again.
+    const expected = current === status ? 'duplicate' : allowed[status].includes(current) ? 'retried' : 'forbidden-transition';
+    expect(await decide(status, refusedBy(current))).toBe(expected);
+  });
+
+  it('the same status under a new id with the same words: a duplicate; with other words, or none: refused, never applied silently', async () => {
+    const rejected = refusedBy('REJECTED', { statusReason: REASON });
+    expect(await decide('REJECTED', rejected, REASON)).toBe('duplicate');
+    expect(await decide('REJECTED', rejected, 'Another reason')).toBe('forbidden-transition');
+    expect(await decide('REJECTED', rejected)).toBe('forbidden-transition');
+  });
+
+  it('a decision whose eventId the request applied before: a duplicate, even from a later status', async () => {
+    expect(await decide('IN_REVIEW', refusedBy('APPROVED', { decisionIds: [EVENT_ID, 'bo-later'] }))).toBe('duplicate');
+    expect(await decide('IN_REVIEW', refusedBy('APPROVED', { decisionIds: [`${EVENT_ID}-2`] }))).toBe('forbidden-transition');
   });
 });

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { buildCreateTransaction, explainCancellation } from '../../lib/dynamodb/create-transaction';
+import { contractConditionFor } from '../../lib/termination/contract-rules';
+import { createTerminationRequest } from '../../lib/termination/create-termination-request';
 import type { NewRequest } from '../../lib/termination/ports';
+import { readAnswering } from '../support/consistent-read';
 
 const tables = { requests: 'requests', contracts: 'contracts' };
 const NOW = 1_900_000_000;
@@ -27,6 +30,7 @@ const request: NewRequest = {
   },
   response,
   expiresAt: NOW + 86_400,
+  contract: contractConditionFor('customer-anna', '2030-06-30'),
 };
 
 const none: CancellationReason = { Code: 'None' };
@@ -56,6 +60,14 @@ describe('buildCreateTransaction', () => {
       `CONTRACT#${request.contractId} REQUEST#${request.requestId}`,
     ]);
     for (const item of items) expect(item.Put?.ConditionExpression ?? item.ConditionCheck?.ConditionExpression).toBeTruthy();
+  });
+
+  it("checks the contract against the condition the create hands over: the caller's, ACTIVE, an end date from the desired date to 2999-12-31", () => {
+    expect(items[1]?.ConditionCheck).toMatchObject({
+      TableName: 'contracts',
+      Key: { contractId: request.contractId },
+      ExpressionAttributeValues: { ':customerId': 'customer-anna', ':active': 'ACTIVE', ':desired': '2030-06-30', ':latest': '2999-12-31' },
+    });
   });
 
   it('lets an expired key be taken again: the key condition compares expiresAt with now', () => {
@@ -90,78 +102,135 @@ describe('buildCreateTransaction', () => {
   });
 });
 
-describe('explainCancellation', () => {
-  it('a used key with its record: the record, whatever else failed', () => {
-    const outcome = explainCancellation([failed(idempotencyItem('fp-1')), failed(), failed({ requestNumber: 'TR-X' })], request, NOW);
-    expect(outcome).toMatchObject({ kind: 'key-used', record: { fingerprint: 'fp-1', response } });
+describe('explainCancellation: the first condition that failed, with its item', () => {
+  it('a used key with its record: the record, whatever else failed, read no further', async () => {
+    const { read, asked } = readAnswering();
+    const outcome = await explainCancellation(
+      [failed(idempotencyItem('fp-1')), failed(), failed({ requestNumber: 'TR-X' })],
+      request,
+      NOW,
+      read,
+    );
+    expect(outcome).toMatchObject({ kind: 'key-taken', record: { fingerprint: 'fp-1', response } });
+    expect(asked).toEqual([]);
   });
 
-  it('a used key without its old item, or with an expired one: read the key, then decide', () => {
-    for (const reason of [failed(), failed(idempotencyItem('fp-1', NOW - 1))]) {
-      const outcome = explainCancellation([reason], request, NOW);
-      expect(outcome).toMatchObject({
-        kind: 'read',
-        table: 'requests',
-        key: { pk: `IDEMPOTENCY#customer-anna#${request.idempotencyKey}`, sk: 'IDEMPOTENCY' },
-      });
-      if (outcome.kind !== 'read') continue;
-      expect(outcome.decide(idempotencyItem('fp-2'))).toMatchObject({ kind: 'key-used', record: { fingerprint: 'fp-2' } });
-      expect(outcome.decide(undefined)).toEqual({ kind: 'retry' });
-    }
+  it('a used key without its old item: one consistent read of the key; gone or expired by then, no record', async () => {
+    const key = { pk: `IDEMPOTENCY#customer-anna#${request.idempotencyKey}`, sk: 'IDEMPOTENCY' };
+    const found = readAnswering(idempotencyItem('fp-2'));
+    expect(await explainCancellation([failed()], request, NOW, found.read)).toMatchObject({
+      kind: 'key-taken',
+      record: { fingerprint: 'fp-2' },
+    });
+    expect(found.asked).toEqual([{ table: 'requests', key }]);
+    expect(await explainCancellation([failed()], request, NOW, readAnswering().read)).toEqual({ kind: 'key-taken', record: undefined });
+    const expired = readAnswering(idempotencyItem('fp-2', NOW - 1));
+    expect(await explainCancellation([failed()], request, NOW, expired.read)).toEqual({ kind: 'key-taken', record: undefined });
   });
 
-  it('a key record without a numeric expiresAt is malformed (a 500), not a retry until the budget ends', () => {
+  it('a key record without a numeric expiresAt is malformed (a 500), not a retry until the budget ends', async () => {
     const broken = { ...idempotencyItem('fp-1'), expiresAt: 'tomorrow' };
-    expect(() => explainCancellation([failed(broken)], request, NOW)).toThrow(/Malformed idempotency record/);
+    await expect(explainCancellation([failed(broken)], request, NOW, readAnswering().read)).rejects.toThrow(/Malformed idempotency record/);
   });
 
-  it('the contract: judged from its old item; another customer is access-denied', () => {
+  it('the contract: the item the condition refused, as it came back', async () => {
     const contract = { contractId: request.contractId, customerId: 'customer-boris', status: 'ACTIVE' };
-    expect(explainCancellation([none, failed(contract)], request, NOW)).toEqual({ kind: 'contract', verdict: { kind: 'access-denied' } });
-    const closed = { ...contract, customerId: 'customer-anna', status: 'CLOSED' };
-    expect(explainCancellation([none, failed(closed)], request, NOW)).toEqual({ kind: 'contract', verdict: { kind: 'not-active' } });
+    const { read, asked } = readAnswering();
+    expect(await explainCancellation([none, failed(contract)], request, NOW, read)).toEqual({
+      kind: 'contract-condition-failed',
+      contract,
+      readAfter: false,
+    });
+    expect(asked).toEqual([]);
   });
 
-  it('the contract without its old item: read it; gone means not found', () => {
-    const outcome = explainCancellation([none, failed()], request, NOW);
-    expect(outcome).toMatchObject({ kind: 'read', table: 'contracts', key: { contractId: request.contractId } });
-    if (outcome.kind === 'read') {
-      expect(outcome.decide(undefined)).toEqual({ kind: 'contract', verdict: { kind: 'not-found' } });
-      // Fine by now: whatever refused it has changed since; try again.
-      expect(outcome.decide({ customerId: 'customer-anna', status: 'ACTIVE' })).toEqual({ kind: 'retry' });
-    }
+  it('the contract without its old item: read it, and say it was read after', async () => {
+    const contract = { contractId: request.contractId, customerId: 'customer-anna', status: 'ACTIVE' };
+    const { read, asked } = readAnswering(contract);
+    expect(await explainCancellation([none, failed()], request, NOW, read)).toEqual({
+      kind: 'contract-condition-failed',
+      contract,
+      readAfter: true,
+    });
+    expect(asked).toEqual([{ table: 'contracts', key: { contractId: request.contractId } }]);
+    expect(await explainCancellation([none, failed()], request, NOW, readAnswering().read)).toEqual({
+      kind: 'contract-condition-failed',
+      contract: undefined,
+      readAfter: true,
+    });
   });
 
-  it('a contract the condition refused but the judge accepts is a bug, not a retry loop', () => {
-    const fine = { contractId: request.contractId, customerId: 'customer-anna', status: 'ACTIVE' };
-    expect(() => explainCancellation([none, failed(fine)], request, NOW)).toThrow(/judged acceptable/);
-  });
-
-  it('the slot: names the request that holds it, or reads the slot when its item is missing', () => {
-    expect(
-      explainCancellation([none, none, failed({ requestNumber: 'TR-ABCD-EFGH', customerId: request.customerId })], request, NOW),
-    ).toEqual({ kind: 'slot-taken', requestNumber: 'TR-ABCD-EFGH' });
-    const outcome = explainCancellation([none, none, failed()], request, NOW);
-    expect(outcome).toMatchObject({ kind: 'read', key: { pk: `CONTRACT#${request.contractId}`, sk: 'ACTIVE' } });
-    if (outcome.kind !== 'read') throw new Error('expected a read');
-    expect(outcome.decide(undefined)).toEqual({ kind: 'retry' });
-    expect(outcome.decide({ requestNumber: 'TR-ABCD-EFGH', customerId: request.customerId })).toEqual({
+  it('the slot: the request that holds it and its customer, or reads the slot when its item is missing', async () => {
+    const holder = { requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-other' };
+    expect(await explainCancellation([none, none, failed(holder)], request, NOW, readAnswering().read)).toEqual({
       kind: 'slot-taken',
+      holder,
+    });
+    const { read, asked } = readAnswering({ requestNumber: 'TR-ABCD-EFGH', customerId: 42 });
+    expect(await explainCancellation([none, none, failed()], request, NOW, read)).toEqual({
+      kind: 'slot-taken',
+      holder: { requestNumber: 'TR-ABCD-EFGH', customerId: undefined },
+    });
+    expect(asked).toEqual([{ table: 'requests', key: { pk: `CONTRACT#${request.contractId}`, sk: 'ACTIVE' } }]);
+    expect(await explainCancellation([none, none, failed()], request, NOW, readAnswering().read)).toEqual({
+      kind: 'slot-taken',
+      holder: undefined,
+    });
+  });
+
+  it('a taken number; a conflict or a request-id clash is a conflict', async () => {
+    const { read } = readAnswering();
+    expect(await explainCancellation([none, none, none, failed()], request, NOW, read)).toEqual({ kind: 'number-taken' });
+    expect(await explainCancellation([none, { Code: 'TransactionConflict' }], request, NOW, read)).toEqual({ kind: 'conflict' });
+    expect(await explainCancellation([none, none, none, none, failed()], request, NOW, read)).toEqual({ kind: 'conflict' });
+  });
+});
+
+describe('a cancellation read back here, then judged by the create (lib/termination)', () => {
+  /** The create, on a store whose every write is cancelled with `reasons` and read back as DynamoDbTerminationStore reads it. */
+  const createCancelledWith = async (...reasons: CancellationReason[]) => {
+    const outcome = await createTerminationRequest(
+      {
+        store: {
+          create: (newRequest, nowSeconds) => explainCancellation(reasons, newRequest, nowSeconds, readAnswering().read),
+          findIdempotencyRecord: () => Promise.resolve(undefined),
+        },
+        businessTimeZone: 'Europe/Moscow',
+        idempotencyTtlSeconds: 3600,
+        budgetMs: 1000,
+      },
+      {
+        customerId: 'customer-anna',
+        contractId: request.contractId,
+        idempotencyKey: request.idempotencyKey,
+        body: { ...request.input },
+        createdMessage: (requestNumber) => requestNumber,
+        edgeProblems: [],
+      },
+    );
+    return outcome.kind === 'refused' ? outcome.refusal : outcome;
+  };
+  const contract = { contractId: request.contractId, customerId: 'customer-anna', status: 'ACTIVE' };
+
+  it('the contract: judged from its old item; another customer is access-denied', async () => {
+    expect(await createCancelledWith(none, failed({ ...contract, customerId: 'customer-boris', status: 'CLOSED' }))).toMatchObject({
+      code: 'CONTRACT_ACCESS_DENIED',
+    });
+    expect(await createCancelledWith(none, failed({ ...contract, status: 'CLOSED' }))).toMatchObject({ code: 'CONTRACT_NOT_ACTIVE' });
+  });
+
+  it('a contract the condition refused but the judge accepts is a bug, not a retry loop', async () => {
+    await expect(createCancelledWith(none, failed(contract))).rejects.toThrow(/judged acceptable/);
+  });
+
+  it("the slot held by another customer's request (the contract changed owner): not named (issue 15.6)", async () => {
+    expect(await createCancelledWith(none, none, failed({ requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-other' }))).toEqual({
+      code: 'ACTIVE_REQUEST_ALREADY_EXISTS',
+      problems: [{ field: 'contractId', code: 'activeRequestExists' }],
+    });
+    expect(await createCancelledWith(none, none, failed({ requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-anna' }))).toMatchObject({
+      code: 'ACTIVE_REQUEST_ALREADY_EXISTS',
       requestNumber: 'TR-ABCD-EFGH',
     });
-  });
-
-  it("the slot held by another customer's request (the contract changed owner): not named (issue 15.6)", () => {
-    expect(
-      explainCancellation([none, none, failed({ requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-other' })], request, NOW),
-    ).toEqual({
-      kind: 'slot-taken',
-    });
-  });
-
-  it('a taken number draws again; a conflict or a request-id clash retries', () => {
-    expect(explainCancellation([none, none, none, failed()], request, NOW)).toEqual({ kind: 'number-taken' });
-    expect(explainCancellation([none, { Code: 'TransactionConflict' }], request, NOW)).toEqual({ kind: 'retry' });
-    expect(explainCancellation([none, none, none, none, failed()], request, NOW)).toEqual({ kind: 'retry' });
   });
 });

@@ -1,17 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import {
-  buildDecisionWrite,
-  explainCancelledDecision,
-  explainRefusedDecision,
-  type DecisionWrite,
-} from '../../lib/dynamodb/decision-write';
+import { buildDecisionWrite, explainCancelledDecision, type DecisionWrite } from '../../lib/dynamodb/decision-write';
 import type { Decision } from '../../lib/termination/ports';
 import { requestKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
-import { statusesBefore } from '../../lib/termination/lifecycle';
+import { moveTo, statusesBefore } from '../../lib/termination/lifecycle';
 import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
-import { STATUSES, type Status } from '../../lib/api-model/schemas';
+import type { Status } from '../../lib/api-model/schemas';
+import { readAnswering } from '../support/consistent-read';
 
 const tables = { requests: 'requests', contracts: 'contracts' };
 const APPLIED_AT = '2030-03-18T09:00:00.350Z';
@@ -49,7 +45,7 @@ const placeholders = (expressions: (string | undefined)[], sigil: string) =>
 const none: CancellationReason = { Code: 'None' };
 const failed = (item?: Record<string, unknown>): CancellationReason => ({
   Code: 'ConditionalCheckFailed',
-  ...(item ? { Item: marshall(item) } : {}),
+  ...(item ? { Item: marshall(item, { removeUndefinedValues: true }) } : {}),
 });
 const requestItem = (status: string, decisionIds: unknown = []) => ({
   ...requestKeyOf(CONTRACT_ID, REQUEST_ID),
@@ -67,13 +63,13 @@ describe('buildDecisionWrite', () => {
     ['COMPLETED', 'transaction'],
     ['REJECTED', 'transaction'],
   ])('%s is one %s', (status, kind) => {
-    expect(buildDecisionWrite(tables, decisionOf(status), APPLIED_AT).kind).toBe(kind);
+    expect(buildDecisionWrite(tables, decisionOf(status), moveTo(status), APPLIED_AT).kind).toBe(kind);
   });
 
   it.each([...DECISION_STATUSES])(
     '%s updates the request under its contract, conditioned on exactly the statuses it may come from',
     (status) => {
-      const update = requestUpdateOf(buildDecisionWrite(tables, decisionOf(status), APPLIED_AT));
+      const update = requestUpdateOf(buildDecisionWrite(tables, decisionOf(status), moveTo(status), APPLIED_AT));
       expect(update?.TableName).toBe('requests');
       expect(update?.Key).toEqual(requestKeyOf(CONTRACT_ID, REQUEST_ID));
       expect(update?.ExpressionAttributeNames).toEqual({ '#status': 'status' });
@@ -93,7 +89,7 @@ describe('buildDecisionWrite', () => {
     '%s sets the status, its time, the update time, and appends the decision id and history entry',
     (status) => {
       const decision = decisionOf(status);
-      const update = requestUpdateOf(buildDecisionWrite(tables, decision, APPLIED_AT));
+      const update = requestUpdateOf(buildDecisionWrite(tables, decision, moveTo(decision.status), APPLIED_AT));
       const expression = update?.UpdateExpression ?? '';
       for (const part of [
         'SET #status = :status',
@@ -118,7 +114,7 @@ describe('buildDecisionWrite', () => {
   );
 
   it.each([...DECISION_STATUSES])('%s with a reason: SET statusReason, and the reason in the history entry', (status) => {
-    const update = requestUpdateOf(buildDecisionWrite(tables, decisionOf(status, 'Debt on the contract.'), APPLIED_AT));
+    const update = requestUpdateOf(buildDecisionWrite(tables, decisionOf(status, 'Debt on the contract.'), moveTo(status), APPLIED_AT));
     const expression = update?.UpdateExpression ?? '';
     expect(expression).toMatch(/^SET [^]*, statusReason = :reason$/);
     expect(expression).not.toContain('REMOVE');
@@ -127,7 +123,7 @@ describe('buildDecisionWrite', () => {
   });
 
   it.each([...DECISION_STATUSES])('%s without a reason: REMOVE statusReason, so an old one does not linger', (status) => {
-    const update = requestUpdateOf(buildDecisionWrite(tables, decisionOf(status), APPLIED_AT));
+    const update = requestUpdateOf(buildDecisionWrite(tables, decisionOf(status), moveTo(status), APPLIED_AT));
     const expression = update?.UpdateExpression ?? '';
     expect(expression).toMatch(/ REMOVE statusReason$/);
     expect(expression).not.toContain(':reason');
@@ -139,7 +135,7 @@ describe('buildDecisionWrite', () => {
     'defines exactly the placeholders its expressions use ($status, reason $reason)',
     (decision) => {
       // DynamoDB refuses both an undefined placeholder and an unused one.
-      const update = requestUpdateOf(buildDecisionWrite(tables, decision, APPLIED_AT));
+      const update = requestUpdateOf(buildDecisionWrite(tables, decision, moveTo(decision.status), APPLIED_AT));
       const expressions = [update?.UpdateExpression, update?.ConditionExpression];
       expect(placeholders(expressions, ':')).toEqual(new Set(Object.keys(update?.ExpressionAttributeValues ?? {})));
       expect(placeholders(expressions, '#')).toEqual(new Set(Object.keys(update?.ExpressionAttributeNames ?? {})));
@@ -147,7 +143,7 @@ describe('buildDecisionWrite', () => {
   );
 
   it.each(['COMPLETED', 'REJECTED'] satisfies DecisionStatus[])('%s also deletes the contract slot, if it names this request', (status) => {
-    const write = buildDecisionWrite(tables, decisionOf(status), APPLIED_AT);
+    const write = buildDecisionWrite(tables, decisionOf(status), moveTo(status), APPLIED_AT);
     const items = write.kind === 'transaction' ? (write.input.TransactItems ?? []) : [];
     expect(items).toHaveLength(2);
     expect(Object.keys(items[0] ?? {})).toEqual(['Update']);
@@ -163,7 +159,7 @@ describe('buildDecisionWrite', () => {
 
   it('keeps the slot of an active request: IN_REVIEW and APPROVED write nothing but the request', () => {
     for (const status of ['IN_REVIEW', 'APPROVED'] satisfies DecisionStatus[]) {
-      const write = buildDecisionWrite(tables, decisionOf(status), APPLIED_AT);
+      const write = buildDecisionWrite(tables, decisionOf(status), moveTo(status), APPLIED_AT);
       expect(write.kind).toBe('update');
       expect(JSON.stringify(write.input)).not.toContain('ACTIVE');
     }
@@ -175,7 +171,7 @@ describe('buildDecisionWrite', () => {
       requestId: '0190f5a2-7c3e-7d4a-9b1e-5a6c7d8e9f99',
       contractId: 'b2b2b2b2-0000-4000-8000-000000000002',
     };
-    const write = buildDecisionWrite(tables, other, APPLIED_AT);
+    const write = buildDecisionWrite(tables, other, moveTo(other.status), APPLIED_AT);
     const items = write.kind === 'transaction' ? (write.input.TransactItems ?? []) : [];
     expect(items[0]?.Update?.Key).toEqual(requestKeyOf(other.contractId, other.requestId));
     expect(items[1]?.Delete?.Key).toEqual(slotKeyOf(other.contractId));
@@ -183,117 +179,71 @@ describe('buildDecisionWrite', () => {
   });
 });
 
-describe('explainRefusedDecision', () => {
-  it('no request item: unknown-request', () => {
-    expect(explainRefusedDecision(undefined, decisionOf('IN_REVIEW'))).toEqual({ kind: 'unknown-request' });
-  });
-
-  it.each([...DECISION_STATUSES])('a request already %s: a duplicate', (status) => {
-    expect(explainRefusedDecision(requestItem(status), decisionOf(status))).toEqual({ kind: 'duplicate', current: status });
-  });
-
-  it('the same status under a new id with the same words: a duplicate; with other words: refused, never applied silently', () => {
-    const item = { ...requestItem('REJECTED'), statusReason: 'Unpaid balance' };
-    expect(explainRefusedDecision(item, decisionOf('REJECTED', 'Unpaid balance'))).toEqual({ kind: 'duplicate', current: 'REJECTED' });
-    expect(explainRefusedDecision(item, decisionOf('REJECTED', 'Another reason'))).toEqual({ kind: 'forbidden', current: 'REJECTED' });
-    expect(explainRefusedDecision(item, decisionOf('REJECTED'))).toEqual({ kind: 'forbidden', current: 'REJECTED' });
-  });
-
-  it('a decision whose eventId the request applied before: a duplicate, even from a later status', () => {
-    const decision = decisionOf('IN_REVIEW');
-    const item = requestItem('APPROVED', [decision.eventId, 'bo-later']);
-    expect(explainRefusedDecision(item, decision)).toEqual({ kind: 'duplicate', current: 'APPROVED' });
-  });
-
-  it('matches applied ids exactly: a decisionIds that is not a list, or a similar id, is no duplicate', () => {
-    const decision = decisionOf('REJECTED');
-    expect(explainRefusedDecision(requestItem('APPROVED', decision.eventId), decision)).toEqual({ kind: 'forbidden', current: 'APPROVED' });
-    expect(explainRefusedDecision(requestItem('APPROVED', [`${decision.eventId}-2`]), decision)).toEqual({
-      kind: 'forbidden',
-      current: 'APPROVED',
-    });
-  });
-
-  const table = STATUSES.flatMap((current) => DECISION_STATUSES.map((status): [Status, DecisionStatus] => [current, status]));
-
-  it.each(table)('a request in %s refusing %s', (current, status) => {
-    const expected =
-      current === status
-        ? { kind: 'duplicate', current }
-        : ALLOWED_FROM[status].includes(current)
-          ? { kind: 'retry' }
-          : { kind: 'forbidden', current };
-    expect(explainRefusedDecision(requestItem(current), decisionOf(status))).toEqual(expected);
-  });
-
-  it('a status the condition allows: the request moved since the write; retry', () => {
-    expect(explainRefusedDecision(requestItem('IN_REVIEW'), decisionOf('APPROVED'))).toEqual({ kind: 'retry' });
-  });
-
-  it.each([
-    ['REJECTED', 'COMPLETED'],
-    ['COMPLETED', 'REJECTED'],
-    ['APPROVED', 'REJECTED'],
-    ['APPROVED', 'IN_REVIEW'],
-  ] satisfies [Status, DecisionStatus][])('a request %s may not become %s: forbidden, naming its status', (current, status) => {
-    expect(explainRefusedDecision(requestItem(current), decisionOf(status))).toEqual({ kind: 'forbidden', current });
-  });
-
-  it.each([['CANCELLED'], ['submitted'], [undefined], [3]])('a request item with status %j is malformed: throws', (status) => {
-    const item = { ...requestItem('SUBMITTED'), status };
-    expect(() => explainRefusedDecision(item, decisionOf('APPROVED'))).toThrow(`Malformed request item ${REQUEST_ID}: status`);
-  });
-});
-
-describe('explainCancelledDecision', () => {
+describe('explainCancelledDecision: the facts, in the order of the items', () => {
   const decision = decisionOf('COMPLETED');
 
-  it('the request refused with its old item: explained from that item', () => {
-    expect(explainCancelledDecision([failed(requestItem('REJECTED')), none], decision)).toEqual({ kind: 'forbidden', current: 'REJECTED' });
-    expect(explainCancelledDecision([failed(requestItem('COMPLETED')), none], decision)).toEqual({
-      kind: 'duplicate',
-      current: 'COMPLETED',
+  it('the request refused with its old item: that request, read no further', async () => {
+    const { read, asked } = readAnswering();
+    const item = { ...requestItem('REJECTED', ['bo-1', 7]), customerId: 'customer-anna', statusReason: 'Unpaid balance' };
+    expect(await explainCancelledDecision([failed(item), none], decision, read)).toEqual({
+      kind: 'request-condition-failed',
+      request: { customerId: 'customer-anna', status: 'REJECTED', statusReason: 'Unpaid balance', decisionIds: ['bo-1'] },
     });
-    expect(explainCancelledDecision([failed(requestItem('APPROVED')), none], decision)).toEqual({ kind: 'retry' });
+    expect(asked).toEqual([]);
   });
 
-  it('the request refused without its old item: read the request', () => {
-    expect(explainCancelledDecision([failed(), none], decision)).toEqual({ kind: 'read-request' });
-    expect(explainCancelledDecision([failed()], decision)).toEqual({ kind: 'read-request' });
-  });
-
-  it('the request comes first: a failed slot as well does not hide why the request refused', () => {
-    expect(explainCancelledDecision([failed(requestItem('REJECTED')), failed({ requestId: 'other' })], decision)).toEqual({
-      kind: 'forbidden',
-      current: 'REJECTED',
+  it('the request refused without its old item: one consistent read of the request; none there is no request', async () => {
+    const { read, asked } = readAnswering(requestItem('APPROVED', 'not a list'));
+    expect(await explainCancelledDecision([failed(), none], decision, read)).toEqual({
+      kind: 'request-condition-failed',
+      request: { customerId: undefined, status: 'APPROVED', statusReason: undefined, decisionIds: [] },
     });
-    expect(explainCancelledDecision([failed(), failed({ requestId: 'other' })], decision)).toEqual({ kind: 'read-request' });
+    expect(asked).toEqual([{ table: 'requests', key: requestKeyOf(CONTRACT_ID, REQUEST_ID) }]);
+    expect(await explainCancelledDecision([failed()], decision, readAnswering().read)).toEqual({
+      kind: 'request-condition-failed',
+      request: undefined,
+    });
   });
 
-  it('a malformed request item throws rather than retrying', () => {
-    expect(() => explainCancelledDecision([failed(requestItem('DONE')), none], decision)).toThrow(/Malformed request item/);
+  it('the request comes first: a failed slot as well does not hide it', async () => {
+    expect(
+      await explainCancelledDecision([failed(requestItem('REJECTED')), failed({ requestId: 'other' })], decision, readAnswering().read),
+    ).toMatchObject({ kind: 'request-condition-failed', request: { status: 'REJECTED' } });
   });
 
-  it('the slot refused: slot-mismatch, naming the request the slot holds', () => {
+  it.each([['CANCELLED'], ['submitted'], [undefined], [3]])('a request item with status %j is malformed: throws', async (status) => {
+    const item = { ...requestItem('SUBMITTED'), status };
+    await expect(explainCancelledDecision([failed(item), none], decision, readAnswering().read)).rejects.toThrow(
+      `Malformed request item ${REQUEST_ID}: status`,
+    );
+  });
+
+  it('a request item whose statusReason is not text is malformed: throws', async () => {
+    const item = { ...requestItem('REJECTED'), statusReason: 42 };
+    await expect(explainCancelledDecision([failed(item), none], decision, readAnswering().read)).rejects.toThrow(/Malformed request item/);
+  });
+
+  it('the slot refused: the request it names instead, or none', async () => {
+    const { read } = readAnswering();
     const slot = { ...slotKeyOf(CONTRACT_ID), kind: 'ACTIVE_SLOT', requestId: '0190f5a2-7c3e-7d4a-9b1e-5a6c7d8e9f99' };
-    expect(explainCancelledDecision([none, failed(slot)], decision)).toEqual({
-      kind: 'slot-mismatch',
+    expect(await explainCancelledDecision([none, failed(slot)], decision, read)).toEqual({
+      kind: 'slot-condition-failed',
       slotRequestId: '0190f5a2-7c3e-7d4a-9b1e-5a6c7d8e9f99',
     });
-  });
-
-  it('the slot refused without an item, or with no string requestId: slot-mismatch naming nobody', () => {
-    expect(explainCancelledDecision([none, failed()], decision)).toEqual({ kind: 'slot-mismatch', slotRequestId: undefined });
-    expect(explainCancelledDecision([none, failed({ requestId: 42 })], decision)).toEqual({
-      kind: 'slot-mismatch',
+    expect(await explainCancelledDecision([none, failed()], decision, read)).toEqual({
+      kind: 'slot-condition-failed',
+      slotRequestId: undefined,
+    });
+    expect(await explainCancelledDecision([none, failed({ requestId: 42 })], decision, read)).toEqual({
+      kind: 'slot-condition-failed',
       slotRequestId: undefined,
     });
   });
 
-  it('no condition failed (a conflict, throttling, or no reasons at all): retry', () => {
-    expect(explainCancelledDecision([none, none], decision)).toEqual({ kind: 'retry' });
-    expect(explainCancelledDecision([{ Code: 'TransactionConflict' }, none], decision)).toEqual({ kind: 'retry' });
-    expect(explainCancelledDecision([none, { Code: 'ThrottlingError' }], decision)).toEqual({ kind: 'retry' });
-    expect(explainCancelledDecision([], decision)).toEqual({ kind: 'retry' });
+  it('no condition failed (a conflict, throttling, or no reasons at all): a conflict', async () => {
+    const { read } = readAnswering();
+    for (const reasons of [[none, none], [{ Code: 'TransactionConflict' }, none], [none, { Code: 'ThrottlingError' }], []]) {
+      expect(await explainCancelledDecision(reasons, decision, read)).toEqual({ kind: 'conflict' });
+    }
   });
 });

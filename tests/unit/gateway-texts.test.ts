@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { gatewayResponses } from '../../scripts/local/template-file';
 import { loadServiceConfig } from '../../lib/config';
-import { ERROR_STATUS, isErrorCode, type ErrorCode } from '../../lib/http/errors';
+import type { ErrorCode } from '../../lib/http/errors';
+import { isErrorCode, OUTCOMES } from '../../lib/http/outcomes';
 import { SECURITY_HEADERS } from '../../lib/http/answers';
 import { textsFor } from '../../lib/http/texts';
 import type { Problem } from '../../lib/api-model/problems';
@@ -54,7 +55,7 @@ describe('gateway responses', () => {
       correlationId: 'req-1',
       details: (HANDLER_DETAILS[code] ?? []).map((problem) => ({ field: problem.field, reason: en.problem(problem) })),
     });
-    if (properties.statusCode !== undefined) expect(Number(properties.statusCode)).toBe(ERROR_STATUS[code]);
+    if (properties.statusCode !== undefined) expect(Number(properties.statusCode)).toBe(OUTCOMES[code].status);
   });
 
   it('gives Retry-After on 503 as the handler does by default', () => {

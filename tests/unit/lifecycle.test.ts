@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { FINAL_STATUSES, isActive, isFinal, isStatus, mayMove, statusesBefore } from '../../lib/termination/lifecycle';
+import { FINAL_STATUSES, isFinal, mayMove, moveTo, statusesBefore } from '../../lib/termination/lifecycle';
+import { isStatus } from '../../lib/termination/ports';
 import { STATUSES, type Status } from '../../lib/api-model/schemas';
 
 /** Every move the lifecycle allows, written out by hand: anything not listed is refused. */
@@ -106,16 +107,15 @@ describe('statusesBefore', () => {
   });
 });
 
-describe('isFinal and isActive', () => {
+describe('isFinal', () => {
   it.each<[Status, boolean]>([
     ['SUBMITTED', false],
     ['IN_REVIEW', false],
     ['APPROVED', false],
     ['COMPLETED', true],
     ['REJECTED', true],
-  ])('%s is final: %s, and active exactly when not final', (status, final) => {
+  ])('%s is final: %s', (status, final) => {
     expect(isFinal(status)).toBe(final);
-    expect(isActive(status)).toBe(!final);
   });
 
   it('names COMPLETED, REJECTED and WITHDRAWN as the final statuses', () => {
@@ -127,7 +127,19 @@ describe('isFinal and isActive', () => {
   });
 
   it('a final status is one nothing leaves; an active one can still move on', () => {
-    for (const from of STATUSES) expect(STATUSES.some((to) => mayMove(from, to))).toBe(isActive(from));
+    for (const from of STATUSES) expect(STATUSES.some((to) => mayMove(from, to))).toBe(!isFinal(from));
+  });
+});
+
+describe('moveTo', () => {
+  it.each<[Status, Status[], boolean]>([
+    ['IN_REVIEW', ['SUBMITTED'], false],
+    ['APPROVED', ['SUBMITTED', 'IN_REVIEW'], false],
+    ['COMPLETED', ['SUBMITTED', 'IN_REVIEW', 'APPROVED'], true],
+    ['REJECTED', ['SUBMITTED', 'IN_REVIEW'], true],
+    ['WITHDRAWN', ['SUBMITTED', 'IN_REVIEW'], true],
+  ])('to %s: the write is conditioned on %j, and frees the contract: %s', (to, from, freesSlot) => {
+    expect(moveTo(to)).toEqual({ from, freesSlot });
   });
 });
 

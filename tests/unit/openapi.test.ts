@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi, OPENAPI_PATH } from '../../scripts/openapi';
-import { ERROR_STATUS } from '../../lib/http/errors';
+import { ERROR_CODES, OUTCOMES } from '../../lib/http/outcomes';
 import { MAX_ACCEPT_LANGUAGE_LENGTH } from '../../lib/http/texts';
 import { MAX_CURSOR_LENGTH, MAX_PAGE_SIZE } from '../../lib/termination/read-termination-requests';
 import { errorBodySchema, terminationRequestInputSchema, terminationRequestSchema } from '../../lib/api-model/schemas';
@@ -34,7 +34,8 @@ describe('docs/openapi.yaml', () => {
       { path: '/api/v1/contracts/{contractId}/termination-requests/{requestId}', method: 'get' },
       { path: '/api/v1/contracts/{contractId}/termination-requests/{requestId}/withdrawal', method: 'post' },
     ];
-    for (const [code, status] of Object.entries(ERROR_STATUS)) {
+    for (const code of ERROR_CODES) {
+      const status = OUTCOMES[code].status;
       const codes = operations.flatMap((operation) => documentedResponse(document, status, operation)?.exampleCodes ?? []);
       expect(codes, `${code} under ${status}`).toContain(code);
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_STATUS, type ErrorCode } from '../../lib/http/errors';
+import { ERROR_CODES } from '../../lib/http/outcomes';
 import { preferredLanguage, textsFor } from '../../lib/http/texts';
 
 describe('preferredLanguage', () => {
@@ -52,7 +52,7 @@ describe('textsFor', () => {
     expect(textsFor('ru').problem({ field: 'x', code: 'required' })).not.toBe(textsFor('en').problem({ field: 'x', code: 'required' }));
   });
 
-  const codes = Object.keys(ERROR_STATUS).filter((code): code is ErrorCode => code in ERROR_STATUS);
+  const codes = [...ERROR_CODES];
 
   it.each(codes)('has a non-empty, distinct message for %s in both languages', (code) => {
     const en = textsFor('en').error(code, {});
