@@ -1,3 +1,4 @@
+import { LOCAL_ACCOUNT_ID } from '../scripts/local/template-patterns';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -69,6 +70,7 @@ export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
     EVENTBRIDGE_ENDPOINT: standIn.endpoint,
     SQS_ENDPOINT: standIn.endpoint,
     DECISION_DEAD_LETTER_QUEUE_URL: `${standIn.endpoint}/000000000000/bench-dead-letters`,
+    DECISION_ACCOUNT_ID: LOCAL_ACCOUNT_ID,
   });
   const decide: DecisionHandler = (await import('../functions/apply-status-decision')).handler;
   const publish: PublishHandler = (await import('../functions/publish-request-events')).handler;

@@ -9,7 +9,7 @@ import { withLambdaContext } from '../lib/observability/lambda-context';
 const config = loadDecisionConfig();
 const deps: DecisionDeps = {
   store: storeFor(config),
-  expected: { source: config.decisionSource, detailType: config.decisionDetailType },
+  expected: { source: config.decisionSource, detailType: config.decisionDetailType, account: config.decisionAccountId },
   now: () => new Date(),
 };
 const deadLetters = deadLetterQueueFor(config.deadLetterQueueUrl, config.sqs);
@@ -21,7 +21,12 @@ const deadLetters = deadLetterQueueFor(config.deadLetterQueueUrl, config.sqs);
  * again, then hands it to the same queue.
  */
 export const handler = withLambdaContext(async (event: EventBridgeEvent<string, unknown>): Promise<{ outcome: string }> => {
-  const outcome = await applyStatusDecision(deps, { source: event.source, detailType: event['detail-type'], detail: event.detail });
+  const outcome = await applyStatusDecision(deps, {
+    source: event.source,
+    detailType: event['detail-type'],
+    account: event.account,
+    detail: event.detail,
+  });
   // Ids and statuses only: the reason is words for the customer (personal data, docs/events.md).
   const decision = outcome.decision;
   const about = {

@@ -44,6 +44,13 @@ class Reader {
     return value;
   }
 
+  /** An AWS account id: twelve digits. */
+  accountId(name: string): string {
+    const value = this.string(name);
+    if (value && !/^\d{12}$/.test(value)) this.problems.push(`${name} must be an AWS account id (12 digits), got "${value}"`);
+    return value;
+  }
+
   url(name: string, fallback?: string): string {
     const value = this.string(name, fallback);
     if (value && !isHttpUrl(value)) this.problems.push(`${name} must be a URL, got "${value}"`);
@@ -223,9 +230,10 @@ const DEFAULT_DECISION_SOURCE = 'bank.back-office';
 export interface DecisionConfig {
   requestsTableName: string;
   dynamodb: DynamoDbConfig;
-  /** Only events of this source and detail-type are decisions (docs/events.md). */
+  /** Only events of this source and detail-type, from this account, are decisions (docs/events.md). */
   decisionSource: string;
   decisionDetailType: string;
+  decisionAccountId: string;
   /** Where a decision that can never apply goes, with the reason. */
   deadLetterQueueUrl: string;
   sqs: AwsServiceConfig;
@@ -238,6 +246,7 @@ export function loadDecisionConfig(env: Env = process.env): DecisionConfig {
     dynamodb: readDynamoDb(read),
     decisionSource: read.string('DECISION_SOURCE', DEFAULT_DECISION_SOURCE),
     decisionDetailType: read.string('DECISION_DETAIL_TYPE', 'TerminationRequestStatusChanged'),
+    decisionAccountId: read.accountId('DECISION_ACCOUNT_ID'),
     deadLetterQueueUrl: read.url('DECISION_DEAD_LETTER_QUEUE_URL'),
     sqs: readAwsService(read, 'SQS_ENDPOINT'),
   });

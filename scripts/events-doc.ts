@@ -167,7 +167,7 @@ What the consumer does with each event:
 | this \`eventId\` was applied, or the request already has that status and that reason | \`duplicate\` | nothing; INFO log |
 | a move the table above forbids (back, out of a final status, or the same status with another reason) | \`forbidden-transition\` | nothing changes; ERROR log; the event goes to the dead-letter queue with the reason |
 | no such request on that contract | \`unknown-request\` | the same |
-| another source or detail-type, or a detail that breaks the schema (\`occurredAt\` outside the years 2000-2999 included) | \`unexpected-event\`, \`malformed-detail\` | the same, with every problem named |
+| another source, detail-type or sender's account (a decision planted past the rule, e.g. in the dead-letter queue, is refused by the consumer too), or a detail that breaks the schema (\`occurredAt\` outside the years 2000-2999 included) | \`unexpected-event\`, \`malformed-detail\` | the same, with every problem named |
 | a final status whose contract slot does not name the request (broken data) | \`slot-mismatch\` | the same |
 | DynamoDB throttled or unreachable | (throws) | Lambda retries the event twice, then sends it to the same dead-letter queue |
 

@@ -14,13 +14,19 @@ import type { Decision, StatusMove, StatusWriteRefusal, TerminationStore } from 
 export interface DecisionEvent {
   source: unknown;
   detailType: unknown;
+  /** The account EventBridge says sent it. */
+  account: unknown;
   detail: unknown;
 }
 
 export interface DecisionDeps {
   store: Pick<TerminationStore, 'applyDecision'>;
-  /** The only source and detail-type accepted as decisions. */
-  expected: { source: string; detailType: string };
+  /**
+   * The only source, detail-type and sender's account accepted as decisions: checked here, not
+   * only by the rule, so that no path around the rule (a dead letter redriven, a direct invoke)
+   * applies anything else.
+   */
+  expected: { source: string; detailType: string; account: string };
   now: () => Date;
   /** Attempts when concurrent writes on the same items keep a decision from deciding. */
   maxAttempts?: number;
@@ -41,11 +47,11 @@ export class DecisionContendedError extends Error {
 }
 
 function readDecision(event: DecisionEvent, expected: DecisionDeps['expected']): Decision | DecisionOutcome {
-  if (event.source !== expected.source || event.detailType !== expected.detailType) {
+  if (event.source !== expected.source || event.detailType !== expected.detailType || event.account !== expected.account) {
     return {
       kind: 'refused',
       refusal: 'unexpected-event',
-      problems: [`expected source ${expected.source} and detail-type ${expected.detailType}`],
+      problems: [`expected source ${expected.source}, detail-type ${expected.detailType} and account ${expected.account}`],
     };
   }
   const checked = validateStatusDecisionDetail(event.detail);

@@ -1,3 +1,4 @@
+import { LOCAL_ACCOUNT_ID } from './template-patterns';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import type { StatusDecisionDetail } from '../../lib/api-model/event-schemas';
@@ -23,7 +24,7 @@ export function decisionEvent(options: DecisionOptions, source = LOCAL_DECISION_
     id: randomUUID(),
     'detail-type': DECISION_DETAIL_TYPE,
     source,
-    account: '000000000000',
+    account: LOCAL_ACCOUNT_ID,
     time,
     region: 'eu-central-1',
     resources: [],

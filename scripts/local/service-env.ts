@@ -1,3 +1,4 @@
+import { LOCAL_ACCOUNT_ID } from './template-patterns';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from './signing-key';
 
 /** Where the local stack keeps its files (git-ignored); LOCAL_DIR moves it (a test's stack keeps its own). */
@@ -45,6 +46,7 @@ export function localServiceEnv(running: {
     SQS_ENDPOINT: standIn,
     EVENT_BUS_NAME: LOCAL_EVENT_BUS,
     DECISION_DEAD_LETTER_QUEUE_URL: `${standIn}/000000000000/decision-dead-letters`,
+    DECISION_ACCOUNT_ID: LOCAL_ACCOUNT_ID,
     DYNAMODB_ENDPOINT: running.dynamoDbEndpoint,
     JWKS_URI: running.jwksUri,
     JWT_ISSUER: LOCAL_ISSUER,

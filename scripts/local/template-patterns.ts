@@ -7,8 +7,12 @@ import { assertSupportedPattern } from './event-pattern';
  * exactly as AWS will: the decision rule's EventPattern and the stream mapping's FilterCriteria.
  */
 
-/** The account the local stand-in reports as every sender's (EventBridge's `account` field). */
-export const LOCAL_ACCOUNT_ID = '000000000000';
+/**
+ * The account the local stand-in reports as every sender's (EventBridge's `account` field), the
+ * one the local stack's rule and consumer expect decisions from: AWS's example account, as in the
+ * sample events of events/.
+ */
+export const LOCAL_ACCOUNT_ID = '123456789012';
 
 /** serverless.yml's params as the local stage resolves them (the environment overrides, as there). */
 function localParams(env: NodeJS.ProcessEnv): Record<string, string> {

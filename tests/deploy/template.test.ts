@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OUTCOMES } from '../../lib/http/outcomes';
 import { at, jsonObject } from '../support/json';
 import { ofType, parameterDefault, resource, templatePackager, type Json } from '../support/packaged-template';
 
@@ -432,6 +433,12 @@ describe('the lifecycle (docs/events.md)', () => {
     ]);
   });
 
+  it("tells the consumer the one account decisions come from, the rule's own (issue 22.1)", () => {
+    const env = (template: Json) => at(resource(template, 'ApplyStatusDecisionLambdaFunction'), 'Properties', 'Environment', 'Variables');
+    expect(at(env(prod), 'DECISION_ACCOUNT_ID')).toEqual(BACK_OFFICE_ACCOUNT);
+    expect(at(resource(prod, 'DecisionRule'), 'Properties', 'EventPattern', 'account')).toEqual([at(env(prod), 'DECISION_ACCOUNT_ID')]);
+  });
+
   it('lets only the rule invoke the consumer (issue 15.2)', () => {
     const permissions = ofType(prod, 'AWS::Lambda::Permission').filter(([, p]) =>
       JSON.stringify(at(p, 'Properties', 'FunctionName')).includes('ApplyStatusDecisionLambdaFunction'),
@@ -655,6 +662,8 @@ describe('production protections', () => {
       expect(body).toContain(`"${metric}"`);
     }
     expect(body).toContain('contract-termination-prod-createTerminationRequest');
+    // Every metric an answer counts in (lib/http/outcomes.ts) is on it, the withdrawal's 409 included.
+    for (const metric of new Set(Object.values(OUTCOMES).map((row) => row.metric))) expect(body, metric).toContain(`"${metric}"`);
   });
 
   it('refuses to package a deployed stage without its identity provider, naming what is missing', async () => {

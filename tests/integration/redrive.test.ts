@@ -188,6 +188,31 @@ describe('the decision dead-letter queue', () => {
     expect(await statusOf(contractId, requestId)).toBe('COMPLETED');
   });
 
+  it("refuses, through the consumer's own check, a decision planted in the queue from another account: the request stays as it was (issue 22.1)", async () => {
+    const contractId = await freshContract();
+    const requestId = await createdOn(contractId);
+    const forged = { ...decisionEvent({ requestId, contractId, status: 'APPROVED' }), account: '999999999999' };
+    await send(stack.deadLetterQueueUrl, forged);
+
+    const results = await redriveDecisionQueue();
+
+    expect(results.map((r) => [r.outcome, r.action])).toEqual([
+      ['refused again (unexpected-event): the consumer wrote a new dead letter', 'deleted'],
+    ]);
+    expect(consumed).toEqual([forged]);
+    expect(stack.standIn.queued(stack.deadLetterQueueUrl)).toEqual([
+      {
+        queueUrl: stack.deadLetterQueueUrl,
+        body: expect.objectContaining({
+          reason: 'unexpected-event',
+          problems: [expect.stringContaining('account 123456789012')],
+          event: forged,
+        }),
+      },
+    ]);
+    expect(await statusOf(contractId, requestId)).toBe('SUBMITTED');
+  });
+
   it("reads the rule's undelivered event and Lambda's record of a failed invocation as well; keeps what it cannot read", async () => {
     const contractId = await freshContract();
     const requestId = await createdOn(contractId);

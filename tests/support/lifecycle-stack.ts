@@ -1,3 +1,4 @@
+import { LOCAL_ACCOUNT_ID } from '../../scripts/local/template-patterns';
 import type { DynamoDBRecord, EventBridgeEvent } from 'aws-lambda';
 import { startAwsStandIn, type AwsStandIn } from '../../scripts/local/aws-stand-in';
 import { localClient } from '../../scripts/local/dynamodb-local';
@@ -33,6 +34,7 @@ export async function useLifecycleStack(): Promise<LifecycleStack> {
     EVENTBRIDGE_ENDPOINT: standIn.endpoint,
     SQS_ENDPOINT: standIn.endpoint,
     DECISION_DEAD_LETTER_QUEUE_URL: deadLetterQueueUrl,
+    DECISION_ACCOUNT_ID: LOCAL_ACCOUNT_ID,
     PUBLISH_MAX_ATTEMPTS: '3',
   });
   const unpublished: DynamoDBRecord[] = [];

@@ -1,3 +1,4 @@
+import { LOCAL_ACCOUNT_ID } from '../../scripts/local/template-patterns';
 import { describe, expect, it } from 'vitest';
 import { applyStatusDecision, DecisionContendedError, type DecisionDeps } from '../../lib/termination/apply-status-decision';
 import type { Decision, DecisionWriteOutcome, RequestState, StatusMove } from '../../lib/termination/ports';
@@ -36,7 +37,7 @@ function depsAnswering(...answers: DecisionWriteOutcome[]): DecisionDeps & { see
         return Promise.resolve(answer);
       },
     },
-    expected: { source: LOCAL_DECISION_SOURCE, detailType: DECISION_DETAIL_TYPE },
+    expected: { source: LOCAL_DECISION_SOURCE, detailType: DECISION_DETAIL_TYPE, account: LOCAL_ACCOUNT_ID },
     now: () => new Date('2026-11-23T10:00:00.000Z'),
     maxAttempts: 3,
   };
@@ -44,7 +45,7 @@ function depsAnswering(...answers: DecisionWriteOutcome[]): DecisionDeps & { see
 
 const eventOf = (detail: Record<string, unknown> = {}) => {
   const event = decisionEvent({ requestId: REQUEST_ID.toUpperCase(), contractId: CONTRACT_ID.toUpperCase(), status: 'REJECTED' });
-  return { source: event.source, detailType: event['detail-type'], detail: { ...event.detail, ...detail } };
+  return { source: event.source, detailType: event['detail-type'], account: event.account, detail: { ...event.detail, ...detail } };
 };
 
 describe('applyStatusDecision', () => {
@@ -140,6 +141,18 @@ describe('applyStatusDecision', () => {
       refusal: 'unexpected-event',
     });
     expect(await applyStatusDecision(deps, { ...eventOf(), detailType: 'Other' })).toMatchObject({ refusal: 'unexpected-event' });
+    expect(deps.seen).toEqual([]);
+  });
+
+  it("refuses a decision from any account but the back office's, whatever path brought it (issue 22.1)", async () => {
+    const deps = depsAnswering({ kind: 'applied' });
+    for (const account of ['999999999999', undefined, '']) {
+      expect(await applyStatusDecision(deps, { ...eventOf(), account })).toEqual({
+        kind: 'refused',
+        refusal: 'unexpected-event',
+        problems: [`expected source ${LOCAL_DECISION_SOURCE}, detail-type ${DECISION_DETAIL_TYPE} and account ${LOCAL_ACCOUNT_ID}`],
+      });
+    }
     expect(deps.seen).toEqual([]);
   });
 });

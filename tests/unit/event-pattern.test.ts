@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { matchesPattern, UnsupportedPatternError } from '../../scripts/local/event-pattern';
 import { decisionRulePattern, LOCAL_ACCOUNT_ID, streamFilterPatterns } from '../../scripts/local/template-patterns';
 
-const decision = { source: 'bank.back-office', 'detail-type': 'TerminationRequestStatusChanged', account: '000000000000', detail: {} };
+const decision = { source: 'bank.back-office', 'detail-type': 'TerminationRequestStatusChanged', account: LOCAL_ACCOUNT_ID, detail: {} };
 
 describe('matchesPattern (the subset of EventBridge patterns the template uses)', () => {
   it('matches when every named field holds one of the allowed values', () => {

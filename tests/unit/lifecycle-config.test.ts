@@ -3,7 +3,11 @@ import { configProblems } from '../support/thrown';
 import { loadDecisionConfig, loadPublisherConfig } from '../../lib/config';
 
 const QUEUE_URL = 'https://sqs.eu-central-1.amazonaws.com/123456789012/decision-dead-letters';
-const DECISION_REQUIRED = { REQUESTS_TABLE_NAME: 'termination-requests', DECISION_DEAD_LETTER_QUEUE_URL: QUEUE_URL };
+const DECISION_REQUIRED = {
+  REQUESTS_TABLE_NAME: 'termination-requests',
+  DECISION_DEAD_LETTER_QUEUE_URL: QUEUE_URL,
+  DECISION_ACCOUNT_ID: '123456789012',
+};
 const PUBLISHER_REQUIRED = { EVENT_BUS_NAME: 'termination-events' };
 
 describe('loadDecisionConfig', () => {
@@ -13,6 +17,7 @@ describe('loadDecisionConfig', () => {
       dynamodb: { region: 'eu-central-1', endpoint: undefined, requestTimeoutMs: 2000, connectTimeoutMs: 1000, maxAttempts: 3 },
       decisionSource: 'bank.back-office',
       decisionDetailType: 'TerminationRequestStatusChanged',
+      decisionAccountId: '123456789012',
       deadLetterQueueUrl: QUEUE_URL,
       sqs: { region: 'eu-central-1', endpoint: undefined },
     });
@@ -24,6 +29,7 @@ describe('loadDecisionConfig', () => {
       DECISION_DEAD_LETTER_QUEUE_URL: 'http://127.0.0.1:3007/000000000000/decision-dead-letters',
       DECISION_SOURCE: 'bank.core',
       DECISION_DETAIL_TYPE: 'RequestDecided',
+      DECISION_ACCOUNT_ID: ' 210987654321 ',
       AWS_REGION: 'eu-west-1',
       DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
       DYNAMODB_MAX_ATTEMPTS: '5',
@@ -34,6 +40,7 @@ describe('loadDecisionConfig', () => {
       dynamodb: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:8000', requestTimeoutMs: 2000, connectTimeoutMs: 1000, maxAttempts: 5 },
       decisionSource: 'bank.core',
       decisionDetailType: 'RequestDecided',
+      decisionAccountId: '210987654321',
       deadLetterQueueUrl: 'http://127.0.0.1:3007/000000000000/decision-dead-letters',
       sqs: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:3007' },
     });
@@ -50,6 +57,14 @@ describe('loadDecisionConfig', () => {
     const message = configProblems(() => loadDecisionConfig({}));
     expect(message).toContain('REQUESTS_TABLE_NAME is required');
     expect(message).toContain('DECISION_DEAD_LETTER_QUEUE_URL is required');
+    // Without the account decisions come from, none could be told from a forgery (issue 22.1).
+    expect(message).toContain('DECISION_ACCOUNT_ID is required');
+  });
+
+  it('takes only an AWS account id as the account decisions come from', () => {
+    expect(configProblems(() => loadDecisionConfig({ ...DECISION_REQUIRED, DECISION_ACCOUNT_ID: 'bank-back-office' }))).toContain(
+      'DECISION_ACCOUNT_ID must be an AWS account id (12 digits), got "bank-back-office"',
+    );
   });
 
   it('treats a blank required value as missing', () => {

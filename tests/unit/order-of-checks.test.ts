@@ -1,3 +1,4 @@
+import { LOCAL_ACCOUNT_ID } from '../../scripts/local/template-patterns';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { textsFor } from '../../lib/http/texts';
@@ -222,12 +223,13 @@ describe('get and list: path first, then the data (0015-reading-requests.md)', (
 describe('a decision: source, then detail, then the lifecycle (0017-lifecycle.md)', () => {
   const decisionDeps = (store: InMemoryStore): DecisionDeps => ({
     store,
-    expected: { source: LOCAL_DECISION_SOURCE, detailType: DECISION_DETAIL_TYPE },
+    expected: { source: LOCAL_DECISION_SOURCE, detailType: DECISION_DETAIL_TYPE, account: LOCAL_ACCOUNT_ID },
     now: () => NOW,
   });
   const eventOf = (event: ReturnType<typeof decisionEvent>) => ({
     source: event.source,
     detailType: event['detail-type'],
+    account: event.account,
     detail: event.detail,
   });
 
