@@ -2,8 +2,14 @@
  * EventBridge's event-pattern matching, for the patterns this stack deploys: an EventBridge
  * rule's EventPattern and a stream mapping's FilterCriteria use the same language. Only exact
  * matching is implemented (nested fields, arrays of allowed values); any other operator
- * (prefix, anything-but, numeric, exists, ...) fails loudly rather than match by guess. No
- * maintained npm package implements the language (AWS's own, event-ruler, is Java), hence this.
+ * (prefix, anything-but, numeric, exists, ...) fails loudly rather than match by guess.
+ *
+ * Why not a package: AWS's own matcher, event-ruler, is Java. On npm, serverless-offline-aws-eventbridge
+ * (2.2.4) matches most of the language, but as methods of its serverless offline plugin, whose
+ * constructor wants the framework, not as a function to import; it matches only the `eventBridge`
+ * events of serverless.yml's functions, not a rule in resources/ nor a stream's FilterCriteria;
+ * it reads a pattern's source, detail-type and detail alone, so the decision rule's `account`
+ * would be ignored; and it brings an HTTP server and an MQTT broker this stack does not use.
  */
 
 export class UnsupportedPatternError extends Error {
