@@ -5,9 +5,9 @@ import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { buildFunctions } from './build';
 
 /*
- * npm run deploy -- --stage <stage> [--region <region>]: builds, packages and deploys exactly
- * the package it made (serverless deploy --package), so a deploy cannot package again with
- * other settings. The identity settings and the contracts table come from the environment, or
+ * npm run deploy -- --stage <stage> [--region <region>]: builds, then runs one serverless deploy,
+ * which packages and deploys that package in the same run, with one set of settings
+ * (docs/deploy.md). The identity settings and the contracts table come from the environment, or
  * else from SSM Parameter Store under /contract-termination/<stage>/ (names below).
  */
 
