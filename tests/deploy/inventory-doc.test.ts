@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInventoryDoc, INVENTORY_DOC, PLACEHOLDER_SETTINGS } from '../../scripts/inventory-doc';
+import { jsonObject } from '../support/json';
+import { loadDocument } from '../support/openapi-document';
 import { ofType, templatePackager, type Json } from '../support/packaged-template';
 
 /*
@@ -31,5 +33,16 @@ describe('docs/inventory.md', () => {
     for (const [id] of ofType(prod, 'AWS::CloudWatch::Alarm')) expect(document).toContain(`| \`${id}\` |`);
     const routes = ofType(prod, 'AWS::ApiGateway::Method').filter(([, m]) => !JSON.stringify(m).includes('"HttpMethod":"OPTIONS"'));
     expect(document.match(/^\| (GET|POST) \| `\/api\/v1\//gm)).toHaveLength(routes.length);
+  });
+
+  it('lists exactly the routes of docs/openapi.yaml: the stack serves what the API description promises', () => {
+    const listed = [...readFileSync(INVENTORY_DOC, 'utf8').matchAll(/^\| ([A-Z]+) \| `(\/api\/v1\/[^`]+)` \|/gm)].map(
+      ([, method = '', path = '']) => `${method} ${path}`,
+    );
+    const described = Object.entries(jsonObject(loadDocument()['paths'])).flatMap(([path, item]) =>
+      Object.keys(jsonObject(item)).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.sort()).toEqual(described.sort());
   });
 });

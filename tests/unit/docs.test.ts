@@ -1,0 +1,252 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { loadAuthConfig, loadDecisionConfig, loadEdgeConfig, loadPublisherConfig, loadServiceConfig } from '../../lib/config';
+import * as config from '../../lib/config';
+import { ERROR_CODES, OUTCOMES } from '../../lib/http/outcomes';
+import { gatewayResponses } from '../../scripts/local/template-file';
+import { jsonObject } from '../support/json';
+import { loadDocument } from '../support/openapi-document';
+
+/*
+ * The docs hold lists the code also knows; each is checked here against the code, so a change of
+ * either side that the other does not follow fails (issue 23.4): the test titles any doc quotes,
+ * the links between the docs, the routes of api.md and clients.md (against docs/openapi.yaml),
+ * the settings of configuration.md (against lib/config.ts and serverless.yml), the error codes of
+ * 0011 (against lib/http/outcomes.ts and the gateway's and the WAF's answers), the resources/
+ * files of 0002 and the log `outcome`s of operations.md. Lists better replaced by a link (which
+ * function serves a route, role grants, alarms) are docs/inventory.md, generated and held by
+ * tests/deploy/inventory-doc.test.ts.
+ */
+
+const read = (path: string) => readFileSync(path, 'utf8');
+
+/** README.md and every Markdown file under docs/. */
+function markdownFiles(dir = 'docs'): string[] {
+  const here = readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return markdownFiles(path);
+    return entry.name.endsWith('.md') ? [path] : [];
+  });
+  return dir === 'docs' ? ['README.md', ...here] : here;
+}
+
+/** Every string and template literal of a source file, as written between its quotes. */
+function literalsOf(file: string): string[] {
+  const source = ts.createSourceFile(file, read(file), ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) found.push(node.text);
+    else if (ts.isTemplateExpression(node)) found.push(node.getText(source).slice(1, -1));
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * The test titles a doc quotes: after a test file's path in backticks, each "quoted" text up to
+ * the next test file, the end of the table cell or the end of the paragraph names a test (or, for
+ * a parameterized one, a row of its table) in that file. A title may hold quotes of its own: the
+ * longest literal of the file that the text goes on with is taken.
+ */
+function quotedTitles(doc: string): { file: string; title: string; found: boolean }[] {
+  const text = read(doc);
+  const refs = [...text.matchAll(/`(tests\/[\w/.-]+\.test\.ts)`/g)];
+  return refs.flatMap((ref, i) => {
+    const file = ref[1] ?? '';
+    const start = ref.index + ref[0].length;
+    const ends = [refs[i + 1]?.index, text.indexOf('|', start), text.indexOf('\n\n', start)].filter(
+      (end): end is number => end !== undefined && end >= 0,
+    );
+    const segment = text.slice(start, Math.min(text.length, ...ends)).replace(/\s+/g, ' ');
+    if (!segment.includes('"')) return [];
+    if (!existsSync(file)) return [{ file, title: '(the file itself)', found: false }];
+    const literals = literalsOf(file)
+      .filter((literal) => literal !== '')
+      .sort((a, b) => b.length - a.length);
+    const titles: { file: string; title: string; found: boolean }[] = [];
+    for (let at = segment.indexOf('"'); at >= 0; at = segment.indexOf('"', at)) {
+      const rest = segment.slice(at + 1);
+      const literal = literals.find((l) => rest.startsWith(`${l}"`));
+      const title = literal ?? rest.slice(0, Math.max(0, rest.search(/"([;,.):]|\s|$)/)));
+      titles.push({ file, title, found: literal !== undefined });
+      at += title.length + 2;
+    }
+    return titles;
+  });
+}
+
+describe('the tests the docs quote', () => {
+  it.each(markdownFiles())('%s names only tests that exist, in the file it names', (doc) => {
+    const missing = quotedTitles(doc)
+      .filter((quoted) => !quoted.found)
+      .map(({ file, title }) => `${file}: "${title}"`);
+    expect(missing).toEqual([]);
+  });
+
+  it('finds the quoted titles at all: security.md quotes dozens, each found', () => {
+    const titles = quotedTitles('docs/security.md');
+    expect(titles.length).toBeGreaterThan(100);
+    expect(titles.every((t) => t.found)).toBe(true);
+  });
+});
+
+describe('the links between the docs', () => {
+  /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
+  const anchor = (heading: string) =>
+    heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, '')
+      .replace(/ /g, '-');
+
+  it.each(markdownFiles())('%s links only to files and headings that exist', (doc) => {
+    const broken = [...read(doc).matchAll(/\]\(([^)\s]+)\)/g)]
+      .map(([, target = '']) => target)
+      .filter((target) => !/^[a-z]+:/.test(target))
+      .filter((target) => {
+        const [path = '', hash] = target.split('#');
+        const file = path === '' ? doc : normalize(join(dirname(doc), path));
+        if (!existsSync(file)) return true;
+        if (hash === undefined || !file.endsWith('.md')) return false;
+        const headings = read(file)
+          .split('\n')
+          .filter((line) => /^#{1,6} /.test(line))
+          .map((line) => anchor(line.replace(/^#+ /, '')));
+        return !headings.includes(hash);
+      });
+    expect(broken).toEqual([]);
+  });
+});
+
+describe('the routes the docs list', () => {
+  const operations = () =>
+    Object.entries(jsonObject(loadDocument()['paths']))
+      .flatMap(([path, item]) => Object.keys(jsonObject(item)).map((method) => `${method.toUpperCase()} ${path}`))
+      .sort();
+  const routesIn = (lines: string[], start: RegExp) =>
+    lines
+      .flatMap((line) => (start.test(line) ? [/`(GET|POST|PUT|PATCH|DELETE) (\/api\/v1\/[^`?]*)/.exec(line)] : []))
+      .flatMap((match) => (match ? [`${match[1] ?? ''} ${match[2] ?? ''}`] : []))
+      .sort();
+  /** The lines of one section: from its heading to the next heading of its level or above. */
+  const section = (doc: string, heading: string) => {
+    const lines = read(doc).split('\n');
+    const from = lines.indexOf(heading);
+    const level = /^#+/.exec(heading)?.[0].length ?? 2;
+    const to = lines.findIndex((line, i) => i > from && new RegExp(`^#{1,${level}} `).test(line));
+    return lines.slice(from, to < 0 ? undefined : to);
+  };
+
+  it('docs/api.md lists each route of docs/openapi.yaml once, and no other', () => {
+    expect(routesIn(section('docs/api.md', '## The routes'), /^- `/)).toEqual(operations());
+  });
+
+  it("docs/clients.md's table of routes is the routes of docs/openapi.yaml", () => {
+    expect(routesIn(section('docs/clients.md', '## The routes'), /^\| `/)).toEqual(operations());
+  });
+});
+
+describe('docs/configuration.md', () => {
+  const text = read('docs/configuration.md');
+  const tableNames = (heading: RegExp) => {
+    const lines = text.split('\n');
+    const from = lines.findIndex((line) => heading.test(line));
+    const table = lines.slice(from + 1).filter((line, i, rest) => rest.slice(0, i + 1).every((l) => l === '' || l.startsWith('|')));
+    return table.flatMap((line) => /^\| ([^|]+) \|/.exec(line)?.[1]?.match(/[A-Z][A-Z0-9_]+/g) ?? []);
+  };
+  const settings = () => tableNames(/^\| variable \| function \| default \| meaning \|$/);
+  const packageTime = () => tableNames(/^At package time/);
+
+  /** Every name lib/config.ts reads, found by running each loader on an environment that records the reads. */
+  function namesConfigReads(): Set<string> {
+    const names = new Set<string>();
+    const recording = new Proxy<Record<string, string | undefined>>(
+      {},
+      {
+        get(_target, name) {
+          if (typeof name === 'string') names.add(name);
+          return undefined;
+        },
+      },
+    );
+    const loaders = [loadServiceConfig, loadEdgeConfig, loadAuthConfig, loadDecisionConfig, loadPublisherConfig];
+    // A loader added to lib/config.ts without being listed here fails this test too.
+    expect(Object.keys(config).filter((name) => name.startsWith('load'))).toEqual(expect.arrayContaining(loaders.map((l) => l.name)));
+    expect(Object.keys(config).filter((name) => name.startsWith('load'))).toHaveLength(loaders.length);
+    for (const load of loaders) {
+      try {
+        load(recording);
+      } catch {
+        // Nothing is set: every loader refuses, having read every name first.
+      }
+    }
+    return names;
+  }
+
+  it('lists every setting lib/config.ts reads, and none it does not (but the Powertools settings)', () => {
+    const names = namesConfigReads();
+    expect(names.size).toBeGreaterThan(20);
+    expect([...names].filter((name) => !settings().includes(name))).toEqual([]);
+    expect(settings().filter((name) => !names.has(name) && !name.startsWith('POWERTOOLS_'))).toEqual([]);
+  });
+
+  it('names every variable serverless.yml takes from the environment, and lists no package-time one it does not', () => {
+    // The serverless-offline block is npm start's to set (its ports are in docs/local-development.md).
+    const yml = read('serverless.yml').replace(/^ {2}serverless-offline:\n(?: {4}.*\n)*/m, '');
+    const taken = new Set([...yml.matchAll(/\$\{env:([A-Z][A-Z0-9_]*)/g)].map(([, name]) => name ?? ''));
+    expect(taken.size).toBeGreaterThan(20);
+    expect([...taken].filter((name) => !text.includes(`\`${name}\``))).toEqual([]);
+    expect(packageTime().filter((name) => !taken.has(name))).toEqual([]);
+  });
+});
+
+describe('docs/decisions/0011-error-body.md', () => {
+  /** The table's rows: each errorCode it names, with the row's status. */
+  const rows = () =>
+    new Map(
+      [...read('docs/decisions/0011-error-body.md').matchAll(/^\| ((?:`[A-Z_0-9]+`(?:, )?)+) \| (\d{3}|4xx) \|/gm)].flatMap(
+        ([, codes = '', status = '']) => [...codes.matchAll(/`([A-Z_0-9]+)`/g)].map(([, code = '']): [string, string] => [code, status]),
+      ),
+    );
+
+  it('gives every errorCode a function answers, with the status of its row in lib/http/outcomes.ts', () => {
+    expect(ERROR_CODES.map((code) => [code, rows().get(code)])).toEqual(ERROR_CODES.map((code) => [code, String(OUTCOMES[code].status)]));
+  });
+
+  it("gives every errorCode the gateway's and the WAF's own answers carry", () => {
+    for (const response of gatewayResponses()) {
+      const code = /"errorCode":"([A-Z_0-9]+)"/.exec(response.template)?.[1];
+      if (code !== undefined && response.statusCode !== undefined) expect(rows().get(code), response.logicalId).toBe(response.statusCode);
+    }
+    const waf = [...read('resources/waf.yml').matchAll(/\\?"errorCode\\?":\\?"([A-Z_0-9]+)/g)].map(([, code = '']) => code);
+    expect(waf.length).toBeGreaterThan(0);
+    expect(waf.filter((code) => !rows().has(code))).toEqual([]);
+  });
+});
+
+describe('what other docs name of the code', () => {
+  it('docs/decisions/0002-deployment-shape.md names each file of resources/ that serverless.yml includes', () => {
+    const included = [...read('serverless.yml').matchAll(/\$\{file\(\.\/resources\/([\w-]+\.yml)\)\}/g)]
+      .map(([, name = '']) => name)
+      .sort();
+    const bullet = /^- The framework is `osls`[^]*?(?=^- )/m.exec(read('docs/decisions/0002-deployment-shape.md'))?.[0] ?? '';
+    const named = [...bullet.matchAll(/`([\w-]+\.yml)`/g)]
+      .map(([, name = '']) => name)
+      .filter((name) => name !== 'serverless.yml')
+      .sort();
+    expect(included.length).toBeGreaterThan(0);
+    expect(named).toEqual(included);
+    expect(
+      readdirSync('resources')
+        .filter((name) => name.endsWith('.yml'))
+        .sort(),
+    ).toEqual(included);
+  });
+
+  it("docs/operations.md names every `outcome` an answer's log line carries", () => {
+    const named = /`outcome` \(([^)]*)\)/.exec(read('docs/operations.md'))?.[1]?.match(/`(\w+)`/g) ?? [];
+    expect(new Set(named.map((name) => name.replace(/`/g, '')))).toEqual(new Set(Object.values(OUTCOMES).map((row) => row.log.outcome)));
+  });
+});
