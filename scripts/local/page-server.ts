@@ -50,10 +50,10 @@ export interface PageServer {
 
 const webFile = (name: string) => fileURLToPath(new URL(`../../web/${name}`, import.meta.url));
 
-/** web/page.ts with the client and openapi-fetch in one ES module for the browser. */
+/** web/main.ts (and the modules it imports) with the client and openapi-fetch in one ES module for the browser. */
 export async function bundlePage(): Promise<string> {
   const result = await build({
-    entryPoints: [webFile('page.ts')],
+    entryPoints: [webFile('main.ts')],
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -62,7 +62,7 @@ export async function bundlePage(): Promise<string> {
     logLevel: 'silent',
   });
   const [output] = result.outputFiles;
-  if (!output) throw new Error('esbuild wrote no bundle for web/page.ts');
+  if (!output) throw new Error('esbuild wrote no bundle for web/main.ts');
   return output.text;
 }
 

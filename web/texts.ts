@@ -1,0 +1,166 @@
+import type { ClientOptions, TerminationRequest } from '../client/index.ts';
+
+/*
+ * Every word the page says itself, in English and Russian. The API's own texts (a request's
+ * message, a refusal's message) come in the language asked and are shown as they come.
+ */
+
+export type Language = NonNullable<ClientOptions['language']>;
+export type Status = TerminationRequest['status'];
+
+// Russian says "заявка" for a request everywhere, as the API's own texts do.
+export const STATUS_LABELS: Record<Status, Record<Language, string>> = {
+  SUBMITTED: { en: 'Submitted', ru: 'Подана' },
+  IN_REVIEW: { en: 'In review', ru: 'На рассмотрении' },
+  APPROVED: { en: 'Approved', ru: 'Одобрена' },
+  COMPLETED: { en: 'Completed', ru: 'Исполнена' },
+  REJECTED: { en: 'Rejected', ru: 'Отклонена' },
+  WITHDRAWN: { en: 'Withdrawn', ru: 'Отозвана' },
+};
+
+/** Examples in the errors: a BIK and an account number that go together. */
+export const EXAMPLE_BIK = '044525225';
+export const EXAMPLE_ACCOUNT = '40817810700000000001';
+
+const EN = {
+  title: 'Early termination of a contract',
+  intro: 'Ask the bank to terminate one of your contracts ahead of its term.',
+  contract: 'Contract',
+  reason: 'Reason',
+  date: 'Desired termination date',
+  dateHint: 'Day/month/year, e.g. {example}',
+  bankDetails: 'Where to pay the balance',
+  bik: 'BIK',
+  bikHint: '{digits} digits',
+  account: 'Account number',
+  accountHint: '{digits} digits',
+  recipient: 'Recipient name',
+  comment: 'Comment (optional)',
+  submit: 'Submit request',
+  sending: 'Sending…',
+  sent: 'Request sent',
+  resultTitle: 'Request submitted',
+  requestNumber: 'Request number',
+  request: 'Request {number}',
+  status: 'Status',
+  sentOn: 'Sent on {date}',
+  contractActive: 'Active',
+  contractActiveUntil: 'Active until {date}',
+  contractClosed: 'Closed',
+  contractInactive: 'Not active',
+  contractClosedWhy: 'Not available: the contract is already closed.',
+  contractInactiveWhy: 'Not available: the contract is not active.',
+  contractNote: 'This contract cannot be terminated: it is not active. Its earlier requests, if any, are listed below.',
+  fixFields: 'Some fields need correcting: see the messages beside them.',
+  unreachable: 'The bank could not be reached. Check your connection and press "Submit request" again: the request will not be made twice.',
+  unexpected: 'Something went wrong on this page. Reload it and try again.',
+  loadFailed: 'The page could not load its settings. Reload it to try again.',
+  reference: 'Reference for support: {id}',
+  requestsTitle: 'My requests on this contract',
+  requestsEmpty: 'No requests on this contract yet.',
+  more: 'Show more',
+  rejectionReason: 'Reason: {reason}',
+  bankNote: 'Note from the bank: {reason}',
+  withdraw: 'Withdraw',
+  withdrawLabel: 'Withdraw request {number}',
+  withdrawing: 'Withdrawing…',
+  withdrawTitle: 'Withdraw request {number}?',
+  withdrawText: 'The bank will stop handling it. This cannot be undone.',
+  withdrawCancel: 'Keep the request',
+  withdrawConfirm: 'Withdraw',
+  withdrawUnreachable: 'The bank could not be reached. Press "Withdraw" again: the request will be withdrawn once.',
+  // Field problems, in the customer's words, with an example.
+  bikRequired: 'Enter the BIK: {digits} digits, e.g. {example}.',
+  bikDigitsOnly: 'Use digits only: the BIK is {digits} digits, e.g. {example}.',
+  bikDigitCount: 'The BIK is {digits} digits, e.g. {example}; you have entered {entered}.',
+  accountRequired: 'Enter the account number: {digits} digits, e.g. {example}.',
+  accountDigitsOnly: 'Use digits only: the account number is {digits} digits, e.g. {example}.',
+  accountDigitCount: 'The account number is {digits} digits, e.g. {example}; you have entered {entered}.',
+  accountMismatch: 'This account number does not go with the BIK: check both against your bank details.',
+  recipientRequired: "Enter the recipient's name, e.g. Anna Ivanova.",
+  recipientNoLetter: 'The name needs letters, e.g. Anna Ivanova.',
+  tooLong: 'At most {max} characters; you have entered {entered}.',
+  hiddenCharacters: 'The text holds invisible characters (copied text often does): please type it again.',
+  commentRequired: 'For this reason, please say in a few words what it is, e.g. "I am moving abroad".',
+  dateRequired: 'Enter the date, e.g. {example}.',
+  dateFormat: 'Enter the date as day/month/year, e.g. {example}.',
+  dateBeforeToday: 'Choose today ({today}) or a later date.',
+  dateAfterEnd: 'The contract ends on {endDate}: choose that day or an earlier one.',
+  contractNotActive: 'This contract is no longer active, so it cannot be terminated.',
+};
+export type TextKey = keyof typeof EN;
+export const isTextKey = (value: string): value is TextKey => Object.hasOwn(EN, value);
+
+export const TEXTS: Record<Language, Record<TextKey, string>> = {
+  en: EN,
+  ru: {
+    title: 'Досрочное расторжение договора',
+    intro: 'Попросите банк расторгнуть один из ваших договоров досрочно.',
+    contract: 'Договор',
+    reason: 'Причина',
+    date: 'Желаемая дата расторжения',
+    dateHint: 'День.месяц.год, например {example}',
+    bankDetails: 'Куда перечислить остаток',
+    bik: 'БИК',
+    bikHint: '{digits} цифр',
+    account: 'Номер счёта',
+    accountHint: '{digits} цифр',
+    recipient: 'Получатель',
+    comment: 'Комментарий (необязательно)',
+    submit: 'Отправить заявку',
+    sending: 'Отправляем…',
+    sent: 'Заявка отправлена',
+    resultTitle: 'Заявка принята',
+    requestNumber: 'Номер заявки',
+    request: 'Заявка {number}',
+    status: 'Статус',
+    sentOn: 'Отправлена {date}',
+    contractActive: 'Действует',
+    contractActiveUntil: 'Действует до {date}',
+    contractClosed: 'Закрыт',
+    contractInactive: 'Не действует',
+    contractClosedWhy: 'Недоступен: договор уже закрыт.',
+    contractInactiveWhy: 'Недоступен: договор не действует.',
+    contractNote: 'Этот договор нельзя расторгнуть: он не действует. Прежние заявки по нему, если они были, показаны ниже.',
+    fixFields: 'Некоторые поля нужно исправить: подсказки рядом с ними.',
+    unreachable:
+      'Не удалось связаться с банком. Проверьте соединение и нажмите «Отправить заявку» ещё раз: заявка не будет создана дважды.',
+    unexpected: 'На странице произошла ошибка. Обновите её и попробуйте снова.',
+    loadFailed: 'Не удалось загрузить настройки страницы. Обновите её, чтобы попробовать снова.',
+    reference: 'Номер обращения для поддержки: {id}',
+    requestsTitle: 'Мои заявки по этому договору',
+    requestsEmpty: 'По этому договору заявок пока нет.',
+    more: 'Показать ещё',
+    rejectionReason: 'Причина: {reason}',
+    bankNote: 'Комментарий банка: {reason}',
+    withdraw: 'Отозвать',
+    withdrawLabel: 'Отозвать заявку {number}',
+    withdrawing: 'Отзываем…',
+    withdrawTitle: 'Отозвать заявку {number}?',
+    withdrawText: 'Банк прекратит её рассмотрение. Отменить это нельзя.',
+    withdrawCancel: 'Оставить заявку',
+    withdrawConfirm: 'Отозвать',
+    withdrawUnreachable: 'Не удалось связаться с банком. Нажмите «Отозвать» ещё раз: заявка будет отозвана один раз.',
+    bikRequired: 'Укажите БИК: {digits} цифр, например {example}.',
+    bikDigitsOnly: 'Только цифры: в БИК {digits} цифр, например {example}.',
+    bikDigitCount: 'В БИК {digits} цифр, например {example}, а введено {entered}.',
+    accountRequired: 'Укажите номер счёта: {digits} цифр, например {example}.',
+    accountDigitsOnly: 'Только цифры: в номере счёта {digits} цифр, например {example}.',
+    accountDigitCount: 'В номере счёта {digits} цифр, например {example}, а введено {entered}.',
+    accountMismatch: 'Номер счёта не подходит к этому БИК: сверьте оба с реквизитами вашего банка.',
+    recipientRequired: 'Укажите получателя, например Анна Иванова.',
+    recipientNoLetter: 'В имени нужны буквы, например Анна Иванова.',
+    tooLong: 'Не больше {max} символов, а введено {entered}.',
+    hiddenCharacters: 'В тексте есть невидимые символы (так бывает при копировании): введите его заново.',
+    commentRequired: 'Для этой причины опишите её в нескольких словах, например «Переезжаю за границу».',
+    dateRequired: 'Укажите дату, например {example}.',
+    dateFormat: 'Введите дату в виде ДД.ММ.ГГГГ, например {example}.',
+    dateBeforeToday: 'Выберите сегодняшнюю дату ({today}) или более позднюю.',
+    dateAfterEnd: 'Договор заканчивается {endDate}: выберите эту дату или более раннюю.',
+    contractNotActive: 'Договор уже не действует, его нельзя расторгнуть.',
+  },
+};
+
+/** A text with its `{name}` slots filled; a slot with no value stays as it is. */
+export const fill = (text: string, values: Record<string, string | number> = {}): string =>
+  text.replace(/\{(\w+)\}/g, (match, name: string) => String(values[name] ?? match));
