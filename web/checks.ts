@@ -33,8 +33,10 @@ export function check(field: Field, moment: Moment): FieldProblem | undefined {
       return checkComment(commentInput.value, commentRequired(), moment);
     case 'date':
       return checkDate(dateInput.value, dayInDays(0), chosenContract()?.endDate, moment);
-    case 'contract':
     case 'reason':
+      // Not chosen for the customer: the list starts on a prompt.
+      return reasonSelect.value === '' && moment === 'complete' ? { code: 'required' } : undefined;
+    case 'contract':
       return undefined;
   }
 }
@@ -48,6 +50,7 @@ export function problemText(field: Field, problem: FieldProblem): string {
     case 'required':
       if (field === 'bik' || field === 'account') return t(`${prefix}Required`, digits);
       if (field === 'date') return t('dateRequired', { example: exampleDay });
+      if (field === 'reason') return t('reasonRequired');
       return t('recipientRequired');
     case 'digitsOnly':
       return t(`${prefix}DigitsOnly`, digits);
@@ -61,6 +64,8 @@ export function problemText(field: Field, problem: FieldProblem): string {
       return t('hiddenCharacters');
     case 'dateFormat':
       return t('dateFormat', { example: exampleDay });
+    case 'dateImpossible':
+      return t('dateImpossible', { example: exampleDay });
     case 'dateBeforeToday':
       return t('dateBeforeToday', { today: formatDay(problem.today) });
     case 'dateAfterEnd':

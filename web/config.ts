@@ -26,6 +26,9 @@ export interface PageConfig {
   bankDetails?: { bik: string; accountNumber: string; recipientName: string };
   /** How often the list of requests is read again (seconds). */
   refreshSeconds: number;
+  /** The demo's customers the page can be shown as (`?customer=<id>`), and the one it is shown as. */
+  customers?: { id: string; name: string }[];
+  customer?: string;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -70,5 +73,19 @@ export function parseConfig(value: unknown): PageConfig {
       : undefined;
   const refresh = value['refreshSeconds'];
   const refreshSeconds = typeof refresh === 'number' && refresh >= 1 ? refresh : 10;
-  return { apiUrl, token, customerId, contracts: contracts.map(parseContract), refreshSeconds, ...(bankDetails ? { bankDetails } : {}) };
+  const listed = value['customers'];
+  const customers = Array.isArray(listed)
+    ? listed.filter(isRecord).flatMap(({ id, name }) => (typeof id === 'string' && typeof name === 'string' ? [{ id, name }] : []))
+    : [];
+  const customer = value['customer'];
+  return {
+    apiUrl,
+    token,
+    customerId,
+    contracts: contracts.map(parseContract),
+    refreshSeconds,
+    ...(bankDetails ? { bankDetails } : {}),
+    ...(customers.length > 0 ? { customers } : {}),
+    ...(typeof customer === 'string' ? { customer } : {}),
+  };
 }

@@ -25,6 +25,16 @@ export const requestsList = byId('requests-list', HTMLUListElement);
 export const requestsEmpty = byId('requests-empty', HTMLElement);
 export const moreButton = byId('requests-more', HTMLButtonElement);
 export const withdrawDialog = byId('withdraw-dialog', HTMLDialogElement);
+export const formFields = byId('form-fields', HTMLElement);
+export const commentLabel = byId('comment-label', HTMLLabelElement);
+export const bankOffered = byId('bank-offered', HTMLElement);
+export const notice = byId('notice', HTMLElement);
+export const resultWithdraw = byId('result-withdraw', HTMLButtonElement);
+export const requestsFailed = byId('requests-failed', HTMLElement);
+export const requestsRetry = byId('requests-retry', HTMLButtonElement);
+export const loadProblem = byId('load-problem', HTMLElement);
+export const loadRetry = byId('load-retry', HTMLButtonElement);
+export const customers = byId('customers', HTMLElement);
 
 export const FIELDS: readonly Field[] = ['contract', 'reason', 'date', 'bik', 'account', 'recipient', 'comment'];
 export const CONTROLS: Record<Exclude<Field, 'contract'>, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement> = {

@@ -1,4 +1,4 @@
-import { problemText, check } from './checks.ts';
+import { problemText, check, commentRequired } from './checks.ts';
 import {
   chosenContract,
   CONTROLS,
@@ -11,24 +11,26 @@ import {
   form,
   generalError,
   reasonSelect,
-  resultSection,
   byId,
+  formFields,
 } from './elements.ts';
 import { inputDay } from './dates.ts';
 import { parseDate } from './fields.ts';
 import {
   apiText,
   isAvailable,
+  renderCommentLabel,
   renderContracts,
+  renderCustomers,
   renderGeneral,
   renderHints,
+  renderLoadProblem,
   renderOptions,
-  renderRequests,
-  renderResult,
   renderSubmit,
 } from './render.ts';
-import { fieldErrors, state, t, type Field, type FieldError, type FormState } from './state.ts';
-import { isTextKey, type TextKey } from './texts.ts';
+import { renderNotice, renderPanel, renderRequests } from './requests-view.ts';
+import { activeRequestOf, fieldErrors, requestOf, state, t, type Field, type FieldError, type FormState, type Words } from './state.ts';
+import { isTextKey, STATUS_LABELS, type TextKey } from './texts.ts';
 
 /* The form: its state, each field's error, what the customer is told, and the page in a new language. */
 
@@ -81,15 +83,18 @@ export function applyLanguage(): void {
   if (day !== undefined) dateInput.value = inputDay(day);
   renderHints();
   renderSubmit();
-  renderOptions(
-    reasonSelect,
-    state.reasonChoices.map(({ reasonCode, label }) => ({ value: reasonCode, label })),
-  );
+  // The reason is the customer's to choose: the list starts on a prompt, once there are reasons to choose from.
+  const reasons = state.reasonChoices.map(({ reasonCode, label }) => ({ value: reasonCode, label }));
+  renderOptions(reasonSelect, reasons.length === 0 ? [] : [{ value: '', label: t('chooseReason') }, ...reasons]);
+  renderCommentLabel(commentRequired());
+  renderLoadProblem();
+  renderCustomers();
   if (state.config) renderContracts(state.config.contracts);
   contractNote.textContent = t('contractNote');
   for (const field of FIELDS) renderFieldError(field);
-  if (state.localProblem) renderGeneral([[t(state.localProblem.key)]], state.localProblem.correlationId);
-  if (state.shown) renderResult(state.shown.request);
+  if (state.localProblem) renderLocalProblem(state.localProblem);
+  renderPanel();
+  renderNotice();
   renderRequests();
 }
 
@@ -99,9 +104,13 @@ export function clearProblems(): void {
   for (const field of FIELDS) setFieldError(field, undefined);
 }
 
+function renderLocalProblem(words: Words): void {
+  renderGeneral([[t(words.key, words.values)]], words.correlationId);
+}
+
 export function showLocalProblem(key: TextKey, correlationId?: string): void {
   state.localProblem = correlationId === undefined ? { key } : { key, correlationId };
-  renderGeneral([[t(key)]], correlationId);
+  renderLocalProblem(state.localProblem);
 }
 
 /**
@@ -162,20 +171,62 @@ export function setFormState(formState: FormState): void {
   for (const control of Object.values(CONTROLS)) control.disabled = locked;
   for (const radio of contractRadios()) radio.disabled = formState === 'sending';
   contractNote.hidden = formState !== 'unavailable';
+  // A request in progress is shown instead of the form: the contract can have no other.
+  formFields.hidden = formState === 'done';
   renderSubmit();
 }
 
-/** The form for the contract chosen: ready for a request, or locked if it cannot be terminated. */
-export function formForContract(): void {
-  const contract = chosenContract();
-  setFormState(contract !== undefined && isAvailable(contract) ? 'ready' : 'unavailable');
+/** A request just made by this page, or one that turned up while a create's outcome was unknown (its late answer). */
+function madeHere(contractId: string, request: { requestId: string; createdAt: string }): boolean {
+  if (state.shown?.requestId === request.requestId) return state.shown.made;
+  const { unsettled } = state;
+  // The bank's clock and the customer's differ a little: a request made up to two minutes before the action counts as its answer.
+  return unsettled?.contractId === contractId && Date.parse(request.createdAt) >= unsettled.since - 120_000;
 }
 
-/** Another contract was chosen: a new action on it, or none if it cannot be terminated. */
+/**
+ * The form for the contract chosen, from what the page knows now: not available, still loading,
+ * its request in progress shown instead of the form, or ready for a request. A request the panel
+ * showed that has become final (withdrawn, decided) is said once, and the form is back.
+ */
+export function syncForm(): void {
+  if (state.formState === 'sending') return;
+  const contract = chosenContract();
+  const active = contract === undefined ? undefined : activeRequestOf(contract.contractId);
+  const before = state.shown === undefined ? undefined : requestOf(state.shown.requestId);
+  if (before !== undefined && before.requestId !== active?.requestId) {
+    const status = STATUS_LABELS[before.status][state.language];
+    state.notice = { key: before.status === 'WITHDRAWN' ? 'withdrawn' : 'decided', values: { number: before.requestNumber, status } };
+    state.shown = undefined;
+  }
+  if (contract !== undefined && active !== undefined && state.shown?.requestId !== active.requestId) {
+    const made = madeHere(contract.contractId, active);
+    if (made && state.unsettled !== undefined) {
+      // The answer that never came, found: the action is settled, and the problem it left is gone.
+      state.unsettled = undefined;
+      state.notice = { key: 'lateAnswer' };
+      clearProblems();
+    }
+    state.shown = { contractId: contract.contractId, requestId: active.requestId, made };
+  }
+  const listKnown =
+    contract !== undefined && (state.listed?.contractId === contract.contractId || state.listFailed === contract.contractId);
+  if (contract === undefined || !isAvailable(contract)) setFormState('unavailable');
+  else if (state.reasonChoices.length === 0 || !listKnown) setFormState('loading');
+  else setFormState(state.shown === undefined ? 'ready' : 'done');
+  renderPanel();
+  renderNotice();
+  renderRequests();
+}
+
+/** Another contract was chosen: a new action on it, once its list says whether it has a request in progress. */
 export function contractChosen(): void {
   clearProblems();
   state.unsettled = undefined;
   state.shown = undefined;
-  resultSection.hidden = true;
-  formForContract();
+  state.notice = undefined;
+  state.listed = undefined;
+  state.listFailed = undefined;
+  setFormState('loading');
+  syncForm();
 }

@@ -1,24 +1,22 @@
-import type { TerminationRequest } from '../client/index.ts';
 import type { ContractChoice } from './config.ts';
-import { formatDay, formatMoment, inputDay, dayInDays, withLocalDays } from './dates.ts';
+import { formatDay, inputDay, dayInDays, withLocalDays } from './dates.ts';
 import {
   byId,
+  commentLabel,
+  commentInput,
   contractRadios,
   contractsBox,
   chosenContractId,
+  customers,
   generalError,
-  moreButton,
-  requestsEmpty,
-  requestsList,
-  resultSection,
+  loadProblem,
   submitButton,
 } from './elements.ts';
 import { ACCOUNT_DIGITS, BIK_DIGITS } from './fields.ts';
-import { WITHDRAWABLE_STATUSES } from '../lib/termination/lifecycle.ts';
-import { state, t, withdrawing } from './state.ts';
-import { STATUS_LABELS, type TextKey } from './texts.ts';
+import { state, t } from './state.ts';
+import type { TextKey } from './texts.ts';
 
-/* Drawing what the page knows: contracts, the request on show, the list, and the page's own words. */
+/* Drawing what the page knows: contracts, the page's own words and problems, the form's labels (requests: requests-view.ts). */
 
 export function span(className: string, text: string): HTMLSpanElement {
   const element = document.createElement('span');
@@ -104,66 +102,6 @@ export function renderContracts(contracts: ContractChoice[]): void {
     ?.focus();
 }
 
-export function renderResult(request: TerminationRequest): void {
-  byId('result-number', HTMLElement).replaceChildren(span('nowrap', request.requestNumber));
-  byId('result-status', HTMLElement).textContent = STATUS_LABELS[request.status][state.language];
-  byId('result-message', HTMLElement).replaceChildren(...apiText(request.message));
-  resultSection.hidden = false;
-}
-
-/**
- * One request: its number, status, the day it was sent and, when the bank gave one, its reason,
- * once (the API's message says the same and is not repeated here).
- */
-function renderRequest(request: TerminationRequest): HTMLLIElement {
-  const item = document.createElement('li');
-  item.dataset['requestId'] = request.requestId;
-  item.dataset['status'] = request.status;
-  const title = document.createElement('h3');
-  title.tabIndex = -1;
-  title.append(...withNumber('request', request.requestNumber));
-  const status = paragraph('status', `${t('status')}: `, span('status-label', STATUS_LABELS[request.status][state.language]));
-  item.append(title, status, paragraph('sent', t('sentOn', { date: formatMoment(request.createdAt) })));
-  if (request.statusReason !== undefined) {
-    const key: TextKey = request.status === 'REJECTED' ? 'rejectionReason' : 'bankNote';
-    // The API's words are plain text: never HTML (docs/clients.md).
-    item.append(paragraph('reason', t(key, { reason: request.statusReason })));
-  }
-  // The domain's own rule (docs/decisions/0018-withdrawal.md), bundled into the page.
-  if (WITHDRAWABLE_STATUSES.includes(request.status)) {
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = 'withdraw secondary';
-    button.dataset['requestId'] = request.requestId;
-    button.dataset['requestNumber'] = request.requestNumber;
-    const busy = withdrawing.has(request.requestId);
-    button.disabled = busy;
-    button.textContent = busy ? t('withdrawing') : t('withdraw');
-    button.setAttribute('aria-label', t('withdrawLabel', { number: request.requestNumber }));
-    item.append(button);
-  }
-  return item;
-}
-
-export function renderRequests(): void {
-  const requests = state.listed?.requests ?? [];
-  requestsEmpty.hidden = state.listed === undefined || requests.length > 0;
-  moreButton.hidden = state.listed?.nextCursor === undefined;
-  // A refresh draws the list anew: the focus stays on the request it was on.
-  const focused =
-    document.activeElement instanceof HTMLElement && requestsList.contains(document.activeElement) ? document.activeElement : null;
-  const focusedRequest = focused?.closest('li')?.dataset['requestId'];
-  requestsList.replaceChildren(...requests.map(renderRequest));
-  if (focusedRequest !== undefined) focusRequest(focusedRequest);
-}
-
-/** Focus back where the customer was in the list: the request's button, or its title once it has none. */
-export function focusRequest(requestId: string): void {
-  const item = [...requestsList.children].find((child) => child instanceof HTMLElement && child.dataset['requestId'] === requestId);
-  const target = item?.querySelector('button.withdraw') ?? item?.querySelector('h3');
-  if (target instanceof HTMLElement) target.focus();
-}
-
 export function renderGeneral(lines: (string | HTMLSpanElement)[][], correlationId?: string): void {
   const paragraphs = lines.map((line) => paragraph('', ...line));
   if (correlationId !== undefined) paragraphs.push(paragraph('reference', t('reference', { id: correlationId })));
@@ -179,4 +117,31 @@ export function renderHints(): void {
 export function renderSubmit(): void {
   submitButton.disabled = state.formState !== 'ready';
   submitButton.textContent = state.formState === 'sending' ? t('sending') : state.formState === 'done' ? t('sent') : t('submit');
+}
+
+/** The comment's label says "(optional)" only while the reason chosen does not need one. */
+export function renderCommentLabel(required: boolean): void {
+  commentLabel.textContent = t(required ? 'commentNeeded' : 'comment');
+  commentInput.setAttribute('aria-required', String(required));
+}
+
+/** What the page could not load, with a button to try again; nothing when all is loaded. */
+export function renderLoadProblem(): void {
+  loadProblem.hidden = state.loadProblem === undefined;
+  byId('load-problem-text', HTMLElement).textContent = state.loadProblem === undefined ? '' : t(state.loadProblem);
+}
+
+/** The demo's switch between its customers, each a link to the page as that customer: two tabs show two side by side. */
+export function renderCustomers(): void {
+  const list = state.config?.customers ?? [];
+  customers.hidden = list.length < 2;
+  byId('customers-links', HTMLElement).replaceChildren(
+    ...list.map(({ id, name }) => {
+      const link = document.createElement('a');
+      link.href = `?customer=${encodeURIComponent(id)}`;
+      link.textContent = name;
+      if (id === state.config?.customer) link.setAttribute('aria-current', 'page');
+      return link;
+    }),
+  );
 }
