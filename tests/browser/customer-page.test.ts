@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import {
   openPage,
   PAGE_STATES,
   REJECTION_REASONS,
+  screenshotDir,
   screenshotPath,
   SCREENSHOT_VIEWS,
   seedRequests,
@@ -291,7 +293,14 @@ describe('the page as a customer reads it', () => {
     expect(found).toEqual([]);
   }, 480_000);
 
-  it('has a picture of every state in docs/images, each shown in docs/local-development.md (npm run screenshot makes them)', () => {
+  it('npm run screenshot changes no tracked file unless asked: its pictures go to a folder git ignores, docs/images only with --docs', () => {
+    expect(screenshotDir([])).toBe('.local/screenshots');
+    expect(screenshotDir(['--docs'])).toBe('docs/images');
+    const ignored = spawnSync('git', ['check-ignore', '-q', screenshotPath('empty', { language: 'en', width: 1280 }, screenshotDir([]))]);
+    expect(ignored.status).toBe(0);
+  });
+
+  it('has a picture of every state in docs/images, each shown in docs/local-development.md (npm run screenshot -- --docs makes them)', () => {
     const doc = readFileSync('docs/local-development.md', 'utf8');
     for (const state of PAGE_STATES) {
       for (const view of SCREENSHOT_VIEWS) {
