@@ -17,6 +17,7 @@ import {
   typedDay,
   WIDTHS,
   type Language,
+  type PageState,
   type StateContracts,
 } from '../../scripts/screenshot';
 import { audit, type Violation } from '../support/axe';
@@ -134,6 +135,28 @@ const EXPECTED_CARDS: Record<Language, { name: string; number: string; state: st
     { name: 'Ипотека', number: '•• 7730', state: 'Действует до 31.12.2045', why: '' },
     { name: 'Потребительский кредит', number: '•• 1964', state: 'Закрыт', why: 'Недоступен: договор уже закрыт.' },
   ],
+};
+
+/** What each step says, in each language: the words that tell the customer where they are. */
+const STEP_WORDS: Record<PageState, Record<Language, string[]>> = {
+  empty: { en: ['No requests on this contract yet.'], ru: ['По этому договору заявок пока нет.'] },
+  errors: {
+    en: ['Some fields need correcting', 'Choose the reason from the list.'],
+    ru: ['Некоторые поля нужно исправить', 'Выберите причину из списка.'],
+  },
+  refused: { en: ['This account number does not go with the BIK'], ru: ['Номер счёта не подходит к этому БИК'] },
+  success: { en: ['Request submitted', 'Status\nSubmitted'], ru: ['Заявка принята', 'Статус\nПодана'] },
+  withdrawn: {
+    en: ['is withdrawn. You can make a new request on this contract.', 'Status: Withdrawn'],
+    ru: ['отозвана. По этому договору можно подать новую заявку.', 'Статус: Отозвана'],
+  },
+  held: {
+    en: ['A request on this contract is in progress', "The bank's reason, in its own words:"],
+    ru: ['По этому договору уже есть заявка в работе', 'Причина словами банка:'],
+  },
+  'withdraw-dialog': { en: ['The bank will stop handling it.'], ru: ['Банк прекратит её рассмотрение.'] },
+  unavailable: { en: ['This contract cannot be terminated'], ru: ['Этот договор нельзя расторгнуть'] },
+  outage: { en: ["the bank's service is not answering right now"], ru: ['сервис банка сейчас не отвечает'] },
 };
 
 describe('the page as a customer reads it', () => {
@@ -275,21 +298,23 @@ describe('the page as a customer reads it', () => {
     expect(broken).toEqual([]);
   });
 
-  it('passes an axe-core audit in every state, in both languages, at 1280 and 390 px (24.6)', async () => {
-    const audited: { state: string; language: Language; width: number; violations: Violation[] }[] = [];
+  it('shows each step in the words of its language and passes an axe-core audit, in both languages, at 1280 and 390 px (24.6)', async () => {
+    const audited: { state: string; language: Language; width: number; violations: Violation[]; missing: string[] }[] = [];
     for (const language of LANGUAGES) {
       for (const width of WIDTHS) {
         const ids = await contracts(language);
         for (const state of PAGE_STATES) {
           const page = await open(language, width);
           await showState(page, state, ids);
-          audited.push({ state, language, width, violations: await audit(page) });
+          const text = String(await page.evaluate('document.body.innerText'));
+          const missing = STEP_WORDS[state][language].filter((words) => !text.includes(words));
+          audited.push({ state, language, width, violations: await audit(page), missing });
           await page.close();
         }
       }
     }
     expect(audited).toHaveLength(PAGE_STATES.length * LANGUAGES.length * WIDTHS.length);
-    const found = audited.filter(({ violations }) => violations.length > 0);
+    const found = audited.filter(({ violations, missing }) => violations.length > 0 || missing.length > 0);
     expect(found).toEqual([]);
   }, 480_000);
 
