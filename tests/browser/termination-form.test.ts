@@ -285,7 +285,9 @@ describe('the termination form in Chromium', () => {
       async (p) => {
         await recordCalls(p);
         // The reasons an earlier test's page read may be in the browser's cache (kept an hour): this page asks the API.
-        await (await p.context().newCDPSession(p)).send('Network.setCacheDisabled', { cacheDisabled: true });
+        const cdp = await p.context().newCDPSession(p);
+        await cdp.send('Network.enable');
+        await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
       },
       'loading',
     );

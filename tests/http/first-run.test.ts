@@ -269,10 +269,11 @@ function childrenOf(pid: number): { pid: number; command: string }[] {
 
 describe('npm start --persist, run twice on the same data', () => {
   it("answers each run's curl line 201 as its Ready block says, and stops with one line naming DynamoDB Local when it dies", async () => {
-    const ports = await freePorts();
     const dir = mkdtempSync(join(tmpdir(), 'persist-'));
     try {
       for (const run of [1, 2]) {
+        // Ports of its own for each run: another test file may take the ports the first run gave back.
+        const ports = await freePorts();
         const child = spawn(process.execPath, [tsx, 'scripts/start.ts', '--persist'], {
           env: { ...process.env, ...portEnv(ports), LOCAL_DIR: dir },
           stdio: ['ignore', 'pipe', 'pipe'],
