@@ -253,8 +253,9 @@ request number, which the service makes.
 ## Operating
 
 Each alarm of the lifecycle (decision dead letters, publisher dead letters, stream iterator age,
-decision rule failures, publisher destination failures), what it means and what to do, and how
-to redrive both dead-letter queues with \`npm run redrive\`: [docs/operations.md](operations.md).
+decision rule failures, publisher destination failures, unconfirmed records), what it means and
+what to do, how to redrive both dead-letter queues with \`npm run redrive\`, and how to republish
+a request's events from the table with \`npm run republish\`: [docs/operations.md](operations.md).
 
 The decision dead-letter queue holds three kinds of message: the consumer's own refusals
 (\`{"reason", "problems", "event"}\`: the refusal, what is wrong, the whole EventBridge event);
