@@ -142,7 +142,7 @@ async function main(): Promise<void> {
   await putContracts(DynamoDBDocumentClient.from(db.client), tables.contracts, DEMO_CONTRACTS);
 
   const key = loadOrCreateSigningKey(keyDir);
-  const jwks = await startJwksServer(key.jwks, jwksPort, docsRoutes);
+  const jwks = await startJwksServer(key.jwks, jwksPort);
   stops.push(jwks.stop);
 
   // The decision rule of the template, with its own pattern: a decision put on the bus reaches the consumer as in AWS.
@@ -200,7 +200,13 @@ async function main(): Promise<void> {
     onError: (error) => console.error(`${clock()} Reading the stream failed:`, error instanceof Error ? error.message : error),
   });
   stops.push(poller.stop);
-  const page = await startPageServer({ port: pagePort, host: flags.host, config: () => demoPageConfig(key, offline.url) });
+  // The API reference on the page's origin, which the API's CORS allows: its "Try it out" calls the running API.
+  const page = await startPageServer({
+    port: pagePort,
+    host: flags.host,
+    config: () => demoPageConfig(key, offline.url),
+    routes: docsRoutes(offline.url),
+  });
   stops.push(page.stop);
 
   writeRunningStack({
@@ -227,7 +233,7 @@ async function main(): Promise<void> {
     console.log(`   token (12 h): ${token}\n`);
     console.log(`${curlLine(offline.url, token, customer.contracts.active, date, name === 'anna' ? 'Anna Ivanova' : 'Boris Petrov')}\n`);
   }
-  console.log(readyBlock({ apiUrl: offline.url, pageUrl: page.url, docsUrl: `${jwks.origin}/docs/`, dynamoDb: db.endpoint }));
+  console.log(readyBlock({ apiUrl: offline.url, pageUrl: page.url, docsUrl: `${page.origin}/docs/`, dynamoDb: db.endpoint }));
 }
 
 /** The one block that says the stack is up, with the addresses a person uses. */

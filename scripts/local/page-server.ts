@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, demoContractDisplay, type Contract, type ContractDisplay } from './demo-data';
+import type { ExtraRoutes } from './jwks-server';
 import { signToken, type SigningKey } from './signing-key';
 
 /*
@@ -83,8 +84,16 @@ export function demoPageConfig(key: SigningKey, apiUrl: string): PageConfig {
   };
 }
 
-/** Serves the page on host:port (port 0: any free one); `config` is asked on every /config.json. */
-export async function startPageServer(options: { port: number; host?: string; config: () => PageConfig }): Promise<PageServer> {
+/**
+ * Serves the page on host:port (port 0: any free one); `config` is asked on every /config.json.
+ * `routes` answers what else the origin serves (npm start: the API reference under /docs/).
+ */
+export async function startPageServer(options: {
+  port: number;
+  host?: string;
+  config: () => PageConfig;
+  routes?: ExtraRoutes;
+}): Promise<PageServer> {
   const host = options.host ?? '127.0.0.1';
   const files: Record<string, { type: string; body: string }> = {
     '/': { type: 'text/html; charset=utf-8', body: readFileSync(webFile('index.html'), 'utf8') },
@@ -97,6 +106,7 @@ export async function startPageServer(options: { port: number; host?: string; co
       res.writeHead(405, { ...headers, Allow: 'GET, HEAD' }).end();
       return;
     }
+    if (options.routes?.(req, res)) return;
     const path = new URL(req.url ?? '/', 'http://page').pathname;
     const file = path === '/config.json' ? { type: 'application/json', body: JSON.stringify(options.config()) } : files[path];
     if (!file) {
