@@ -399,50 +399,46 @@ function desiredDateDescription(): string {
   return `A real date, YYYY-MM-DD, not before today in the bank's business time zone (${DEFAULT_BUSINESS_TIME_ZONE}), today allowed; an earlier one is 400 VALIDATION_ERROR, a date after the contract's end 422 TERMINATION_DATE_AFTER_CONTRACT_END. Today is the date there, not in UTC or on the device: at ${instant.toISOString()} (still the 21st in UTC) the earliest date is ${today}.`;
 }
 
+/** A lib schema, published, with some of its properties replaced by the description's own (in their places). */
+function publishWith(schema: object, named: Record<string, Record<string, unknown>>, properties: Record<string, unknown>) {
+  const published = publishObject(schema, named);
+  const own = isObject(published['properties']) ? published['properties'] : {};
+  return { ...published, properties: { ...own, ...properties } };
+}
+
 function componentSchemas(): Record<string, unknown> {
   const named: Record<string, Record<string, unknown>> = {};
-  const inputProperties = Object.fromEntries(
-    Object.entries(terminationRequestInputSchema.properties).map(([name, property]) => {
-      if (name === 'bankDetails') return [name, ref('BankDetails')];
-      const published = publish(property, named);
-      if (name !== 'desiredTerminationDate' || !isObject(published)) return [name, published];
-      return [name, { ...published, description: desiredDateDescription(), examples: ['2030-06-30'] }];
-    }),
-  );
+  const input = terminationRequestInputSchema.properties;
   const reasons = terminationReasonListSchema.properties.items;
   const details = errorBodySchema.properties.details;
   const schemas: Record<string, unknown> = {
-    TerminationRequestInput: { ...publishObject(terminationRequestInputSchema, named), properties: inputProperties },
-    BankDetails: publish(terminationRequestInputSchema.properties.bankDetails, named),
+    TerminationRequestInput: publishWith(terminationRequestInputSchema, named, {
+      desiredTerminationDate: {
+        ...publishObject(input.desiredTerminationDate, named),
+        description: desiredDateDescription(),
+        examples: ['2030-06-30'],
+      },
+      bankDetails: ref('BankDetails'),
+    }),
+    BankDetails: publish(input.bankDetails, named),
     TerminationRequest: publish(terminationRequestSchema, named),
-    TerminationRequestList: {
-      ...publishObject(terminationRequestListSchema, named),
-      properties: {
-        ...publishObject(terminationRequestListSchema.properties, named),
-        items: { type: 'array', maxItems: MAX_PAGE_SIZE, items: ref('TerminationRequest') },
-        nextCursor: { ...terminationRequestListSchema.properties.nextCursor, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+$' },
-      },
-    },
+    TerminationRequestList: publishWith(terminationRequestListSchema, named, {
+      items: { type: 'array', maxItems: MAX_PAGE_SIZE, items: ref('TerminationRequest') },
+      nextCursor: { ...terminationRequestListSchema.properties.nextCursor, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+$' },
+    }),
     Withdrawal: publish(withdrawalSchema, named),
-    TerminationReasonList: {
-      ...publishObject(terminationReasonListSchema, named),
-      properties: { items: { ...reasons, items: ref('TerminationReason') } },
-    },
+    TerminationReasonList: publishWith(terminationReasonListSchema, named, { items: { ...reasons, items: ref('TerminationReason') } }),
     TerminationReason: publish(reasons.items, named),
-    ErrorBody: {
-      ...publishObject(errorBodySchema, named),
-      properties: {
-        ...publishObject(errorBodySchema.properties, named),
-        errorCode: ref('ErrorCode'),
-        correlationId: {
-          ...errorBodySchema.properties.correlationId,
-          maxLength: UUID_LENGTH,
-          description:
-            "The answer's X-Correlation-Id (a UUID): quote it to support. Empty on the WAF's own answers (prod), which carry no id.",
-        },
-        details: { ...details, maxItems: MAX_DETAILS, items: ref('ErrorDetail') },
+    ErrorBody: publishWith(errorBodySchema, named, {
+      errorCode: ref('ErrorCode'),
+      correlationId: {
+        ...errorBodySchema.properties.correlationId,
+        maxLength: UUID_LENGTH,
+        description:
+          "The answer's X-Correlation-Id (a UUID): quote it to support. Empty on the WAF's own answers (prod), which carry no id.",
       },
-    },
+      details: { ...details, maxItems: MAX_DETAILS, items: ref('ErrorDetail') },
+    }),
     ErrorDetail: publish(details.items, named),
     ErrorCode: {
       type: 'string',
