@@ -295,7 +295,7 @@ export interface operations {
             /** @description A path, query or header value is not valid (details lists each). */
             400: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -321,7 +321,7 @@ export interface operations {
             /** @description The contract belongs to another customer, or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
             403: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -333,7 +333,7 @@ export interface operations {
             /** @description No such contract, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -371,7 +371,7 @@ export interface operations {
             /** @description Internal error: the function, or API Gateway itself. The body carries no internals; quote the correlationId. Retry (a create or a withdrawal with the same Idempotency-Key). */
             500: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -383,7 +383,7 @@ export interface operations {
             /** @description A dependency is unavailable: DynamoDB, the authorizer, or the function could not be reached in time. Retry after Retry-After seconds (a create or a withdrawal with the same Idempotency-Key). */
             503: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before retrying: 1 from the function (RETRY_AFTER_SECONDS), 1 from API Gateway. */
@@ -397,7 +397,7 @@ export interface operations {
             /** @description Another failure API Gateway answers itself, keeping its own status (e.g. 502 when a function fails or runs out of time): INTERNAL_ERROR. Retry (a create or a withdrawal with the same Idempotency-Key). */
             "5XX": {
                 headers: {
-                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -490,7 +490,7 @@ export interface operations {
             /** @description The request could not be read, or fields are not valid (details lists each). Without the WAF, a body over 16384 bytes is MALFORMED_REQUEST too. */
             400: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -516,7 +516,7 @@ export interface operations {
             /** @description The contract belongs to another customer, or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
             403: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -528,7 +528,7 @@ export interface operations {
             /** @description No such contract, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -540,7 +540,7 @@ export interface operations {
             /** @description The contract already has an active termination request; the message names its number. */
             409: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -564,7 +564,7 @@ export interface operations {
             /** @description A business rule refused the request, or the Idempotency-Key was used for another request. */
             422: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -590,7 +590,7 @@ export interface operations {
             /** @description Internal error: the function, or API Gateway itself. The body carries no internals; quote the correlationId. Retry (a create or a withdrawal with the same Idempotency-Key). */
             500: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -602,7 +602,7 @@ export interface operations {
             /** @description A dependency is unavailable: DynamoDB, the authorizer, or the function could not be reached in time. Retry after Retry-After seconds (a create or a withdrawal with the same Idempotency-Key). */
             503: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before retrying: 1 from the function (RETRY_AFTER_SECONDS), 1 from API Gateway. */
@@ -616,7 +616,7 @@ export interface operations {
             /** @description Another failure API Gateway answers itself, keeping its own status (e.g. 502 when a function fails or runs out of time): INTERNAL_ERROR. Retry (a create or a withdrawal with the same Idempotency-Key). */
             "5XX": {
                 headers: {
-                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -668,7 +668,7 @@ export interface operations {
             /** @description A path or header value is not valid (details lists each). */
             400: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -694,7 +694,7 @@ export interface operations {
             /** @description The contract belongs to another customer, or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
             403: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -706,7 +706,7 @@ export interface operations {
             /** @description No such contract, or no such request on it, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -744,7 +744,7 @@ export interface operations {
             /** @description Internal error: the function, or API Gateway itself. The body carries no internals; quote the correlationId. Retry (a create or a withdrawal with the same Idempotency-Key). */
             500: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -756,7 +756,7 @@ export interface operations {
             /** @description A dependency is unavailable: DynamoDB, the authorizer, or the function could not be reached in time. Retry after Retry-After seconds (a create or a withdrawal with the same Idempotency-Key). */
             503: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before retrying: 1 from the function (RETRY_AFTER_SECONDS), 1 from API Gateway. */
@@ -770,7 +770,7 @@ export interface operations {
             /** @description Another failure API Gateway answers itself, keeping its own status (e.g. 502 when a function fails or runs out of time): INTERNAL_ERROR. Retry (a create or a withdrawal with the same Idempotency-Key). */
             "5XX": {
                 headers: {
-                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -845,7 +845,7 @@ export interface operations {
             /** @description A header value is not valid (details lists each). */
             400: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -871,7 +871,7 @@ export interface operations {
             /** @description API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
             403: {
                 headers: {
-                    /** @description From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -883,7 +883,7 @@ export interface operations {
             /** @description There is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
-                    /** @description From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -921,7 +921,7 @@ export interface operations {
             /** @description Internal error: the function, or API Gateway itself. The body carries no internals; quote the correlationId. Retry (a create or a withdrawal with the same Idempotency-Key). */
             500: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -933,7 +933,7 @@ export interface operations {
             /** @description A dependency is unavailable: DynamoDB, the authorizer, or the function could not be reached in time. Retry after Retry-After seconds (a create or a withdrawal with the same Idempotency-Key). */
             503: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before retrying: 1 from the function (RETRY_AFTER_SECONDS), 1 from API Gateway. */
@@ -947,7 +947,7 @@ export interface operations {
             /** @description Another failure API Gateway answers itself, keeping its own status (e.g. 502 when a function fails or runs out of time): INTERNAL_ERROR. Retry (a create or a withdrawal with the same Idempotency-Key). */
             "5XX": {
                 headers: {
-                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1001,7 +1001,7 @@ export interface operations {
             /** @description A body was sent (this call takes none), the Idempotency-Key is missing, or a path or header value is not valid (details lists each). */
             400: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1027,7 +1027,7 @@ export interface operations {
             /** @description The contract belongs to another customer, or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
             403: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1039,7 +1039,7 @@ export interface operations {
             /** @description No such contract, or no such request on it, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1051,7 +1051,7 @@ export interface operations {
             /** @description The request can no longer be withdrawn: the bank has approved it, or it is final; details names its status. */
             409: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1075,7 +1075,7 @@ export interface operations {
             /** @description The Idempotency-Key was used for another action (a withdrawal of another request). */
             422: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1101,7 +1101,7 @@ export interface operations {
             /** @description Internal error: the function, or API Gateway itself. The body carries no internals; quote the correlationId. Retry (a create or a withdrawal with the same Idempotency-Key). */
             500: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
@@ -1113,7 +1113,7 @@ export interface operations {
             /** @description A dependency is unavailable: DynamoDB, the authorizer, or the function could not be reached in time. Retry after Retry-After seconds (a create or a withdrawal with the same Idempotency-Key). */
             503: {
                 headers: {
-                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before retrying: 1 from the function (RETRY_AFTER_SECONDS), 1 from API Gateway. */
@@ -1127,7 +1127,7 @@ export interface operations {
             /** @description Another failure API Gateway answers itself, keeping its own status (e.g. 502 when a function fails or runs out of time): INTERNAL_ERROR. Retry (a create or a withdrawal with the same Idempotency-Key). */
             "5XX": {
                 headers: {
-                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. Where present, the same as the body's correlationId. */
+                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
                     "X-Correlation-Id": string;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;

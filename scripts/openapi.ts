@@ -284,7 +284,7 @@ function correlationHeader(fromFunction: boolean, edge: EdgeAnswer[]) {
     ...(fromFunction ? ["From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID."] : []),
     ...(gateway.length > 0 ? [`From API Gateway itself (${codeList(gateway)}): its own request id, whatever the client sent.`] : []),
     ...(waf.length > 0 ? [`None on the WAF's own answers (${codeList(waf)}, prod), whose correlationId is empty.`] : []),
-    "Where present, the same as the body's correlationId.",
+    waf.length > 0 ? "Where present, the same as the body's correlationId." : "The same as the body's correlationId.",
   ];
   return header(words.join(' '), uuidHeaderSchema, waf.length === 0);
 }
