@@ -106,10 +106,12 @@ export interface components {
              * @description Up to 1000 characters (code points); line breaks are allowed. No control or format characters (zero-width, bidi overrides), line or paragraph separators, private-use characters, unpaired surrogates or other default-ignorable characters; variation selectors are allowed. For reasonCode OTHER it must hold a letter or a digit.
              */
             comment?: string;
+            /** @description UUIDs of documents; no repeats, compared ignoring case (each repeat is 400 VALIDATION_ERROR). */
             documentIds?: string[];
         };
         BankDetails: {
             bik: string;
+            /** @description 20 digits whose control key matches the BIK, by the Bank of Russia's rule (weights 7, 1, 3 over the BIK's last three digits and the account): a mismatch is 422 BANK_ACCOUNT_KEY_MISMATCH. */
             accountNumber: string;
             /**
              * Format: recipient-name
@@ -412,7 +414,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description UUID; scoped to the customer; kept 24 h. One per user action, the same on every retry of it. Missing: 400 IDEMPOTENCY_KEY_MISSING. */
+                /** @description UUID; scoped to the customer; kept 24 h. One per user action, the same on every retry of it; used for another call: 422 IDEMPOTENCY_KEY_REUSED. Missing: 400 IDEMPOTENCY_KEY_MISSING. */
                 "Idempotency-Key": string;
                 /** @description A UUID naming the user action, the same on each of its retries; the answer carries it back. Not a UUID: 400 VALIDATION_ERROR. */
                 "X-Correlation-Id"?: components["parameters"]["X-Correlation-Id"];
@@ -424,7 +426,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description JSON, at most 16384 bytes. */
+        /** @description JSON in UTF-8 (Content-Type: application/json, a charset if any utf-8), at most 16384 bytes; no field but these, and never customerId, which the token gives. */
         requestBody: {
             content: {
                 /**
@@ -962,7 +964,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description UUID; scoped to the customer and to withdrawals; kept 24 h. One per user action, the same on every retry of it. Missing: 400 IDEMPOTENCY_KEY_MISSING. */
+                /** @description UUID; scoped to the customer and to withdrawals; kept 24 h. One per user action, the same on every retry of it; used for another call: 422 IDEMPOTENCY_KEY_REUSED. Missing: 400 IDEMPOTENCY_KEY_MISSING. */
                 "Idempotency-Key": string;
                 /** @description A UUID naming the user action, the same on each of its retries; the answer carries it back. Not a UUID: 400 VALIDATION_ERROR. */
                 "X-Correlation-Id"?: components["parameters"]["X-Correlation-Id"];

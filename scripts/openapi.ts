@@ -413,6 +413,10 @@ function componentSchemas(): Record<string, unknown> {
   const details = errorBodySchema.properties.details;
   const schemas: Record<string, unknown> = {
     TerminationRequestInput: publishWith(terminationRequestInputSchema, named, {
+      documentIds: {
+        ...publishObject(input.documentIds, named),
+        description: 'UUIDs of documents; no repeats, compared ignoring case (each repeat is 400 VALIDATION_ERROR).',
+      },
       desiredTerminationDate: {
         ...publishObject(input.desiredTerminationDate, named),
         description: desiredDateDescription(),
@@ -420,7 +424,13 @@ function componentSchemas(): Record<string, unknown> {
       },
       bankDetails: ref('BankDetails'),
     }),
-    BankDetails: publish(input.bankDetails, named),
+    BankDetails: publishWith(input.bankDetails, named, {
+      accountNumber: {
+        ...publishObject(input.bankDetails.properties.accountNumber, named),
+        description:
+          "20 digits whose control key matches the BIK, by the Bank of Russia's rule (weights 7, 1, 3 over the BIK's last three digits and the account): a mismatch is 422 BANK_ACCOUNT_KEY_MISMATCH.",
+      },
+    }),
     TerminationRequest: publish(terminationRequestSchema, named),
     TerminationRequestList: publishWith(terminationRequestListSchema, named, {
       items: { type: 'array', maxItems: MAX_PAGE_SIZE, items: ref('TerminationRequest') },
@@ -475,7 +485,7 @@ export function buildOpenApi(): Record<string, unknown> {
     name: 'Idempotency-Key',
     in: 'header',
     required: true,
-    description: `UUID; scoped to the customer${scope}; kept 24 h. One per user action, the same on every retry of it. Missing: 400 IDEMPOTENCY_KEY_MISSING.`,
+    description: `UUID; scoped to the customer${scope}; kept 24 h. One per user action, the same on every retry of it; used for another call: 422 IDEMPOTENCY_KEY_REUSED. Missing: 400 IDEMPOTENCY_KEY_MISSING.`,
     schema: uuidHeaderSchema,
   });
   const successHeaders = {
@@ -524,7 +534,7 @@ export function buildOpenApi(): Record<string, unknown> {
           parameters: [contractIdParameter, idempotencyKey(''), ...commonHeaders],
           requestBody: {
             required: true,
-            description: `JSON, at most ${MAX_BODY_BYTES} bytes.`,
+            description: `JSON in UTF-8 (Content-Type: application/json, a charset if any utf-8), at most ${MAX_BODY_BYTES} bytes; no field but these, and never customerId, which the token gives.`,
             content: {
               'application/json': {
                 schema: ref('TerminationRequestInput'),
