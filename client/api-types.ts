@@ -138,7 +138,10 @@ export interface components {
         Withdrawal: {
             /** Format: uuid */
             requestId: string;
-            /** @enum {string} */
+            /**
+             * WithdrawalStatus
+             * @enum {string}
+             */
             status: "WITHDRAWN";
             /** Format: date-time */
             withdrawnAt: string;

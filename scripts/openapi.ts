@@ -436,7 +436,10 @@ function componentSchemas(): Record<string, unknown> {
       items: { type: 'array', maxItems: MAX_PAGE_SIZE, items: ref('TerminationRequest') },
       nextCursor: { ...terminationRequestListSchema.properties.nextCursor, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+$' },
     }),
-    Withdrawal: publish(withdrawalSchema, named),
+    // Its one status value gets a name of its own: code generators would call it Status.
+    Withdrawal: publishWith(withdrawalSchema, named, {
+      status: { title: 'WithdrawalStatus', ...publishObject(withdrawalSchema.properties.status, named) },
+    }),
     TerminationReasonList: publishWith(terminationReasonListSchema, named, { items: { ...reasons, items: ref('TerminationReason') } }),
     TerminationReason: publish(reasons.items, named),
     ErrorBody: publishWith(errorBodySchema, named, {

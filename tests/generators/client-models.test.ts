@@ -51,9 +51,9 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the Kotlin models', () => {
-  it("name the description's types once each, and the withdrawal's one status Status", () => {
+  it("name the description's types once each, the withdrawal's one status WithdrawalStatus", () => {
     for (const source of [kotlin, plainKotlin]) {
-      expect(declared(source, /^(?:data|enum) class (\w+)/gm)).toEqual([...TYPES, 'Status'].sort());
+      expect(declared(source, /^(?:data|enum) class (\w+)/gm)).toEqual([...TYPES, 'WithdrawalStatus'].sort());
     }
   });
 
@@ -81,7 +81,7 @@ describe('the Kotlin models', () => {
 
 describe('the Swift models', () => {
   it("name the description's types once each, as Codable structs and String enums", () => {
-    expect(declared(swift, /^public (?:struct|enum) (\w+)/gm)).toEqual([...TYPES, 'Status'].sort());
+    expect(declared(swift, /^public (?:struct|enum) (\w+)/gm)).toEqual([...TYPES, 'WithdrawalStatus'].sort());
     expect(swift).toMatch(/^public struct TerminationRequest: Codable \{/m);
     expect(swift).toMatch(/^public enum ErrorCode: String, Codable \{/m);
   });

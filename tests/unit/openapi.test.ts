@@ -74,7 +74,7 @@ function lostConstraints(service: unknown, published: unknown, path = ''): strin
   });
 }
 
-/** What the published schema adds to the service's: only patterns of its text formats, lengths they imply, words and examples. */
+/** What the published schema adds to the service's: only patterns of its text formats, lengths they imply, names, words and examples. */
 function additions(service: unknown, published: unknown, path = ''): string[] {
   if (!isPlainObject(published)) return [];
   return Object.entries(published).flatMap(([key, value]): string[] => {
@@ -84,6 +84,7 @@ function additions(service: unknown, published: unknown, path = ''): string[] {
     const allowed =
       key === 'description' ||
       key === 'examples' ||
+      key === 'title' ||
       (key === 'pattern' && (format === 'recipient-name' || format === 'customer-text')) ||
       (key === 'maxLength' &&
         ((format === 'uuid' && value === 36) ||
@@ -145,7 +146,7 @@ describe('docs/openapi.yaml holds the shapes generators read', () => {
   it('has no const (OpenAPI 3.1 only): a single value is a one-value enum, which 3.0-era generators read', () => {
     const consts = [...objectsOf(document)].filter(({ value }) => 'const' in value).map(({ path }) => path.join('/'));
     expect(consts).toEqual([]);
-    expect(at(schemas, 'Withdrawal', 'properties', 'status')).toEqual({ type: 'string', enum: ['WITHDRAWN'] });
+    expect(at(schemas, 'Withdrawal', 'properties', 'status')).toEqual({ title: 'WithdrawalStatus', type: 'string', enum: ['WITHDRAWN'] });
     const replayed = at(document, 'paths', COLLECTION, 'post', 'responses', '200', 'headers', 'Idempotent-Replayed', 'schema');
     expect(replayed).toEqual({ type: 'string', enum: ['true'] });
   });
