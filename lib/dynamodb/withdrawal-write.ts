@@ -1,18 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { WithdrawalIntent, WithdrawalOutcome } from '../termination/ports';
-import type { Tables } from './create-transaction';
-import { asWithdrawalRecord, conditionFailed, failedItem, type ReadItem } from './items';
-import { requestKeyOf, withdrawalKeyOf } from './keys';
+import { asWithdrawalRecord, type Failure } from './items';
+import { requestKeyOf, withdrawalKeyOf, type Tables } from './keys';
 import { explainStatusRefusal, slotRelease, statusIn } from './status-write';
 
 /*
  * A customer's withdrawal as data (docs/decisions/0018-withdrawal.md): one TransactWriteItems
  * that records the key with its answer, moves the request to WITHDRAWN if it is the caller's and
  * in a status it may be withdrawn from, and deletes the contract's slot if it names the request.
- * termination-table.ts only sends it, and reads a cancellation back as facts
- * (explainWithdrawalCancellation).
+ * termination-table.ts sends it, and hands a refusal's first failed condition to
+ * explainWithdrawalRefusal.
  */
 
 // Positions of the items; cancellation reasons come back in this order. The key decides first.
@@ -76,17 +74,11 @@ export function buildWithdrawalTransaction(tables: Tables, intent: WithdrawalInt
 }
 
 /** Which condition of the withdrawal failed first, in item order: the key's, the request's, then the slot's. */
-export async function explainWithdrawalCancellation(
-  reasons: CancellationReason[],
+export function explainWithdrawalRefusal(
+  failure: Failure | undefined,
   intent: WithdrawalIntent,
   nowSeconds: number,
-  read: ReadItem,
-): Promise<WithdrawalOutcome> {
-  if (conditionFailed(reasons[KEY])) {
-    const { item } = await failedItem(reasons[KEY]?.Item, () =>
-      read('requests', withdrawalKeyOf(intent.customerId, intent.idempotencyKey)),
-    );
-    return { kind: 'key-taken', record: asWithdrawalRecord(item, nowSeconds) };
-  }
-  return explainStatusRefusal(reasons[REQUEST], reasons[SLOT], intent, read);
+): Exclude<WithdrawalOutcome, { kind: 'withdrawn' }> {
+  if (failure?.position === KEY) return { kind: 'key-taken', record: asWithdrawalRecord(failure.item, nowSeconds) };
+  return explainStatusRefusal(failure, { request: REQUEST, slot: SLOT }, intent.requestId);
 }
