@@ -166,7 +166,6 @@ describe('get and list: path first, then the data (0015-reading-requests.md)', (
   const readCall = (contractId: string | undefined, customerId = ANNA) => ({
     customerId,
     contractId,
-    message: () => 'message',
     edgeProblems: [],
   });
   const readDeps = (store: InMemoryStore) => ({ store, budgetMs: 1000 });
