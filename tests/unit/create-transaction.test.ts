@@ -63,21 +63,6 @@ describe('buildCreateTransaction', () => {
     for (const item of items) expect(item.Put?.ConditionExpression ?? item.ConditionCheck?.ConditionExpression).toBeTruthy();
   });
 
-  it("checks the contract against the condition the create hands over: the caller's, ACTIVE, an end date from the desired date to 2999-12-31", () => {
-    expect(items[1]?.ConditionCheck).toMatchObject({
-      TableName: 'contracts',
-      Key: { contractId: request.contractId },
-      ExpressionAttributeValues: { ':customerId': 'customer-anna', ':active': 'ACTIVE', ':desired': '2030-06-30', ':latest': '2999-12-31' },
-    });
-  });
-
-  it('lets an expired key be taken again: the key condition compares expiresAt with now', () => {
-    const key = items[0]?.Put;
-    expect(key?.ConditionExpression).toBe('attribute_not_exists(pk) OR expiresAt <= :now');
-    expect(key?.ExpressionAttributeValues).toEqual({ ':now': NOW });
-    expect(key?.Item).toMatchObject({ fingerprint: 'fp-1', expiresAt: NOW + 86_400, responseJson: JSON.stringify(response) });
-  });
-
   it('asks for the old items of the key, the contract and the slot, which explain a refusal', () => {
     expect(items.map((i) => (i.Put ?? i.ConditionCheck)?.ReturnValuesOnConditionCheckFailure)).toEqual([
       'ALL_OLD',
