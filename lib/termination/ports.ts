@@ -21,8 +21,8 @@ export function isStatus(value: unknown): value is Status {
 
 /**
  * What the contract must be for a create to write, checked inside the write: the caller's, in
- * `status`, and with no endDate or an endDate that is a YYYY-MM-DD text within the bounds
- * (contract-rules.ts says why each bound).
+ * `status`, and with no endDate or an endDate that is a 10-character text within the bounds
+ * (meetsCondition in contract-rules.ts states it, and says why each bound).
  */
 export interface ContractCondition {
   customerId: string;

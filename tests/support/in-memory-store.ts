@@ -1,5 +1,5 @@
+import { meetsCondition } from '../../lib/termination/contract-rules';
 import type {
-  ContractCondition,
   Decision,
   DecisionWriteOutcome,
   IdempotencyRecord,
@@ -27,16 +27,6 @@ import type {
 interface StoredState extends StoredRequest {
   contractId: string;
   decisionIds: string[];
-}
-
-/** The contract's condition, as the real write's ConditionCheck evaluates it (lib/dynamodb/contract-condition.ts). */
-function meets(contract: Record<string, unknown> | undefined, condition: ContractCondition): boolean {
-  if (contract?.['customerId'] !== condition.customerId || contract['status'] !== condition.status) return false;
-  const endDate = contract['endDate'];
-  return (
-    endDate === undefined ||
-    (typeof endDate === 'string' && endDate.length === 10 && endDate >= condition.earliestEndDate && endDate <= condition.latestEndDate)
-  );
 }
 
 /** A record that TTL would have deleted by now counts as absent, as in the real table's conditions. */
@@ -92,7 +82,8 @@ export class InMemoryStore implements TerminationStore {
     if (record) return { kind: 'key-taken', record };
     const contract = this.contracts.get(request.contractId);
     // A failed condition on no item comes back without one: the real store reads it after.
-    if (!meets(contract, request.contract)) return { kind: 'contract-condition-failed', contract, readAfter: contract === undefined };
+    if (!meetsCondition(contract, request.contract))
+      return { kind: 'contract-condition-failed', contract, readAfter: contract === undefined };
     const holder = this.slots.get(request.contractId);
     if (holder) return { kind: 'slot-taken', holder: { requestNumber: holder.requestNumber, customerId: holder.customerId } };
     if (this.numbers.has(request.requestNumber)) return { kind: 'number-taken' };
