@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configProblems } from '../support/thrown';
-import { ConfigError, loadAuthConfig, loadServiceConfig } from '../../lib/config';
+import { ConfigError, loadAuthConfig, loadDecisionConfig, loadEdgeConfig, loadPublisherConfig, loadServiceConfig } from '../../lib/config';
 
 const SERVICE_REQUIRED = { REQUESTS_TABLE_NAME: 'termination-requests', CONTRACTS_TABLE_NAME: 'contracts' };
 const AUTH_REQUIRED = {
@@ -246,5 +246,45 @@ describe('loadAuthConfig', () => {
     'https://cognito-idp.eu-central-1.amazonaws.com/pool/.well-known/jwks.json',
   ])('accepts the JWKS URI %s', (uri) => {
     expect(loadAuthConfig({ ...AUTH_REQUIRED, JWKS_URI: uri }).jwksUri).toBe(uri);
+  });
+});
+
+describe("serverless.yml's defaults", () => {
+  // Every loader of lib/config.ts (tests/unit/docs.test.ts fails when one is added and not listed there).
+  const loaders = [loadServiceConfig, loadEdgeConfig, loadAuthConfig, loadDecisionConfig, loadPublisherConfig];
+  /** What every loader needs to load at all: the settings without a default. */
+  const REQUIRED = {
+    ...SERVICE_REQUIRED,
+    ...AUTH_REQUIRED,
+    EVENT_BUS_NAME: 'termination-events',
+    DECISION_ACCOUNT_ID: '123456789012',
+    DECISION_DEAD_LETTER_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/decisions',
+  };
+  const loadAll = (env: Record<string, string | undefined>) => loaders.map((load) => load(env));
+
+  /** `${env:NAME, 'default'}` of the default stage, for each name whose default is a plain value. */
+  function packagedDefaults(): [string, string][] {
+    const yml = readFileSync('serverless.yml', 'utf8');
+    const stage = yml.slice(yml.indexOf('\n  default:\n'), yml.indexOf('\n  prod:\n'));
+    return [...stage.matchAll(/\$\{env:([A-Z][A-Z0-9_]*), '([^'$]*)'\}/g)].map(([, name = '', value = '']) => [name, value]);
+  }
+
+  it('are the ones lib/config.ts applies: each, passed as packaged, loads what the setting left out loads', () => {
+    const read = new Set<string>();
+    const recording = new Proxy<Record<string, string | undefined>>(
+      { ...REQUIRED },
+      {
+        get(target, name) {
+          if (typeof name === 'string') read.add(name);
+          return typeof name === 'string' ? target[name] : undefined;
+        },
+      },
+    );
+    loadAll(recording);
+    const checked = packagedDefaults().filter(([name]) => read.has(name) && !(name in REQUIRED));
+    expect(checked.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['IDEMPOTENCY_TTL_HOURS', 'DYNAMODB_BUDGET_MS', 'JWKS_TTL_SECONDS']),
+    );
+    for (const [name, value] of checked) expect(loadAll({ ...REQUIRED, [name]: value }), `${name}: '${value}'`).toEqual(loadAll(REQUIRED));
   });
 });
