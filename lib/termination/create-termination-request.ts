@@ -153,7 +153,7 @@ async function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abo
       requestId,
       requestNumber,
       status: STATUS_SUBMITTED,
-      createdAt: new Date().toISOString(),
+      createdAt: now.toISOString(),
       message: call.createdMessage(requestNumber),
     };
     const outcome = await deps.store.create(
