@@ -48,9 +48,7 @@ export function storeFor(
   });
 }
 
-/** At most this many Queries for one page of a contract that holds other customers' requests too. */
-const MAX_QUERIES_PER_PAGE = 4;
-/** Items each Query after the first reads (DynamoDB's Limit, before the filter). */
+/** Items each Query after a page's first reads (DynamoDB's Limit, before the filter). */
 const READ_PER_LATER_QUERY = 100;
 
 type WriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -215,8 +213,10 @@ export class DynamoDbTerminationStore implements TerminationStore {
   /**
    * One page of the requests a customer made on a contract, newest first; `after` is the last
    * request id of the previous page. A contract that changed owner holds requests of both:
-   * another customer's are filtered out, and the Query goes on (100 items read per call, at most
-   * 4 calls) until the page is full or the contract has no more.
+   * another customer's are filtered out, and the Query goes on (100 items read per call) until
+   * the page is full or the contract has no more, so that a page ends on the caller's own
+   * request and a cursor never stands on another customer's (docs/decisions/0015-reading-requests.md).
+   * The use case's budget bounds the calls.
    */
   listRequests(contractId: string, customerId: string, limit: number, after?: string, abortSignal?: AbortSignal): Promise<RequestPage> {
     return guarded(() => this.queryRequests(contractId, customerId, limit, after, abortSignal));
@@ -231,8 +231,8 @@ export class DynamoDbTerminationStore implements TerminationStore {
   ): Promise<RequestPage> {
     const items: StoredRequest[] = [];
     let start: TableKey | undefined = after === undefined ? undefined : requestKeyOf(contractId, after);
-    let overflow = false;
-    for (let query = 0; query < MAX_QUERIES_PER_PAGE; query++) {
+    let overflow: boolean;
+    for (let query = 0; ; query++) {
       const { Items = [], LastEvaluatedKey }: { Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> } =
         await this.client.send(
           new QueryCommand({
@@ -262,10 +262,11 @@ export class DynamoDbTerminationStore implements TerminationStore {
       start = typeof lastSortKey === 'string' ? requestKeyOf(contractId, lastSortKey.slice(REQUEST_SORT_PREFIX.length)) : undefined;
       if (start === undefined || items.length === limit) break;
     }
-    // A full page continues after its last item; a short one cut by the cap, after the last item read.
+    // A full page continues after its last item, the caller's own; a short one is the contract's last.
     const last = items.at(-1);
-    if (items.length === limit && last !== undefined && (overflow || start !== undefined)) return { items, lastRequestId: last.requestId };
-    return start === undefined ? { items } : { items, lastRequestId: start.sk.slice(REQUEST_SORT_PREFIX.length) };
+    return items.length === limit && last !== undefined && (overflow || start !== undefined)
+      ? { items, lastRequestId: last.requestId }
+      : { items };
   }
 
   /** The contract, to explain why a read found nothing. */
