@@ -33,8 +33,12 @@ export function buildDecisionWrite(tables: Tables, decision: Decision, move: Sta
       'SET #status = :status, statusChangedAt = :occurredAt, updatedAt = :appliedAt,',
       'decisionIds = list_append(if_not_exists(decisionIds, :none), :eventIds),',
       'statusHistory = list_append(if_not_exists(statusHistory, :none), :entries)',
+      // A final status starts the retention period: TTL deletes the request after it.
+      move.retainUntil === undefined ? '' : ', expiresAt = :retainUntil',
       decision.reason === undefined ? 'REMOVE statusReason' : ', statusReason = :reason',
-    ].join(' '),
+    ]
+      .filter((part) => part !== '')
+      .join(' '),
     ConditionExpression: from.expression,
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
@@ -45,6 +49,7 @@ export function buildDecisionWrite(tables: Tables, decision: Decision, move: Sta
       ':eventIds': [decision.eventId],
       ':entries': [entry],
       ...(decision.reason === undefined ? {} : { ':reason': decision.reason }),
+      ...(move.retainUntil === undefined ? {} : { ':retainUntil': move.retainUntil }),
       ...from.values,
     },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

@@ -54,7 +54,9 @@ export function buildWithdrawalTransaction(tables: Tables, intent: WithdrawalInt
           Key: { ...requestKeyOf(intent.contractId, intent.requestId) },
           UpdateExpression:
             'SET #status = :withdrawn, statusChangedAt = :at, updatedAt = :at, ' +
-            'statusHistory = list_append(if_not_exists(statusHistory, :none), :entries) REMOVE statusReason',
+            'statusHistory = list_append(if_not_exists(statusHistory, :none), :entries), ' +
+            // WITHDRAWN is final: the retention period starts, and TTL deletes the request after it.
+            'expiresAt = :retainUntil REMOVE statusReason',
           ConditionExpression: `attribute_exists(pk) AND customerId = :customerId AND ${from.expression}`,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
@@ -63,6 +65,7 @@ export function buildWithdrawalTransaction(tables: Tables, intent: WithdrawalInt
             ':none': [],
             ':entries': [{ status: intent.response.status, by: 'customer', occurredAt: withdrawnAt, appliedAt: withdrawnAt }],
             ':customerId': intent.customerId,
+            ':retainUntil': intent.retainUntil,
             ...from.values,
           },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

@@ -102,6 +102,8 @@ export interface StatusMove {
   from: readonly Status[];
   /** The write also deletes the contract's active slot, on condition that it names the request. */
   freesSlot: boolean;
+  /** Set on a move to a final status: epoch seconds after which the table's TTL deletes the request (retention.ts). */
+  retainUntil?: number;
 }
 
 /** A request as a refused status write found it. */
@@ -140,6 +142,8 @@ export interface WithdrawalIntent {
   expiresAt: number;
   /** The statuses the request may be withdrawn from; the write also frees the contract's slot. */
   from: readonly Status[];
+  /** Epoch seconds after which the table's TTL deletes the withdrawn request (retention.ts). */
+  retainUntil: number;
 }
 
 export interface WithdrawalRecord {

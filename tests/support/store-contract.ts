@@ -80,6 +80,7 @@ export function withdrawalOf(request: NewRequest, fields: Partial<WithdrawalInte
     response: { requestId: request.requestId, status: 'WITHDRAWN', withdrawnAt: new Date().toISOString(), message: 'Withdrawn.' },
     expiresAt: nowSeconds() + HOUR,
     from: moveTo('WITHDRAWN').from,
+    retainUntil: nowSeconds() + 1827 * 86_400,
     ...fields,
   };
 }

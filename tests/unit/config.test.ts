@@ -16,6 +16,7 @@ describe('loadServiceConfig', () => {
       requestsTableName: 'termination-requests',
       contractsTableName: 'contracts',
       idempotencyTtlSeconds: 24 * 3600,
+      retentionSeconds: 1827 * 86_400,
       businessTimeZone: 'Europe/Moscow',
       budgetMs: 6000,
       retryAfterSeconds: 1,
@@ -28,6 +29,7 @@ describe('loadServiceConfig', () => {
     const config = loadServiceConfig({
       ...SERVICE_REQUIRED,
       IDEMPOTENCY_TTL_HOURS: '48',
+      REQUEST_RETENTION_DAYS: '3653',
       BUSINESS_TIME_ZONE: 'Asia/Yekaterinburg',
       DYNAMODB_BUDGET_MS: '100',
       RETRY_AFTER_SECONDS: '30',
@@ -41,6 +43,7 @@ describe('loadServiceConfig', () => {
       requestsTableName: 'termination-requests',
       contractsTableName: 'contracts',
       idempotencyTtlSeconds: 48 * 3600,
+      retentionSeconds: 3653 * 86_400,
       businessTimeZone: 'Asia/Yekaterinburg',
       budgetMs: 100,
       retryAfterSeconds: 30,
@@ -96,6 +99,8 @@ describe('loadServiceConfig', () => {
     ['IDEMPOTENCY_TTL_HOURS', '0x10'],
     ['RETRY_AFTER_SECONDS', '1e1'],
     ['DYNAMODB_MAX_ATTEMPTS', '0b11'],
+    ['REQUEST_RETENTION_DAYS', '0'],
+    ['REQUEST_RETENTION_DAYS', '36526'],
   ])('rejects %s=%j', (name, value) => {
     const message = configProblems(() => loadServiceConfig({ ...SERVICE_REQUIRED, [name]: value }));
     expect(message).toContain(name);

@@ -224,6 +224,7 @@ describe('a decision: source, then detail, then the lifecycle (0017-lifecycle.md
     store,
     expected: { source: LOCAL_DECISION_SOURCE, detailType: DECISION_DETAIL_TYPE, account: LOCAL_ACCOUNT_ID },
     now: () => NOW,
+    retentionSeconds: 1827 * 86_400,
   });
   const eventOf = (event: ReturnType<typeof decisionEvent>) => ({
     source: event.source,
@@ -271,7 +272,13 @@ describe('a decision: source, then detail, then the lifecycle (0017-lifecycle.md
 });
 
 describe('a withdrawal: key, form, the key again, the request, its status (0018-withdrawal.md)', () => {
-  const withdrawDeps = (store: InMemoryStore) => ({ store, idempotencyTtlSeconds: 3600, budgetMs: 1000, now: () => NOW });
+  const withdrawDeps = (store: InMemoryStore) => ({
+    store,
+    idempotencyTtlSeconds: 3600,
+    retentionSeconds: 1827 * 86_400,
+    budgetMs: 1000,
+    now: () => NOW,
+  });
   const withdrawCall = (contractId: string, requestId: string, overrides: Partial<WithdrawCall> = {}): WithdrawCall => ({
     customerId: ANNA,
     contractId,
