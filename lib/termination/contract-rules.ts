@@ -46,10 +46,11 @@ const compareText = (a: string, b: string): number => Buffer.compare(Buffer.from
  * the status, and no endDate, or an endDate that is a text of 10 characters between the two
  * bounds, compared by its UTF-8 bytes as DynamoDB compares text. Characters are counted as
  * DynamoDB Local's size() counts them, in UTF-16 units (JavaScript's length); for ASCII, and so
- * for every date, all counts agree. Its DynamoDB form (lib/dynamodb/contract-condition.ts) is a second copy on
- * purpose, so that a create costs one call; tests/integration/contract-condition.test.ts holds the
- * two to the same verdict over generated contracts. A check inside a write cannot read a date's
- * shape, so a text such as 2030/07/01 within the bounds passes it, compared as text.
+ * for every date, all counts agree. Its DynamoDB form (lib/dynamodb/contract-condition.ts) is a
+ * second copy on purpose, so that a create costs one call;
+ * tests/integration/contract-condition.test.ts holds the two to the same verdict over generated
+ * contracts. A check inside a write cannot read a date's shape, so a text such as 2030/07/01
+ * within the bounds passes it, compared as text.
  */
 export function meetsCondition(contract: Record<string, unknown> | undefined, condition: ContractCondition): boolean {
   if (contract?.['customerId'] !== condition.customerId || contract['status'] !== condition.status) return false;
