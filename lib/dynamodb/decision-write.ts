@@ -1,5 +1,6 @@
 import type { TransactWriteCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { requestKeyOf, type Tables } from './keys';
+import type { DecisionEntry } from './request-item';
 import { slotRelease, statusIn } from './status-write';
 import type { Decision, StatusMove } from '../termination/ports';
 
@@ -25,7 +26,7 @@ export function buildDecisionWrite(tables: Tables, decision: Decision, move: Sta
     occurredAt: decision.occurredAt,
     appliedAt,
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
-  };
+  } satisfies DecisionEntry;
   const update = {
     TableName: tables.requests,
     Key: { ...requestKeyOf(decision.contractId, decision.requestId) },

@@ -3,6 +3,7 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { WithdrawalIntent, WithdrawalOutcome } from '../termination/ports';
 import { asWithdrawalRecord, type Failure } from './items';
 import { requestKeyOf, withdrawalKeyOf, type Tables } from './keys';
+import type { WithdrawalEntry } from './request-item';
 import { explainStatusRefusal, slotRelease, statusIn } from './status-write';
 
 /*
@@ -63,7 +64,9 @@ export function buildWithdrawalTransaction(tables: Tables, intent: WithdrawalInt
             ':withdrawn': intent.response.status,
             ':at': withdrawnAt,
             ':none': [],
-            ':entries': [{ status: intent.response.status, by: 'customer', occurredAt: withdrawnAt, appliedAt: withdrawnAt }],
+            ':entries': [
+              { status: intent.response.status, by: 'customer', occurredAt: withdrawnAt, appliedAt: withdrawnAt } satisfies WithdrawalEntry,
+            ],
             ':customerId': intent.customerId,
             ':retainUntil': intent.retainUntil,
             ...from.values,
