@@ -9,12 +9,12 @@ import type {
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { textsFor } from '../lib/http/texts';
-import { buildCreateTransaction, type Tables } from '../lib/dynamodb/create-transaction';
+import { buildCreateTransaction } from '../lib/dynamodb/create-transaction';
 import { contractConditionFor } from '../lib/termination/contract-rules';
 import { STATUS_SUBMITTED } from '../lib/termination/lifecycle';
 import type { NewRequest } from '../lib/termination/ports';
 import { requestFingerprint } from '../lib/termination/fingerprint';
-import { REQUEST_SORT_PREFIX, requestKeyOf } from '../lib/dynamodb/keys';
+import { REQUEST_SORT_PREFIX, requestKeyOf, type Tables } from '../lib/dynamodb/keys';
 import { newRequestNumber } from '../lib/termination/request-number';
 import { validateTerminationInput } from '../lib/api-model/validator';
 

@@ -162,6 +162,7 @@ export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
           response: { requestId: request.requestId, status: 'WITHDRAWN', withdrawnAt, message: 'bench' },
           expiresAt: Math.floor(Date.now() / 1000) + 3600,
           from: moveTo('WITHDRAWN').from,
+          retainUntil: Math.floor(Date.now() / 1000) + 1827 * 86_400,
         },
         Math.floor(Date.now() / 1000),
       );

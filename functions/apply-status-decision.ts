@@ -11,6 +11,7 @@ const deps: DecisionDeps = {
   store: storeFor(config),
   expected: { source: config.decisionSource, detailType: config.decisionDetailType, account: config.decisionAccountId },
   now: () => new Date(),
+  retentionSeconds: config.retentionSeconds,
 };
 const deadLetters = deadLetterQueueFor(config.deadLetterQueueUrl, config.sqs);
 

@@ -18,7 +18,6 @@ export const handler = withLambdaContext((event: APIGatewayProxyEvent): Promise<
       customerId,
       contractId: event.pathParameters?.['contractId'],
       requestId: event.pathParameters?.['requestId'],
-      message: edge.texts.requestStatus,
       edgeProblems: edge.problems,
     }),
   ),

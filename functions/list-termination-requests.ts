@@ -19,7 +19,6 @@ export const handler = withLambdaContext((event: APIGatewayProxyEvent): Promise<
       contractId: event.pathParameters?.['contractId'],
       limit: event.queryStringParameters?.['limit'],
       cursor: event.queryStringParameters?.['cursor'],
-      message: edge.texts.requestStatus,
       edgeProblems: edge.problems,
     }),
   ),

@@ -10,6 +10,7 @@ const config = loadServiceConfig();
 const deps: WithdrawDeps = {
   store: storeFor(config),
   idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+  retentionSeconds: config.retentionSeconds,
   budgetMs: config.budgetMs,
 };
 

@@ -115,10 +115,15 @@ export interface DynamoDbConfig {
   maxAttempts: number;
 }
 
+/** How long a final request is kept, counted from when it became final: five years (docs/decisions/0019-retention.md). */
+const readRetentionSeconds = (read: Reader): number => read.integer('REQUEST_RETENTION_DAYS', 1827, 1, 36_525) * 86_400;
+
 export interface ServiceConfig {
   requestsTableName: string;
   contractsTableName: string;
   idempotencyTtlSeconds: number;
+  /** How long a request made final is kept (the withdrawal makes one). */
+  retentionSeconds: number;
   businessTimeZone: string;
   /** How long one invocation's DynamoDB work (retries included) may take before it answers 503. */
   budgetMs: number;
@@ -168,6 +173,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
     requestsTableName: read.string('REQUESTS_TABLE_NAME'),
     contractsTableName: read.string('CONTRACTS_TABLE_NAME'),
     idempotencyTtlSeconds: read.integer('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30) * 3600,
+    retentionSeconds: readRetentionSeconds(read),
     businessTimeZone: read.timeZone('BUSINESS_TIME_ZONE', DEFAULT_BUSINESS_TIME_ZONE),
     budgetMs: read.integer('DYNAMODB_BUDGET_MS', 6000, 100, 25000),
     retryAfterSeconds: read.integer('RETRY_AFTER_SECONDS', 1, 1, 3600),
@@ -233,6 +239,8 @@ const DEFAULT_DECISION_SOURCE = 'bank.back-office';
 export interface DecisionConfig {
   requestsTableName: string;
   dynamodb: DynamoDbConfig;
+  /** How long a request a final decision made final is kept. */
+  retentionSeconds: number;
   /** Only events of this source and detail-type, from this account, are decisions (docs/events.md). */
   decisionSource: string;
   decisionDetailType: string;
@@ -247,6 +255,7 @@ export function loadDecisionConfig(env: Env = process.env): DecisionConfig {
   return read.done({
     requestsTableName: read.string('REQUESTS_TABLE_NAME'),
     dynamodb: readDynamoDb(read),
+    retentionSeconds: readRetentionSeconds(read),
     decisionSource: read.string('DECISION_SOURCE', DEFAULT_DECISION_SOURCE),
     decisionDetailType: read.string('DECISION_DETAIL_TYPE', 'TerminationRequestStatusChanged'),
     decisionAccountId: read.accountId('DECISION_ACCOUNT_ID'),

@@ -12,7 +12,9 @@ type ConditionCheck = NonNullable<NonNullable<TransactWriteCommandInput['Transac
  * The ConditionCheck that lets the write go through only for a contract as the condition asks:
  * the customer's, in its status, and with no end date or one that is a 10-character string
  * within the bounds. Anything else fails it, so a malformed end date (a number, NULL,
- * "31.12.2045") reaches the domain's judgement instead of being compared as text.
+ * "31.12.2045") reaches the domain's judgement instead of being compared as text. The same rule,
+ * stated once for the domain, is meetsCondition (lib/termination/contract-rules.ts);
+ * tests/integration/contract-condition.test.ts holds the two to the same verdict.
  * Two comparisons, not BETWEEN: DynamoDB refuses a BETWEEN whose lower bound is above its upper
  * one, which any desired date above the upper bound would make (a 500 any customer could cause).
  */

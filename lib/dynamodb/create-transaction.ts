@@ -1,21 +1,15 @@
-import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { NewRequest, WriteOutcome } from '../termination/ports';
 import { contractConditionCheck } from './contract-condition';
-import { asIdempotencyRecord, conditionFailed, failedItem, type Item, type ReadItem } from './items';
-import { idempotencyKeyOf, numberKeyOf, requestKeyOf, slotKeyOf } from './keys';
+import { asIdempotencyRecord, type Failure, type Item } from './items';
+import { idempotencyKeyOf, numberKeyOf, requestKeyOf, slotKeyOf, type Tables } from './keys';
 import type { NumberItem, RequestItem } from './request-item';
 
 /*
  * The create as data (docs/decisions/0005-one-atomic-write.md): one TransactWriteItems that binds
  * four items of the service's table (keys.ts) and a check of the contract, and the reading of its
- * cancellation reasons as facts. termination-table.ts only sends it and gives the consistent read.
+ * first failed condition as facts. termination-table.ts sends it, and hands a refusal's item over.
  */
-
-export interface Tables {
-  requests: string;
-  contracts: string;
-}
 
 // Positions of the items in the transaction; cancellation reasons come back in this order.
 // The idempotency key goes first: it decides before any state-dependent rule.
@@ -111,30 +105,22 @@ const holderOf = (slot: Item | undefined): Extract<WriteOutcome, { kind: 'slot-t
 };
 
 /**
- * Which of the create's conditions failed first, in item order, with the item it concerned
- * (ALL_OLD; where a reason came back without it, `read` reads it consistently).
+ * What a refused create found, from its first failed condition (items.ts): the key, the
+ * contract, the slot or the number; anything else (no condition failed: a conflict; the request
+ * item's own: a request id that exists already) is a conflict.
  */
-export async function explainCancellation(
-  reasons: CancellationReason[],
-  request: NewRequest,
-  nowSeconds: number,
-  read: ReadItem,
-): Promise<WriteOutcome> {
-  if (conditionFailed(reasons[KEY])) {
-    const { item } = await failedItem(reasons[KEY]?.Item, () =>
-      read('requests', idempotencyKeyOf(request.customerId, request.idempotencyKey)),
-    );
-    return { kind: 'key-taken', record: asIdempotencyRecord(item, nowSeconds) };
+export function explainCreateRefusal(failure: Failure | undefined, nowSeconds: number): Exclude<WriteOutcome, { kind: 'created' }> {
+  if (failure === undefined) return { kind: 'conflict' };
+  switch (failure.position) {
+    case KEY:
+      return { kind: 'key-taken', record: asIdempotencyRecord(failure.item, nowSeconds) };
+    case CONTRACT:
+      return { kind: 'contract-condition-failed', contract: failure.item, readAfter: failure.readAfter };
+    case SLOT:
+      return { kind: 'slot-taken', holder: holderOf(failure.item) };
+    case NUMBER:
+      return { kind: 'number-taken' };
+    default:
+      return { kind: 'conflict' };
   }
-  if (conditionFailed(reasons[CONTRACT])) {
-    const { item, readAfter } = await failedItem(reasons[CONTRACT]?.Item, () => read('contracts', { contractId: request.contractId }));
-    return { kind: 'contract-condition-failed', contract: item, readAfter };
-  }
-  if (conditionFailed(reasons[SLOT])) {
-    const { item } = await failedItem(reasons[SLOT]?.Item, () => read('requests', slotKeyOf(request.contractId)));
-    return { kind: 'slot-taken', holder: holderOf(item) };
-  }
-  if (conditionFailed(reasons[NUMBER])) return { kind: 'number-taken' };
-  // TransactionConflict, or a request id that already exists (a UUID clash).
-  return { kind: 'conflict' };
 }

@@ -1,18 +1,18 @@
-import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { Tables } from './create-transaction';
-import type { ReadItem } from './items';
-import { requestKeyOf } from './keys';
+import { requestKeyOf, type Tables } from './keys';
 import type { DecisionEntry } from './request-item';
-import { explainStatusRefusal, slotRelease, statusIn } from './status-write';
-import type { Decision, StatusMove, StatusWriteRefusal } from '../termination/ports';
+import { slotRelease, statusIn } from './status-write';
+import type { Decision, StatusMove } from '../termination/ports';
 
 /*
  * A back-office decision as data (docs/decisions/0017-lifecycle.md): one UpdateItem of the
  * request, conditioned on the statuses it may move from; on a final status, one
  * TransactWriteItems that also deletes the contract's slot, conditioned on the slot naming this
- * request. termination-table.ts only sends it, and reads a failure back as the facts below.
+ * request. termination-table.ts sends it; status-write.ts's explainStatusRefusal reads a refusal.
  */
+
+/** Where the request and the slot stand in the write: a refusal names its failed item by position. */
+export const DECISION_ITEMS = { request: 0, slot: 1 } as const;
 
 export type DecisionWrite =
   | { kind: 'update'; input: UpdateCommandInput & { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } }
@@ -34,8 +34,12 @@ export function buildDecisionWrite(tables: Tables, decision: Decision, move: Sta
       'SET #status = :status, statusChangedAt = :occurredAt, updatedAt = :appliedAt,',
       'decisionIds = list_append(if_not_exists(decisionIds, :none), :eventIds),',
       'statusHistory = list_append(if_not_exists(statusHistory, :none), :entries)',
+      // A final status starts the retention period: TTL deletes the request after it.
+      move.retainUntil === undefined ? '' : ', expiresAt = :retainUntil',
       decision.reason === undefined ? 'REMOVE statusReason' : ', statusReason = :reason',
-    ].join(' '),
+    ]
+      .filter((part) => part !== '')
+      .join(' '),
     ConditionExpression: from.expression,
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
@@ -46,6 +50,7 @@ export function buildDecisionWrite(tables: Tables, decision: Decision, move: Sta
       ':eventIds': [decision.eventId],
       ':entries': [entry],
       ...(decision.reason === undefined ? {} : { ':reason': decision.reason }),
+      ...(move.retainUntil === undefined ? {} : { ':retainUntil': move.retainUntil }),
       ...from.values,
     },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -57,9 +62,4 @@ export function buildDecisionWrite(tables: Tables, decision: Decision, move: Sta
       TransactItems: [{ Update: update }, { Delete: slotRelease(tables, decision.contractId, decision.requestId) }],
     },
   };
-}
-
-/** Which condition of a final decision's transaction failed first: the request's, then the slot's. */
-export function explainCancelledDecision(reasons: CancellationReason[], decision: Decision, read: ReadItem): Promise<StatusWriteRefusal> {
-  return explainStatusRefusal(reasons[0], reasons[1], decision, read);
 }

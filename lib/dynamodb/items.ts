@@ -1,5 +1,3 @@
-import type { AttributeValue, CancellationReason } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { isTerminationRequest, isWithdrawal } from '../api-model/validator';
 import {
   isStatus,
@@ -9,7 +7,6 @@ import {
   type StoredRequest,
   type WithdrawalRecord,
 } from '../termination/ports';
-import type { TableKey } from './keys';
 
 /*
  * Items read back in the domain's words (lib/termination/ports.ts). An item that breaks the
@@ -18,21 +15,18 @@ import type { TableKey } from './keys';
 
 export type Item = Record<string, unknown>;
 
-/** One consistent read of an item of the service's table or the contracts table. */
-export type ReadItem = (table: 'requests' | 'contracts', key: TableKey | { contractId: string }) => Promise<Item | undefined>;
-
-/** Whether this item's condition is the one that failed. */
-export const conditionFailed = (reason: CancellationReason | undefined): boolean => reason?.Code === 'ConditionalCheckFailed';
-
 /**
- * The item a failed condition concerned: as the failure returned it (ALL_OLD), or, where it came
- * back without it (DynamoDB Local, a conflicting writer), as a consistent read finds it just after.
+ * The first condition of a refused write, in the order of its items, with the item it concerned:
+ * as the failure returned it, or, where it came back without it (DynamoDB Local, a conflicting
+ * writer), as the store's consistent read found it just after (`readAfter`). Only the items the
+ * write asks back (ReturnValuesOnConditionCheckFailure: ALL_OLD) are ever read; for any other,
+ * `item` is undefined. termination-table.ts finds it; the explain functions of each write read it.
  */
-export async function failedItem(
-  returned: Record<string, AttributeValue> | undefined,
-  readAfter: () => Promise<Item | undefined>,
-): Promise<{ item: Item | undefined; readAfter: boolean }> {
-  return returned ? { item: unmarshall(returned), readAfter: false } : { item: await readAfter(), readAfter: true };
+export interface Failure {
+  /** The failed item's position in the write. */
+  position: number;
+  item: Item | undefined;
+  readAfter: boolean;
 }
 
 /** A request item read back as the domain's StoredRequest. */

@@ -9,6 +9,12 @@
  *   WITHDRAWAL#<customerId>#<key>   WITHDRAWAL            a withdrawal's key, its fingerprint and its answer (TTL: expiresAt)
  */
 
+/** The tables a store works on: the service's own, and the contracts table it only reads. */
+export interface Tables {
+  requests: string;
+  contracts: string;
+}
+
 export interface TableKey {
   pk: string;
   sk: string;

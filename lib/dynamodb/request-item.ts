@@ -57,6 +57,8 @@ export type RequestItem = TableKey &
     decisionIds?: string[];
     /** Every status reached after the first, in order: what the events of the request are rebuilt from. */
     statusHistory?: HistoryEntry[];
+    /** Set by the write that makes it final: when the table's TTL deletes it (docs/decisions/0019-retention.md). */
+    expiresAt?: number;
   };
 
 /** A request number's item (NUMBER#<requestNumber>): which request the number names. */

@@ -1,10 +1,7 @@
-import type { AttributeValue, CancellationReason } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Status } from '../api-model/schemas';
 import type { StatusWriteRefusal } from '../termination/ports';
-import type { Tables } from './create-transaction';
-import { asRequestState, conditionFailed, failedItem, type Item, type ReadItem } from './items';
-import { requestKeyOf, slotKeyOf } from './keys';
+import { asRequestState, type Failure } from './items';
+import { slotKeyOf, type Tables } from './keys';
 
 /*
  * What the writes that move a request's status share (a decision, a withdrawal): the condition
@@ -31,29 +28,22 @@ export function slotRelease(tables: Tables, contractId: string, requestId: strin
   };
 }
 
-/** The request's condition failed: the request as the failure returned it, or as a consistent read finds it. */
-export async function requestRefused(
-  returned: Record<string, AttributeValue> | undefined,
-  ids: { contractId: string; requestId: string },
-  read: ReadItem,
-): Promise<StatusWriteRefusal> {
-  const { item } = await failedItem(returned, () => read('requests', requestKeyOf(ids.contractId, ids.requestId)));
-  return { kind: 'request-condition-failed', request: item && asRequestState(item, ids.requestId) };
-}
-
-/** Which of a status write's conditions failed first: the request's, then the slot's; else another write got in the way. */
+/**
+ * Which of a status write's conditions failed first, at their positions in the write: the
+ * request's (the request as it was, or none), then the slot's (the request it names instead);
+ * else another write got in the way.
+ */
 export function explainStatusRefusal(
-  request: CancellationReason | undefined,
-  slot: CancellationReason | undefined,
-  ids: { contractId: string; requestId: string },
-  read: ReadItem,
-): Promise<StatusWriteRefusal> {
-  if (conditionFailed(request)) return requestRefused(request?.Item, ids, read);
-  if (conditionFailed(slot)) {
-    // The request the slot names, when its item came back with the failure (it is not read again: broken data either way).
-    const held: Item | undefined = slot?.Item ? unmarshall(slot.Item) : undefined;
-    const slotRequestId = held?.['requestId'];
-    return Promise.resolve({ kind: 'slot-condition-failed', slotRequestId: typeof slotRequestId === 'string' ? slotRequestId : undefined });
+  failure: Failure | undefined,
+  positions: { request: number; slot: number },
+  requestId: string,
+): StatusWriteRefusal {
+  if (failure?.position === positions.request) {
+    return { kind: 'request-condition-failed', request: failure.item && asRequestState(failure.item, requestId) };
   }
-  return Promise.resolve({ kind: 'conflict' });
+  if (failure?.position === positions.slot) {
+    const slotRequestId = failure.item?.['requestId'];
+    return { kind: 'slot-condition-failed', slotRequestId: typeof slotRequestId === 'string' ? slotRequestId : undefined };
+  }
+  return { kind: 'conflict' };
 }

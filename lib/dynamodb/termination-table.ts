@@ -1,4 +1,9 @@
-import { ConditionalCheckFailedException, TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  TransactionCanceledException,
+  type AttributeValue,
+  type CancellationReason,
+} from '@aws-sdk/client-dynamodb';
 import {
   GetCommand,
   QueryCommand,
@@ -7,8 +12,9 @@ import {
   type DynamoDBDocumentClient,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { buildDecisionWrite, explainCancelledDecision } from './decision-write';
-import { buildCreateTransaction, explainCancellation, type Tables } from './create-transaction';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { buildDecisionWrite, DECISION_ITEMS } from './decision-write';
+import { buildCreateTransaction, explainCreateRefusal } from './create-transaction';
 import type { ServiceConfig } from '../config';
 import { createDocumentClient } from '../aws/dynamodb-client';
 import { isTransientAwsError } from '../aws/transient-errors';
@@ -26,10 +32,10 @@ import {
   type WithdrawalOutcome,
   type WriteOutcome,
 } from '../termination/ports';
-import { asIdempotencyRecord, asStoredRequest, type Item, type ReadItem } from './items';
-import { requestRefused } from './status-write';
-import { buildWithdrawalTransaction, explainWithdrawalCancellation } from './withdrawal-write';
-import { idempotencyKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type TableKey } from './keys';
+import { asIdempotencyRecord, asStoredRequest, type Failure, type Item } from './items';
+import { explainStatusRefusal } from './status-write';
+import { buildWithdrawalTransaction, explainWithdrawalRefusal } from './withdrawal-write';
+import { idempotencyKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type TableKey, type Tables } from './keys';
 
 /** The store of a function's configuration; build it once, at module load. */
 export function storeFor(
@@ -42,10 +48,30 @@ export function storeFor(
   });
 }
 
-/** At most this many Queries for one page of a contract that holds other customers' requests too. */
-const MAX_QUERIES_PER_PAGE = 4;
-/** Items each Query after the first reads (DynamoDB's Limit, before the filter). */
+/** Items each Query after a page's first reads (DynamoDB's Limit, before the filter). */
 const READ_PER_LATER_QUERY = 100;
+
+type WriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Where an item lives: its table and its key. */
+interface ItemAt {
+  tableName: string | undefined;
+  key: Item | undefined;
+}
+
+/**
+ * The item a write's item concerns, when the write asks it back on a failed condition (ALL_OLD):
+ * what explains a refusal. A Put names its item by the service table's key (pk, sk).
+ */
+function askedBack({ Put, Update, Delete, ConditionCheck }: WriteItem): ItemAt | undefined {
+  if (Put) {
+    return Put.ReturnValuesOnConditionCheckFailure === 'ALL_OLD'
+      ? { tableName: Put.TableName, key: { pk: Put.Item?.['pk'], sk: Put.Item?.['sk'] } }
+      : undefined;
+  }
+  const keyed = Update ?? Delete ?? ConditionCheck;
+  return keyed?.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' ? { tableName: keyed.TableName, key: keyed.Key } : undefined;
+}
 
 /** Throttled, unreachable or too slow: the domain's StoreUnavailableError; anything else as it is. */
 async function guarded<T>(run: () => Promise<T>): Promise<T> {
@@ -60,7 +86,10 @@ async function guarded<T>(run: () => Promise<T>): Promise<T> {
 /**
  * All access to the service's table (and its reads of the contracts table), behind the domain's
  * port. Writes are built as data in create-transaction.ts, decision-write.ts and
- * withdrawal-write.ts, which also read a refused write back as the facts the port reports.
+ * withdrawal-write.ts. A refused write is explained in two steps: this class finds the first
+ * failed condition with its item (reading it consistently where the failure came without it),
+ * and the write's own pure explain function turns that into the facts the port reports. It also
+ * holds the paging of a contract's requests (listRequests).
  */
 export class DynamoDbTerminationStore implements TerminationStore {
   constructor(
@@ -70,53 +99,51 @@ export class DynamoDbTerminationStore implements TerminationStore {
 
   /** One atomic attempt to create the request: one call when it goes through or its reasons carry their items. */
   create(request: NewRequest, nowSeconds: number, abortSignal?: AbortSignal): Promise<WriteOutcome> {
-    return this.transact(
+    return this.transact<WriteOutcome>(
       buildCreateTransaction(this.tables, request, nowSeconds),
       { kind: 'created' },
-      (reasons, read) => explainCancellation(reasons, request, nowSeconds, read),
+      (failure) => explainCreateRefusal(failure, nowSeconds),
       abortSignal,
     );
   }
 
   /**
    * One attempt to apply a back-office decision: one call when it applies; a refusal whose
-   * cause did not come back with it costs one consistent read of the request.
+   * cause did not come back with it costs one consistent read of the item that refused.
    */
   applyDecision(decision: Decision, move: StatusMove, appliedAt: string): Promise<DecisionWriteOutcome> {
     const write = buildDecisionWrite(this.tables, decision, move, appliedAt);
-    if (write.kind === 'transaction') {
-      return this.transact<DecisionWriteOutcome>(write.input, { kind: 'applied' }, (reasons, read) =>
-        explainCancelledDecision(reasons, decision, read),
-      );
-    }
+    const explain = (failure: Failure | undefined) => explainStatusRefusal(failure, DECISION_ITEMS, decision.requestId);
+    if (write.kind === 'transaction') return this.transact<DecisionWriteOutcome>(write.input, { kind: 'applied' }, explain);
     return guarded(async () => {
       try {
         await this.client.send(new UpdateCommand(write.input));
         return { kind: 'applied' };
       } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return requestRefused(error.Item, decision, this.reader());
-        throw error;
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        const { TableName: tableName, Key: key } = write.input;
+        return explain(await this.failureAt(DECISION_ITEMS.request, error.Item, { tableName, key }));
       }
     });
   }
 
   withdraw(intent: WithdrawalIntent, nowSeconds: number, abortSignal?: AbortSignal): Promise<WithdrawalOutcome> {
-    return this.transact(
+    return this.transact<WithdrawalOutcome>(
       buildWithdrawalTransaction(this.tables, intent, nowSeconds),
       { kind: 'withdrawn' },
-      (reasons, read) => explainWithdrawalCancellation(reasons, intent, nowSeconds, read),
+      (failure) => explainWithdrawalRefusal(failure, intent, nowSeconds),
       abortSignal,
     );
   }
 
   /**
-   * Sends one transaction: `done` when it commits, the facts `explain` reads from its
-   * cancellation reasons when a condition refused it, `conflict` when another write got in the way.
+   * Sends one transaction: `done` when it commits; when a condition refused it, what `explain`
+   * makes of the first that failed; `conflict` (explain of none) when another write got in the way.
    */
   private transact<Outcome>(
     input: TransactWriteCommandInput,
     done: Outcome,
-    explain: (reasons: CancellationReason[], read: ReadItem) => Promise<Outcome>,
+    explain: (failure: Failure | undefined) => Outcome,
     abortSignal?: AbortSignal,
   ): Promise<Outcome | { kind: 'conflict' }> {
     return guarded(async (): Promise<Outcome | { kind: 'conflict' }> => {
@@ -124,7 +151,9 @@ export class DynamoDbTerminationStore implements TerminationStore {
         await this.client.send(new TransactWriteCommand(input), { abortSignal });
         return done;
       } catch (error) {
-        if (error instanceof TransactionCanceledException) return explain(error.CancellationReasons ?? [], this.reader(abortSignal));
+        if (error instanceof TransactionCanceledException) {
+          return explain(await this.firstFailure(error.CancellationReasons ?? [], input.TransactItems ?? [], abortSignal));
+        }
         // A mismatch is another call with the same token and other values (a withdrawal with the
         // same key in the same millisecond, in another language): tried again, its key answers.
         if (error instanceof Error && ['TransactionConflictException', 'IdempotentParameterMismatchException'].includes(error.name)) {
@@ -135,9 +164,24 @@ export class DynamoDbTerminationStore implements TerminationStore {
     });
   }
 
-  /** How an explanation reads an item its failure did not return: consistently. */
-  private reader(abortSignal?: AbortSignal): ReadItem {
-    return (table, key) => this.readConsistently(this.tables[table], key, abortSignal);
+  /** The first condition that failed, in the order of the write's items, with its item (items.ts, Failure). */
+  private async firstFailure(reasons: CancellationReason[], items: WriteItem[], abortSignal?: AbortSignal): Promise<Failure | undefined> {
+    const position = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+    if (position < 0) return undefined;
+    const item = items[position];
+    return this.failureAt(position, reasons[position]?.Item, item && askedBack(item), abortSignal);
+  }
+
+  /** The failed item as the failure returned it; else, if the write asked it back, as a consistent read finds it now. */
+  private async failureAt(
+    position: number,
+    returned: Record<string, AttributeValue> | undefined,
+    asked: ItemAt | undefined,
+    abortSignal?: AbortSignal,
+  ): Promise<Failure> {
+    if (returned) return { position, item: unmarshall(returned), readAfter: false };
+    if (asked?.tableName === undefined || asked.key === undefined) return { position, item: undefined, readAfter: false };
+    return { position, item: await this.readConsistently(asked.tableName, asked.key, abortSignal), readAfter: true };
   }
 
   /** Reads the key's record, skipping one that has expired. */
@@ -169,8 +213,10 @@ export class DynamoDbTerminationStore implements TerminationStore {
   /**
    * One page of the requests a customer made on a contract, newest first; `after` is the last
    * request id of the previous page. A contract that changed owner holds requests of both:
-   * another customer's are filtered out, and the Query goes on (100 items read per call, at most
-   * 4 calls) until the page is full or the contract has no more.
+   * another customer's are filtered out, and the Query goes on (100 items read per call) until
+   * the page is full or the contract has no more, so that a page ends on the caller's own
+   * request and a cursor never stands on another customer's (docs/decisions/0015-reading-requests.md).
+   * The use case's budget bounds the calls.
    */
   listRequests(contractId: string, customerId: string, limit: number, after?: string, abortSignal?: AbortSignal): Promise<RequestPage> {
     return guarded(() => this.queryRequests(contractId, customerId, limit, after, abortSignal));
@@ -185,8 +231,8 @@ export class DynamoDbTerminationStore implements TerminationStore {
   ): Promise<RequestPage> {
     const items: StoredRequest[] = [];
     let start: TableKey | undefined = after === undefined ? undefined : requestKeyOf(contractId, after);
-    let overflow = false;
-    for (let query = 0; query < MAX_QUERIES_PER_PAGE; query++) {
+    let overflow: boolean;
+    for (let query = 0; ; query++) {
       const { Items = [], LastEvaluatedKey }: { Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> } =
         await this.client.send(
           new QueryCommand({
@@ -216,10 +262,11 @@ export class DynamoDbTerminationStore implements TerminationStore {
       start = typeof lastSortKey === 'string' ? requestKeyOf(contractId, lastSortKey.slice(REQUEST_SORT_PREFIX.length)) : undefined;
       if (start === undefined || items.length === limit) break;
     }
-    // A full page continues after its last item; a short one cut by the cap, after the last item read.
+    // A full page continues after its last item, the caller's own; a short one is the contract's last.
     const last = items.at(-1);
-    if (items.length === limit && last !== undefined && (overflow || start !== undefined)) return { items, lastRequestId: last.requestId };
-    return start === undefined ? { items } : { items, lastRequestId: start.sk.slice(REQUEST_SORT_PREFIX.length) };
+    return items.length === limit && last !== undefined && (overflow || start !== undefined)
+      ? { items, lastRequestId: last.requestId }
+      : { items };
   }
 
   /** The contract, to explain why a read found nothing. */
@@ -232,7 +279,7 @@ export class DynamoDbTerminationStore implements TerminationStore {
     });
   }
 
-  private async readConsistently(tableName: string, key: Parameters<ReadItem>[1], abortSignal?: AbortSignal): Promise<Item | undefined> {
+  private async readConsistently(tableName: string, key: Item | TableKey, abortSignal?: AbortSignal): Promise<Item | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: tableName, Key: { ...key }, ConsistentRead: true }), {
       abortSignal,
     });

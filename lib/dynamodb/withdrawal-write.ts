@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { WithdrawalIntent, WithdrawalOutcome } from '../termination/ports';
-import type { Tables } from './create-transaction';
-import { asWithdrawalRecord, conditionFailed, failedItem, type ReadItem } from './items';
-import { requestKeyOf, withdrawalKeyOf } from './keys';
+import { asWithdrawalRecord, type Failure } from './items';
+import { requestKeyOf, withdrawalKeyOf, type Tables } from './keys';
 import type { WithdrawalEntry } from './request-item';
 import { explainStatusRefusal, slotRelease, statusIn } from './status-write';
 
@@ -12,8 +10,8 @@ import { explainStatusRefusal, slotRelease, statusIn } from './status-write';
  * A customer's withdrawal as data (docs/decisions/0018-withdrawal.md): one TransactWriteItems
  * that records the key with its answer, moves the request to WITHDRAWN if it is the caller's and
  * in a status it may be withdrawn from, and deletes the contract's slot if it names the request.
- * termination-table.ts only sends it, and reads a cancellation back as facts
- * (explainWithdrawalCancellation).
+ * termination-table.ts sends it, and hands a refusal's first failed condition to
+ * explainWithdrawalRefusal.
  */
 
 // Positions of the items; cancellation reasons come back in this order. The key decides first.
@@ -57,7 +55,9 @@ export function buildWithdrawalTransaction(tables: Tables, intent: WithdrawalInt
           Key: { ...requestKeyOf(intent.contractId, intent.requestId) },
           UpdateExpression:
             'SET #status = :withdrawn, statusChangedAt = :at, updatedAt = :at, ' +
-            'statusHistory = list_append(if_not_exists(statusHistory, :none), :entries) REMOVE statusReason',
+            'statusHistory = list_append(if_not_exists(statusHistory, :none), :entries), ' +
+            // WITHDRAWN is final: the retention period starts, and TTL deletes the request after it.
+            'expiresAt = :retainUntil REMOVE statusReason',
           ConditionExpression: `attribute_exists(pk) AND customerId = :customerId AND ${from.expression}`,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
@@ -68,6 +68,7 @@ export function buildWithdrawalTransaction(tables: Tables, intent: WithdrawalInt
               { status: intent.response.status, by: 'customer', occurredAt: withdrawnAt, appliedAt: withdrawnAt } satisfies WithdrawalEntry,
             ],
             ':customerId': intent.customerId,
+            ':retainUntil': intent.retainUntil,
             ...from.values,
           },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -79,17 +80,11 @@ export function buildWithdrawalTransaction(tables: Tables, intent: WithdrawalInt
 }
 
 /** Which condition of the withdrawal failed first, in item order: the key's, the request's, then the slot's. */
-export async function explainWithdrawalCancellation(
-  reasons: CancellationReason[],
+export function explainWithdrawalRefusal(
+  failure: Failure | undefined,
   intent: WithdrawalIntent,
   nowSeconds: number,
-  read: ReadItem,
-): Promise<WithdrawalOutcome> {
-  if (conditionFailed(reasons[KEY])) {
-    const { item } = await failedItem(reasons[KEY]?.Item, () =>
-      read('requests', withdrawalKeyOf(intent.customerId, intent.idempotencyKey)),
-    );
-    return { kind: 'key-taken', record: asWithdrawalRecord(item, nowSeconds) };
-  }
-  return explainStatusRefusal(reasons[REQUEST], reasons[SLOT], intent, read);
+): Exclude<WithdrawalOutcome, { kind: 'withdrawn' }> {
+  if (failure?.position === KEY) return { kind: 'key-taken', record: asWithdrawalRecord(failure.item, nowSeconds) };
+  return explainStatusRefusal(failure, { request: REQUEST, slot: SLOT }, intent.requestId);
 }

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { Refusal } from '../termination/refusals';
-import type { ErrorBody } from '../api-model/schemas';
+import type { ErrorBody, TerminationRequest } from '../api-model/schemas';
+import type { RequestView } from '../termination/read-termination-requests';
 import { maskAccountNumber } from '../observability/logger';
 import type { ErrorCode } from './errors';
 import { OUTCOMES, type Outcome, type OutcomeKey } from './outcomes';
@@ -78,6 +79,9 @@ function success(key: OutcomeKey, body: unknown, context: AnswerContext, logFiel
   return { response: json(row.status, body, context.correlationId, headers), statusCode: row.status, errorCode: undefined, row, logFields };
 }
 
+/** A request read back, with the message for its current status in the caller's language. */
+const shown = (request: RequestView, texts: Texts): TerminationRequest => ({ ...request, message: texts.requestStatus(request) });
+
 /** The request or the list; a refusal as an error body; 503 with Retry-After; anything else a bare 500. */
 export function answerFor(outcome: Outcome, context: AnswerContext): Answer {
   switch (outcome.kind) {
@@ -89,9 +93,10 @@ export function answerFor(outcome: Outcome, context: AnswerContext): Answer {
       return success(outcome.kind, outcome.request, context, logged, headers);
     }
     case 'found':
-      return success(outcome.kind, outcome.request, context, { requestId: outcome.request.requestId });
+      return success(outcome.kind, shown(outcome.request, context.texts), context, { requestId: outcome.request.requestId });
     case 'listed': {
-      const body = { items: outcome.requests, ...(outcome.nextCursor === undefined ? {} : { nextCursor: outcome.nextCursor }) };
+      const items = outcome.requests.map((request) => shown(request, context.texts));
+      const body = { items, ...(outcome.nextCursor === undefined ? {} : { nextCursor: outcome.nextCursor }) };
       return success(outcome.kind, body, context, { count: outcome.requests.length });
     }
     case 'withdrawn':

@@ -1,5 +1,7 @@
 import type { Problem, ProblemCode, ProblemOf } from '../api-model/problems';
 import type { ReasonCode, Status, TerminationRequest } from '../api-model/schemas';
+import { WITHDRAWABLE_STATUSES } from '../termination/lifecycle';
+import { REASON_NEEDING_COMMENT } from '../termination/reason-rules';
 import type { ErrorCode } from './errors';
 
 export type Language = 'en' | 'ru';
@@ -52,7 +54,7 @@ const enProblems: ProblemTexts = {
   contractNotActive: () => 'the contract is not active',
   dateAfterContractEnd: ({ endDate }) => `must not be after the end of the contract (${endDate})`,
   accountKeyMismatch: () => 'the control key of the account does not match the BIK',
-  commentRequired: () => 'is required when reasonCode is OTHER',
+  commentRequired: () => `is required when reasonCode is ${REASON_NEEDING_COMMENT}`,
   keyReused: () => 'was already used with a different request body or contract',
   activeRequestExists: ({ requestNumber }) =>
     requestNumber === undefined
@@ -64,7 +66,7 @@ const enProblems: ProblemTexts = {
   tooLarge: ({ limit }) => `the body must be at most ${limit} bytes`,
   bodyNotAllowed: () => 'must be empty: this call takes no body',
   bearerTokenRequired: () => 'a valid bearer token is required',
-  notWithdrawable: ({ status }) => `the request is ${status}: only a SUBMITTED or IN_REVIEW request can be withdrawn`,
+  notWithdrawable: ({ status }) => `the request is ${status}: only a ${WITHDRAWABLE_STATUSES.join(' or ')} request can be withdrawn`,
   requestNotFound: () => 'no such request on this contract',
   range: ({ min, max }) => `must be a whole number from ${min} to ${max}`,
 };
@@ -139,7 +141,7 @@ const ruProblems: ProblemTexts = {
   contractNotActive: () => 'договор не действует',
   dateAfterContractEnd: ({ endDate }) => `не может быть позже окончания договора (${endDate})`,
   accountKeyMismatch: () => 'контрольный ключ счёта не соответствует БИК',
-  commentRequired: () => 'обязателен при reasonCode OTHER',
+  commentRequired: () => `обязателен при reasonCode ${REASON_NEEDING_COMMENT}`,
   keyReused: () => 'уже использован с другим телом запроса или договором',
   activeRequestExists: ({ requestNumber }) =>
     requestNumber === undefined ? 'по договору уже действует заявка' : `по договору уже действует заявка ${requestNumber}`,
@@ -149,7 +151,8 @@ const ruProblems: ProblemTexts = {
   tooLarge: ({ limit }) => `тело запроса не должно превышать ${limit} байт`,
   bodyNotAllowed: () => 'должно быть пустым: этот запрос передаётся без тела',
   bearerTokenRequired: () => 'требуется действующий токен доступа (Bearer)',
-  notWithdrawable: ({ status }) => `заявка в статусе ${status}: отозвать можно только заявку в статусе SUBMITTED или IN_REVIEW`,
+  notWithdrawable: ({ status }) =>
+    `заявка в статусе ${status}: отозвать можно только заявку в статусе ${WITHDRAWABLE_STATUSES.join(' или ')}`,
   requestNotFound: () => 'по этому договору нет такой заявки',
   range: ({ min, max }) => `должно быть целым числом от ${min} до ${max}`,
 };

@@ -1,7 +1,8 @@
 import { backoff } from '../backoff';
 import type { Status } from '../api-model/schemas';
 import { validateStatusDecisionDetail } from '../api-model/validator';
-import { moveTo } from './lifecycle';
+import { isFinal, moveTo } from './lifecycle';
+import { retainedUntil } from './retention';
 import type { Decision, StatusMove, StatusWriteRefusal, TerminationStore } from './ports';
 
 /*
@@ -28,6 +29,8 @@ export interface DecisionDeps {
    */
   expected: { source: string; detailType: string; account: string };
   now: () => Date;
+  /** How long a request made final is kept (REQUEST_RETENTION_DAYS). */
+  retentionSeconds: number;
   /** Attempts when concurrent writes on the same items keep a decision from deciding. */
   maxAttempts?: number;
 }
@@ -124,7 +127,10 @@ export async function applyStatusDecision(deps: DecisionDeps, event: DecisionEve
   const move = moveTo(decision.status);
   const maxAttempts = deps.maxAttempts ?? 5;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const outcome = await deps.store.applyDecision(decision, move, deps.now().toISOString());
+    const now = deps.now();
+    // A final status starts the retention period, in the same write.
+    const retained = isFinal(decision.status) ? { ...move, retainUntil: retainedUntil(now, deps.retentionSeconds) } : move;
+    const outcome = await deps.store.applyDecision(decision, retained, now.toISOString());
     if (outcome.kind === 'applied') return { kind: 'applied', decision };
     const meaning = meaningOf(outcome, decision, move);
     if (meaning !== 'again') return meaning;

@@ -31,11 +31,37 @@ export class MalformedContractError extends Error {
 }
 
 /**
- * What the create's write requires of the contract: what judgeContract calls ok, for a contract
- * whose data is well formed. Data it cannot trust fails it, and is then judged below.
+ * What the create's write requires of the contract: the caller's, ACTIVE, and an end date the
+ * condition inside the write can check (meetsCondition).
  */
 export function contractConditionFor(customerId: string, desiredTerminationDate: string): ContractCondition {
   return { customerId, status: ACTIVE_STATUS, earliestEndDate: desiredTerminationDate, latestEndDate: LATEST_END_DATE };
+}
+
+/** Text ordered as DynamoDB orders it: by its UTF-8 bytes. */
+const compareText = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/**
+ * The one statement of the condition a create's write puts on the contract: the customer's, in
+ * the status, and no endDate, or an endDate that is a text of 10 characters between the two
+ * bounds, compared by its UTF-8 bytes as DynamoDB compares text. Characters are counted as
+ * DynamoDB Local's size() counts them, in UTF-16 units (JavaScript's length); for ASCII, and so
+ * for every date, all counts agree. Its DynamoDB form (lib/dynamodb/contract-condition.ts) is a
+ * second copy on purpose, so that a create costs one call;
+ * tests/integration/contract-condition.test.ts holds the two to the same verdict over generated
+ * contracts. A check inside a write cannot read a date's shape, so a text such as 2030/07/01
+ * within the bounds passes it, compared as text.
+ */
+export function meetsCondition(contract: Record<string, unknown> | undefined, condition: ContractCondition): boolean {
+  if (contract?.['customerId'] !== condition.customerId || contract['status'] !== condition.status) return false;
+  const endDate = contract['endDate'];
+  return (
+    endDate === undefined ||
+    (typeof endDate === 'string' &&
+      endDate.length === 10 &&
+      compareText(endDate, condition.earliestEndDate) >= 0 &&
+      compareText(endDate, condition.latestEndDate) <= 0)
+  );
 }
 
 /** A real calendar date written YYYY-MM-DD. */
@@ -54,8 +80,9 @@ export function ownershipOf(contract: Record<string, unknown> | undefined, custo
 
 /**
  * Why the contract refuses the request, in the order a client should learn it: existence, then
- * ownership (so nothing about another customer's contract leaks), then state, then end date.
- * Data of the wrong type or format is never compared: MalformedContractError (a 500).
+ * ownership (so nothing about another customer's contract leaks), then state, then end date. A
+ * contract is ok exactly when it meets the write's condition; one that does not is never judged
+ * on data of the wrong type or format: MalformedContractError (a 500).
  */
 export function judgeContract(
   contract: Record<string, unknown> | undefined,
@@ -67,6 +94,7 @@ export function judgeContract(
   if (ownership.kind !== 'owner') return ownership;
   const { contractId, status, endDate } = contract;
   if (typeof status !== 'string') throw new MalformedContractError(contractId, 'status is not a string');
+  if (meetsCondition(contract, contractConditionFor(customerId, desiredTerminationDate))) return { kind: 'ok' };
   if (endDate !== undefined && !isIsoDate(endDate)) throw new MalformedContractError(contractId, 'endDate is not a YYYY-MM-DD date');
   if (typeof endDate === 'string' && endDate > LATEST_END_DATE)
     throw new MalformedContractError(contractId, `endDate is after ${LATEST_END_DATE}`);

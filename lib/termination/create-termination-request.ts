@@ -5,13 +5,14 @@ import { CallForm, requireKey } from './call-form';
 import { contractRefusal } from './contract-access';
 import { contractConditionFor, judgeContract } from './contract-rules';
 import type { Problem } from '../api-model/problems';
-import type { ReasonCode, TerminationRequest, TerminationRequestInput } from '../api-model/schemas';
+import type { TerminationRequest, TerminationRequestInput } from '../api-model/schemas';
 import { validateTerminationInput } from '../api-model/validator';
 import { businessToday, isBeforeBusinessToday } from './business-date';
 import { STATUS_SUBMITTED } from './lifecycle';
 import { type IdempotencyRecord, type TerminationStore, type WriteOutcome } from './ports';
 import { requestFingerprint } from './fingerprint';
 import { refuse, RefusedError, type Refusal } from './refusals';
+import { hasOwnWords, needsComment } from './reason-rules';
 import { newRequestNumber } from './request-number';
 import { withinBudget } from './within-budget';
 
@@ -19,9 +20,6 @@ import { withinBudget } from './within-budget';
  * Creating a termination request. The rules and their order: docs/decisions/0013-order-of-checks.md;
  * the write: docs/decisions/0005-one-atomic-write.md. This module speaks no HTTP and no language.
  */
-
-/** A reason that needs the customer's own words in `comment`: a letter or digit at least (COMMENT_REQUIRED). */
-export const REASON_NEEDING_COMMENT: ReasonCode = 'OTHER';
 
 export interface CreateDeps {
   store: Pick<TerminationStore, 'create' | 'findIdempotencyRecord'>;
@@ -101,7 +99,7 @@ function staticRuleBreach(input: TerminationRequestInput): RefusedError | undefi
   if (!isAccountKeyValid(input.bankDetails.bik, input.bankDetails.accountNumber)) {
     return refuse('BANK_ACCOUNT_KEY_MISMATCH', [{ field: 'bankDetails.accountNumber', code: 'accountKeyMismatch' }]);
   }
-  if (input.reasonCode === REASON_NEEDING_COMMENT && !/[\p{L}\p{N}]/u.test(input.comment ?? '')) {
+  if (needsComment(input.reasonCode) && !hasOwnWords(input.comment)) {
     return refuse('COMMENT_REQUIRED', [{ field: 'comment', code: 'commentRequired' }]);
   }
   return undefined;
@@ -155,7 +153,7 @@ async function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abo
       requestId,
       requestNumber,
       status: STATUS_SUBMITTED,
-      createdAt: new Date().toISOString(),
+      createdAt: now.toISOString(),
       message: call.createdMessage(requestNumber),
     };
     const outcome = await deps.store.create(

@@ -21,8 +21,8 @@ export function isStatus(value: unknown): value is Status {
 
 /**
  * What the contract must be for a create to write, checked inside the write: the caller's, in
- * `status`, and with no endDate or an endDate that is a YYYY-MM-DD text within the bounds
- * (contract-rules.ts says why each bound).
+ * `status`, and with no endDate or an endDate that is a 10-character text within the bounds
+ * (meetsCondition in contract-rules.ts states it, and says why each bound).
  */
 export interface ContractCondition {
   customerId: string;
@@ -102,6 +102,8 @@ export interface StatusMove {
   from: readonly Status[];
   /** The write also deletes the contract's active slot, on condition that it names the request. */
   freesSlot: boolean;
+  /** Set on a move to a final status: epoch seconds after which the table's TTL deletes the request (retention.ts). */
+  retainUntil?: number;
 }
 
 /** A request as a refused status write found it. */
@@ -140,6 +142,8 @@ export interface WithdrawalIntent {
   expiresAt: number;
   /** The statuses the request may be withdrawn from; the write also frees the contract's slot. */
   from: readonly Status[];
+  /** Epoch seconds after which the table's TTL deletes the withdrawn request (retention.ts). */
+  retainUntil: number;
 }
 
 export interface WithdrawalRecord {

@@ -1,7 +1,6 @@
 import { CallForm } from './call-form';
 import { accessRefusal } from './contract-access';
 import type { Problem } from '../api-model/problems';
-import type { TerminationRequest } from '../api-model/schemas';
 import { isUuid } from '../api-model/validator';
 import { refuse, type Refusal } from './refusals';
 import { type StoredRequest, type TerminationStore } from './ports';
@@ -19,10 +18,11 @@ export const MAX_PAGE_SIZE = 100;
 export interface ReadCall {
   customerId: string;
   contractId: string | undefined;
-  /** The message for a request in its current status. */
-  message: (request: Omit<StoredRequest, 'customerId'>) => string;
   edgeProblems: Problem[];
 }
+
+/** A request as its customer may see it: never the customer id. The edge adds the message for its status, in their language. */
+export type RequestView = Omit<StoredRequest, 'customerId'>;
 
 export interface ReadDeps {
   store: Pick<TerminationStore, 'findRequest' | 'listRequests' | 'findContract'>;
@@ -31,16 +31,12 @@ export interface ReadDeps {
 }
 
 export type ReadOutcome =
-  | { kind: 'found'; request: TerminationRequest }
-  | { kind: 'listed'; requests: TerminationRequest[]; nextCursor: string | undefined }
+  | { kind: 'found'; request: RequestView }
+  | { kind: 'listed'; requests: RequestView[]; nextCursor: string | undefined }
   | { kind: 'refused'; refusal: Refusal }
   | { kind: 'unavailable'; cause: unknown };
 
-/** The request as the caller sees it: never the customer id; the message in their language. */
-const view = ({ customerId: _customerId, ...shown }: StoredRequest, message: ReadCall['message']): TerminationRequest => ({
-  ...shown,
-  message: message(shown),
-});
+const view = ({ customerId: _customerId, ...shown }: StoredRequest): RequestView => shown;
 
 /** GET .../termination-requests/{requestId} */
 export function getTerminationRequest(
@@ -56,7 +52,7 @@ export function getTerminationRequest(
     const item = await store.findRequest(contractId, requestId, abortSignal);
     // A request is shown to the customer who made it; to anyone else it is as if it did not exist,
     // and the contract decides between 404 and 403 (0015-reading-requests.md).
-    if (item?.customerId === call.customerId) return { kind: 'found', request: view(item, call.message) };
+    if (item?.customerId === call.customerId) return { kind: 'found', request: view(item) };
     throw (
       (await accessRefusal(store, contractId, call.customerId, abortSignal)) ??
       refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
@@ -97,7 +93,7 @@ export function listTerminationRequests(
     }
     return {
       kind: 'listed',
-      requests: page.items.map((item) => view(item, call.message)),
+      requests: page.items.map((item) => view(item)),
       nextCursor: page.lastRequestId === undefined ? undefined : encodeCursor(page.lastRequestId),
     };
   });

@@ -1,7 +1,7 @@
 import type { Problem } from '../api-model/problems';
 import { REASON_CODES, type ReasonCode } from '../api-model/schemas';
 import type { Refusal } from './refusals';
-import { REASON_NEEDING_COMMENT } from './create-termination-request';
+import { needsComment } from './reason-rules';
 
 /*
  * The reasons a customer may give, from the very list the create's validator takes
@@ -22,6 +22,6 @@ export function listTerminationReasons(edgeProblems: Problem[] = []): ReasonsOut
   if (edgeProblems.length > 0) return { kind: 'refused', refusal: { code: 'VALIDATION_ERROR', problems: edgeProblems } };
   return {
     kind: 'reasons',
-    reasons: REASON_CODES.map((reasonCode) => ({ reasonCode, commentRequired: reasonCode === REASON_NEEDING_COMMENT })),
+    reasons: REASON_CODES.map((reasonCode) => ({ reasonCode, commentRequired: needsComment(reasonCode) })),
   };
 }

@@ -5,8 +5,19 @@ import { RefusedError, type Refusal } from './refusals';
 export type EndedEarly = { kind: 'refused'; refusal: Refusal } | { kind: 'unavailable'; cause: unknown };
 
 /**
+ * Whether an error is the budget's own abort: its reason thrown (throwIfAborted), or a wait the
+ * budget cut short (an AbortError caused by it). The store's calls cut short by it come back as
+ * StoreUnavailableError.
+ */
+function isBudgetAbort(error: unknown, abortSignal: AbortSignal): boolean {
+  if (!abortSignal.aborted) return false;
+  return error === abortSignal.reason || (error instanceof Error && error.name === 'AbortError' && error.cause === abortSignal.reason);
+}
+
+/**
  * Runs a use case within its time budget: a refusal it throws becomes its outcome, and a store
- * that failed or the budget running out becomes `unavailable`. Anything else it throws is a bug.
+ * that failed or the budget running out becomes `unavailable`. Anything else it throws is a bug,
+ * also after the budget ran out: it is thrown as it is (a 500, logged with its stack).
  */
 export async function withinBudget<Outcome>(
   budgetMs: number,
@@ -17,7 +28,7 @@ export async function withinBudget<Outcome>(
     return await run(abortSignal);
   } catch (error) {
     if (error instanceof RefusedError) return { kind: 'refused', refusal: error.refusal };
-    if (error instanceof StoreUnavailableError || abortSignal.aborted) return { kind: 'unavailable', cause: error };
+    if (error instanceof StoreUnavailableError || isBudgetAbort(error, abortSignal)) return { kind: 'unavailable', cause: error };
     throw error;
   }
 }

@@ -8,12 +8,15 @@ import decisionRejected from '../../events/decision-rejected.json' with { type: 
 import decisionUnknownRequest from '../../events/decision-unknown-request.json' with { type: 'json' };
 import streamIdempotencyExpired from '../../events/stream-idempotency-expired.json' with { type: 'json' };
 import streamRequestCreated from '../../events/stream-request-created.json' with { type: 'json' };
+import streamRequestExpired from '../../events/stream-request-expired.json' with { type: 'json' };
 import streamStatusChanged from '../../events/stream-status-changed.json' with { type: 'json' };
 import streamWithdrawn from '../../events/stream-withdrawn.json' with { type: 'json' };
 import withdrawalSampleRequest from '../../events/withdrawal-sample-request.json' with { type: 'json' };
 import { sendEvent } from '../support/handler';
 import { eventIdOf } from '../../lib/events/request-events';
 import type { PutEventsFault } from '../../scripts/local/aws-stand-in';
+import { matchesPattern } from '../../scripts/local/event-pattern';
+import { streamFilterPatterns } from '../../scripts/local/template-patterns';
 import { slotKeyOf } from '../../lib/dynamodb/keys';
 import { isStatusChangedDetail, isSubmittedDetail } from '../../lib/api-model/validator';
 import { ofKind } from '../support/local-tables';
@@ -50,6 +53,7 @@ const streams = {
   'stream-request-created.json': streamEvent(streamRequestCreated),
   'stream-status-changed.json': streamEvent(streamStatusChanged),
   'stream-idempotency-expired.json': streamEvent(streamIdempotencyExpired),
+  'stream-request-expired.json': streamEvent(streamRequestExpired),
   'stream-withdrawn.json': streamEvent(streamWithdrawn),
 };
 
@@ -213,6 +217,22 @@ describe('a request, from the stream records of its creation to its rejection', 
 
   it('stream-idempotency-expired.json: a key removed by TTL publishes nothing', async () => {
     const { response, events, calls } = await publish('stream-idempotency-expired.json');
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(events).toEqual([]);
+    expect(calls).toEqual([]);
+  });
+
+  it("stream-request-expired.json: a request removed by TTL publishes nothing, and the stream's filter drops it", async () => {
+    const [record] = streams['stream-request-expired.json'].Records;
+    // A final request at the end of its retention period (0019-retention.md), deleted by DynamoDB itself.
+    expect(record).toMatchObject({
+      eventName: 'REMOVE',
+      userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' },
+      dynamodb: { OldImage: { kind: { S: 'REQUEST' }, status: { S: 'WITHDRAWN' }, expiresAt: { N: expect.any(String) } } },
+    });
+    expect(streamFilterPatterns().some((pattern) => matchesPattern(pattern, record))).toBe(false);
+    // Handed to the publisher all the same (a redrive, a hand-made invoke), it publishes nothing either.
+    const { response, events, calls } = await publish('stream-request-expired.json');
     expect(response).toEqual({ batchItemFailures: [] });
     expect(events).toEqual([]);
     expect(calls).toEqual([]);

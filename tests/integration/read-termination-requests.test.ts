@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { v7 as timeOrderedUuid } from 'uuid';
+import { buildCreateTransaction } from '../../lib/dynamodb/create-transaction';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { slotKeyOf } from '../../lib/dynamodb/keys';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
@@ -8,6 +10,7 @@ import { newContract } from '../support/contracts';
 import { callHandler, type HandlerAnswer } from '../support/handler';
 import { useFreshTables, type TestTables } from '../support/local-tables';
 import { callsDuring, installSdkRecorder } from '../support/sdk-calls';
+import { newRequest } from '../support/store-contract';
 
 /*
  * GET one request and GET the contract's list, through their handlers against DynamoDB Local.
@@ -216,7 +219,40 @@ describe('after a contract changes owner (issue 15.6, 0015-reading-requests.md)'
     expect(await pagesOf(boris.customerId)).toEqual([...boriss].reverse());
   });
 
-  it("costs a bounded number of calls however many of another customer's requests the contract holds (issue 15.6)", async () => {
+  it("never stands a cursor on another customer's request, however many of them lie between the caller's", async () => {
+    // Boris's request, then 350 of Anna's (more than any number of reads per page could skip), then the contract is Boris's again.
+    const contractId = await newContract(tables, { customerId: boris.customerId });
+    const borisIds = [timeOrderedUuid()];
+    const annaIds = Array.from({ length: 350 }, () => timeOrderedUuid());
+    const requestItem = (requestId: string, customerId: string) =>
+      buildCreateTransaction(tables.names, newRequest(contractId, { requestId, customerId }), 0).TransactItems?.[4]?.Put?.Item ?? {};
+    const items = [...borisIds.map((id) => requestItem(id, boris.customerId)), ...annaIds.map((id) => requestItem(id, anna.customerId))];
+    for (let at = 0; at < items.length; at += 25) {
+      const batch = items.slice(at, at + 25).map((Item) => ({ PutRequest: { Item } }));
+      await tables.doc.send(new BatchWriteCommand({ RequestItems: { [tables.names.requests]: batch } }));
+    }
+    borisIds.push(
+      String(
+        (await callHandler({ contractId, body: validBody(), headers: headersWithKey(), customerId: boris.customerId })).body['requestId'],
+      ),
+    );
+
+    const seen: unknown[] = [];
+    const cursors: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await list(contractId, { limit: '1', ...(cursor === undefined ? {} : { cursor }) }, boris.customerId);
+      expect(page.status).toBe(200);
+      const pageItems = page.body['items'];
+      if (Array.isArray(pageItems)) seen.push(...pageItems.map((item: { requestId?: unknown }) => item.requestId));
+      cursor = typeof page.body['nextCursor'] === 'string' ? page.body['nextCursor'] : undefined;
+      if (cursor !== undefined) cursors.push(Buffer.from(cursor, 'base64url').toString('utf8'));
+    } while (cursor !== undefined && cursors.length < 10);
+    expect(seen).toEqual([...borisIds].reverse());
+    expect(cursors.filter((requestId) => !borisIds.includes(requestId))).toEqual([]);
+  });
+
+  it("costs one Query per 100 of another customer's requests read, not one per request", async () => {
     const { contractId } = await transferred(30);
     const uninstall = installSdkRecorder();
     try {

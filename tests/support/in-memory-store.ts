@@ -1,5 +1,5 @@
+import { meetsCondition } from '../../lib/termination/contract-rules';
 import type {
-  ContractCondition,
   Decision,
   DecisionWriteOutcome,
   IdempotencyRecord,
@@ -20,22 +20,13 @@ import type {
  * (docs/decisions/0013-order-of-checks.md) with no Java and no DynamoDB. Plain storage: a write
  * checks the conditions it is handed, in the order of the real write's items, and reports the
  * first that fails with the item it concerned, as lib/dynamodb does. What that means is the use
- * cases' to say; the integration tests hold the real store to the same outcomes.
+ * cases' to say. tests/support/store-contract.ts holds this store and the real one to the same
+ * outcomes, case by case.
  */
 
 interface StoredState extends StoredRequest {
   contractId: string;
   decisionIds: string[];
-}
-
-/** The contract's condition, as the real write's ConditionCheck evaluates it (lib/dynamodb/contract-condition.ts). */
-function meets(contract: Record<string, unknown> | undefined, condition: ContractCondition): boolean {
-  if (contract?.['customerId'] !== condition.customerId || contract['status'] !== condition.status) return false;
-  const endDate = contract['endDate'];
-  return (
-    endDate === undefined ||
-    (typeof endDate === 'string' && endDate.length === 10 && endDate >= condition.earliestEndDate && endDate <= condition.latestEndDate)
-  );
 }
 
 /** A record that TTL would have deleted by now counts as absent, as in the real table's conditions. */
@@ -74,6 +65,12 @@ export class InMemoryStore implements TerminationStore {
     this.contracts.set(contract.contractId, contract);
   }
 
+  /** Makes the contract's slot name another request, or removes it: broken data, for the port's contract suite. */
+  setSlot(contractId: string, slot: { requestId: string; requestNumber: string; customerId: string } | undefined): void {
+    if (slot) this.slots.set(contractId, slot);
+    else this.slots.delete(contractId);
+  }
+
   create(request: NewRequest, nowSeconds: number): Promise<WriteOutcome> {
     this.calls.push('create');
     return Promise.resolve(this.tryCreate(request, nowSeconds));
@@ -84,10 +81,13 @@ export class InMemoryStore implements TerminationStore {
     const record = live(this.keys.get(key), nowSeconds);
     if (record) return { kind: 'key-taken', record };
     const contract = this.contracts.get(request.contractId);
-    if (!meets(contract, request.contract)) return { kind: 'contract-condition-failed', contract, readAfter: false };
+    // A failed condition on no item comes back without one: the real store reads it after.
+    if (!meetsCondition(contract, request.contract))
+      return { kind: 'contract-condition-failed', contract, readAfter: contract === undefined };
     const holder = this.slots.get(request.contractId);
-    if (holder) return { kind: 'slot-taken', holder };
+    if (holder) return { kind: 'slot-taken', holder: { requestNumber: holder.requestNumber, customerId: holder.customerId } };
     if (this.numbers.has(request.requestNumber)) return { kind: 'number-taken' };
+    if (this.requests.has(request.requestId)) return { kind: 'conflict' };
     const { requestId, requestNumber, customerId, contractId } = request;
     this.keys.set(key, { fingerprint: request.fingerprint, requestId, response: request.response, expiresAt: request.expiresAt });
     this.slots.set(contractId, { requestId, requestNumber, customerId });
@@ -134,7 +134,7 @@ export class InMemoryStore implements TerminationStore {
     this.calls.push('withdraw');
     const key = `${intent.customerId}#${intent.idempotencyKey}`;
     const record = live(this.withdrawalKeys.get(key), nowSeconds);
-    if (record) return Promise.resolve({ kind: 'key-taken', record });
+    if (record) return Promise.resolve({ kind: 'key-taken', record: { fingerprint: record.fingerprint, response: record.response } });
     const request = this.requestOn(intent.contractId, intent.requestId);
     if (request?.customerId !== intent.customerId || !intent.from.includes(request.status)) {
       return Promise.resolve({ kind: 'request-condition-failed', request: request && stateOf(request) });

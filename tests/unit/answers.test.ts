@@ -37,6 +37,18 @@ describe('answerFor: success', () => {
     expect(replayed.body).toBe(created.body);
     expect(replayed.headers?.['Idempotent-Replayed']).toBe('true');
   });
+
+  it("found and listed: the requests the read returned, each with the message of its status in the caller's language", () => {
+    const { message: _message, ...read } = request;
+    const rejected = { ...read, status: 'REJECTED' as const, statusReason: 'Debt on the contract.' };
+    const found = JSON.parse(answerFor({ kind: 'found', request: rejected }, context('ru')).response.body);
+    expect(found).toEqual({
+      ...rejected,
+      message: 'Ваша заявка на досрочное расторжение договора № TR-7KQM-X2PF отклонена. Причина: Debt on the contract.',
+    });
+    const listed = JSON.parse(answerFor({ kind: 'listed', requests: [read], nextCursor: 'abc' }, context()).response.body);
+    expect(listed).toEqual({ items: [request], nextCursor: 'abc' });
+  });
 });
 
 describe('answerFor: refusals', () => {

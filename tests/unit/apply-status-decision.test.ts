@@ -16,6 +16,9 @@ const CONTRACT_ID = 'a1a1a1a1-0000-4000-8000-000000000001';
 
 type DecisionStatus = Decision['status'];
 
+/** The retention period the consumer is configured with: five years. */
+const RETENTION_SECONDS = 1827 * 86_400;
+
 /** What the store reports when the request's condition refused the write: the request in `status`. */
 const refusedBy = (status: Status, fields: Partial<RequestState> = {}): DecisionWriteOutcome => ({
   kind: 'request-condition-failed',
@@ -39,6 +42,7 @@ function depsAnswering(...answers: DecisionWriteOutcome[]): DecisionDeps & { see
     },
     expected: { source: LOCAL_DECISION_SOURCE, detailType: DECISION_DETAIL_TYPE, account: LOCAL_ACCOUNT_ID },
     now: () => new Date('2026-11-23T10:00:00.000Z'),
+    retentionSeconds: RETENTION_SECONDS,
     maxAttempts: 3,
   };
 }
@@ -76,7 +80,21 @@ describe('applyStatusDecision', () => {
   it('hands the store the move the lifecycle allows: from the statuses before it, freeing the slot when final', async () => {
     const deps = depsAnswering({ kind: 'applied' });
     await applyStatusDecision(deps, eventOf());
-    expect(deps.moves).toEqual([{ from: ['SUBMITTED', 'IN_REVIEW'], freesSlot: true }]);
+    expect(deps.moves).toEqual([
+      { from: ['SUBMITTED', 'IN_REVIEW'], freesSlot: true, retainUntil: Date.parse('2026-11-23T10:00:00.000Z') / 1000 + RETENTION_SECONDS },
+    ]);
+  });
+
+  it.each<[DecisionStatus, boolean]>([
+    ['IN_REVIEW', false],
+    ['APPROVED', false],
+    ['COMPLETED', true],
+    ['REJECTED', true],
+  ])('%s starts the retention period in its own write: %s', async (status, final) => {
+    const deps = depsAnswering({ kind: 'applied' });
+    await applyStatusDecision(deps, eventOf({ status }));
+    const retainUntil = Date.parse('2026-11-23T10:00:00.000Z') / 1000 + RETENTION_SECONDS;
+    expect(deps.moves[0]?.retainUntil).toBe(final ? retainUntil : undefined);
   });
 
   it.each([

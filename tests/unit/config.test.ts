@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configProblems } from '../support/thrown';
-import { ConfigError, loadAuthConfig, loadServiceConfig } from '../../lib/config';
+import { ConfigError, loadAuthConfig, loadDecisionConfig, loadEdgeConfig, loadPublisherConfig, loadServiceConfig } from '../../lib/config';
 
 const SERVICE_REQUIRED = { REQUESTS_TABLE_NAME: 'termination-requests', CONTRACTS_TABLE_NAME: 'contracts' };
 const AUTH_REQUIRED = {
@@ -16,6 +16,7 @@ describe('loadServiceConfig', () => {
       requestsTableName: 'termination-requests',
       contractsTableName: 'contracts',
       idempotencyTtlSeconds: 24 * 3600,
+      retentionSeconds: 1827 * 86_400,
       businessTimeZone: 'Europe/Moscow',
       budgetMs: 6000,
       retryAfterSeconds: 1,
@@ -28,6 +29,7 @@ describe('loadServiceConfig', () => {
     const config = loadServiceConfig({
       ...SERVICE_REQUIRED,
       IDEMPOTENCY_TTL_HOURS: '48',
+      REQUEST_RETENTION_DAYS: '3653',
       BUSINESS_TIME_ZONE: 'Asia/Yekaterinburg',
       DYNAMODB_BUDGET_MS: '100',
       RETRY_AFTER_SECONDS: '30',
@@ -41,6 +43,7 @@ describe('loadServiceConfig', () => {
       requestsTableName: 'termination-requests',
       contractsTableName: 'contracts',
       idempotencyTtlSeconds: 48 * 3600,
+      retentionSeconds: 3653 * 86_400,
       businessTimeZone: 'Asia/Yekaterinburg',
       budgetMs: 100,
       retryAfterSeconds: 30,
@@ -96,6 +99,8 @@ describe('loadServiceConfig', () => {
     ['IDEMPOTENCY_TTL_HOURS', '0x10'],
     ['RETRY_AFTER_SECONDS', '1e1'],
     ['DYNAMODB_MAX_ATTEMPTS', '0b11'],
+    ['REQUEST_RETENTION_DAYS', '0'],
+    ['REQUEST_RETENTION_DAYS', '36526'],
   ])('rejects %s=%j', (name, value) => {
     const message = configProblems(() => loadServiceConfig({ ...SERVICE_REQUIRED, [name]: value }));
     expect(message).toContain(name);
@@ -246,5 +251,45 @@ describe('loadAuthConfig', () => {
     'https://cognito-idp.eu-central-1.amazonaws.com/pool/.well-known/jwks.json',
   ])('accepts the JWKS URI %s', (uri) => {
     expect(loadAuthConfig({ ...AUTH_REQUIRED, JWKS_URI: uri }).jwksUri).toBe(uri);
+  });
+});
+
+describe("serverless.yml's defaults", () => {
+  // Every loader of lib/config.ts (tests/unit/docs.test.ts fails when one is added and not listed there).
+  const loaders = [loadServiceConfig, loadEdgeConfig, loadAuthConfig, loadDecisionConfig, loadPublisherConfig];
+  /** What every loader needs to load at all: the settings without a default. */
+  const REQUIRED = {
+    ...SERVICE_REQUIRED,
+    ...AUTH_REQUIRED,
+    EVENT_BUS_NAME: 'termination-events',
+    DECISION_ACCOUNT_ID: '123456789012',
+    DECISION_DEAD_LETTER_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/decisions',
+  };
+  const loadAll = (env: Record<string, string | undefined>) => loaders.map((load) => load(env));
+
+  /** `${env:NAME, 'default'}` of the default stage, for each name whose default is a plain value. */
+  function packagedDefaults(): [string, string][] {
+    const yml = readFileSync('serverless.yml', 'utf8');
+    const stage = yml.slice(yml.indexOf('\n  default:\n'), yml.indexOf('\n  prod:\n'));
+    return [...stage.matchAll(/\$\{env:([A-Z][A-Z0-9_]*), '([^'$]*)'\}/g)].map(([, name = '', value = '']) => [name, value]);
+  }
+
+  it('are the ones lib/config.ts applies: each, passed as packaged, loads what the setting left out loads', () => {
+    const read = new Set<string>();
+    const recording = new Proxy<Record<string, string | undefined>>(
+      { ...REQUIRED },
+      {
+        get(target, name) {
+          if (typeof name === 'string') read.add(name);
+          return typeof name === 'string' ? target[name] : undefined;
+        },
+      },
+    );
+    loadAll(recording);
+    const checked = packagedDefaults().filter(([name]) => read.has(name) && !(name in REQUIRED));
+    expect(checked.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['IDEMPOTENCY_TTL_HOURS', 'DYNAMODB_BUDGET_MS', 'JWKS_TTL_SECONDS']),
+    );
+    for (const [name, value] of checked) expect(loadAll({ ...REQUIRED, [name]: value }), `${name}: '${value}'`).toEqual(loadAll(REQUIRED));
   });
 });

@@ -64,6 +64,15 @@ describe('the create: what the write is handed', () => {
   });
 });
 
+describe('the create: its clock', () => {
+  it("stamps createdAt with the injected clock, as the withdrawal stamps withdrawnAt: the stored request's and the answer's", async () => {
+    const deps = depsAnswering({ kind: 'created' });
+    const outcome = await create(deps);
+    expect(outcome).toMatchObject({ kind: 'created', request: { createdAt: '2026-11-24T09:00:00.000Z' } });
+    expect(deps.seen[0]?.response.createdAt).toBe('2026-11-24T09:00:00.000Z');
+  });
+});
+
 describe('the create: what a refused write means', () => {
   it('a key bound to this very call replays it; bound to another call, 422 IDEMPOTENCY_KEY_REUSED', async () => {
     const first = depsAnswering({ kind: 'created' });

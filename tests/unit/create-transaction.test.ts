@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { CancellationReason } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
-import { buildCreateTransaction, explainCancellation } from '../../lib/dynamodb/create-transaction';
+import { buildCreateTransaction, explainCreateRefusal } from '../../lib/dynamodb/create-transaction';
+import type { Failure } from '../../lib/dynamodb/items';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
 import { createTerminationRequest } from '../../lib/termination/create-termination-request';
 import type { NewRequest } from '../../lib/termination/ports';
-import { readAnswering } from '../support/consistent-read';
 
 const tables = { requests: 'requests', contracts: 'contracts' };
 const NOW = 1_900_000_000;
@@ -33,11 +31,14 @@ const request: NewRequest = {
   contract: contractConditionFor('customer-anna', '2030-06-30'),
 };
 
-const none: CancellationReason = { Code: 'None' };
-const failed = (item?: Record<string, unknown>): CancellationReason => ({
-  Code: 'ConditionalCheckFailed',
-  ...(item ? { Item: marshall(item) } : {}),
-});
+// Positions of the create's items: the key, the contract, the slot, the number, the request.
+const KEY = 0;
+const CONTRACT = 1;
+const SLOT = 2;
+const NUMBER = 3;
+const REQUEST = 4;
+/** The first failed condition, with the item as the failure returned it, or as the store read it after. */
+const failedAt = (position: number, item?: Record<string, unknown>, readAfter = false): Failure => ({ position, item, readAfter });
 const idempotencyItem = (fingerprint: string, expiresAt = NOW + 10) => ({
   pk: 'x',
   fingerprint,
@@ -60,21 +61,6 @@ describe('buildCreateTransaction', () => {
       `CONTRACT#${request.contractId} REQUEST#${request.requestId}`,
     ]);
     for (const item of items) expect(item.Put?.ConditionExpression ?? item.ConditionCheck?.ConditionExpression).toBeTruthy();
-  });
-
-  it("checks the contract against the condition the create hands over: the caller's, ACTIVE, an end date from the desired date to 2999-12-31", () => {
-    expect(items[1]?.ConditionCheck).toMatchObject({
-      TableName: 'contracts',
-      Key: { contractId: request.contractId },
-      ExpressionAttributeValues: { ':customerId': 'customer-anna', ':active': 'ACTIVE', ':desired': '2030-06-30', ':latest': '2999-12-31' },
-    });
-  });
-
-  it('lets an expired key be taken again: the key condition compares expiresAt with now', () => {
-    const key = items[0]?.Put;
-    expect(key?.ConditionExpression).toBe('attribute_not_exists(pk) OR expiresAt <= :now');
-    expect(key?.ExpressionAttributeValues).toEqual({ ':now': NOW });
-    expect(key?.Item).toMatchObject({ fingerprint: 'fp-1', expiresAt: NOW + 86_400, responseJson: JSON.stringify(response) });
   });
 
   it('asks for the old items of the key, the contract and the slot, which explain a refusal', () => {
@@ -102,97 +88,78 @@ describe('buildCreateTransaction', () => {
   });
 });
 
-describe('explainCancellation: the first condition that failed, with its item', () => {
-  it('a used key with its record: the record, whatever else failed, read no further', async () => {
-    const { read, asked } = readAnswering();
-    const outcome = await explainCancellation(
-      [failed(idempotencyItem('fp-1')), failed(), failed({ requestNumber: 'TR-X' })],
-      request,
-      NOW,
-      read,
-    );
-    expect(outcome).toMatchObject({ kind: 'key-taken', record: { fingerprint: 'fp-1', response } });
-    expect(asked).toEqual([]);
+describe('explainCreateRefusal: the first condition that failed, with its item', () => {
+  it('a used key with its record: the record', () => {
+    expect(explainCreateRefusal(failedAt(KEY, idempotencyItem('fp-1')), NOW)).toMatchObject({
+      kind: 'key-taken',
+      record: { fingerprint: 'fp-1', response },
+    });
   });
 
-  it('a used key without its old item: one consistent read of the key; gone or expired by then, no record', async () => {
-    const key = { pk: `IDEMPOTENCY#customer-anna#${request.idempotencyKey}`, sk: 'IDEMPOTENCY' };
-    const found = readAnswering(idempotencyItem('fp-2'));
-    expect(await explainCancellation([failed()], request, NOW, found.read)).toMatchObject({
+  it('a used key whose record had gone or expired by the read after: no record', () => {
+    expect(explainCreateRefusal(failedAt(KEY, idempotencyItem('fp-2'), true), NOW)).toMatchObject({
       kind: 'key-taken',
       record: { fingerprint: 'fp-2' },
     });
-    expect(found.asked).toEqual([{ table: 'requests', key }]);
-    expect(await explainCancellation([failed()], request, NOW, readAnswering().read)).toEqual({ kind: 'key-taken', record: undefined });
-    const expired = readAnswering(idempotencyItem('fp-2', NOW - 1));
-    expect(await explainCancellation([failed()], request, NOW, expired.read)).toEqual({ kind: 'key-taken', record: undefined });
+    expect(explainCreateRefusal(failedAt(KEY, undefined, true), NOW)).toEqual({ kind: 'key-taken', record: undefined });
+    expect(explainCreateRefusal(failedAt(KEY, idempotencyItem('fp-2', NOW - 1), true), NOW)).toEqual({
+      kind: 'key-taken',
+      record: undefined,
+    });
   });
 
-  it('a key record without a numeric expiresAt is malformed (a 500), not a retry until the budget ends', async () => {
+  it('a key record without a numeric expiresAt is malformed (a 500), not a retry until the budget ends', () => {
     const broken = { ...idempotencyItem('fp-1'), expiresAt: 'tomorrow' };
-    await expect(explainCancellation([failed(broken)], request, NOW, readAnswering().read)).rejects.toThrow(/Malformed idempotency record/);
+    expect(() => explainCreateRefusal(failedAt(KEY, broken), NOW)).toThrow(/Malformed idempotency record/);
   });
 
-  it('the contract: the item the condition refused, as it came back', async () => {
+  it('the contract: the item the condition refused, as it came back', () => {
     const contract = { contractId: request.contractId, customerId: 'customer-boris', status: 'ACTIVE' };
-    const { read, asked } = readAnswering();
-    expect(await explainCancellation([none, failed(contract)], request, NOW, read)).toEqual({
+    expect(explainCreateRefusal(failedAt(CONTRACT, contract), NOW)).toEqual({
       kind: 'contract-condition-failed',
       contract,
       readAfter: false,
     });
-    expect(asked).toEqual([]);
   });
 
-  it('the contract without its old item: read it, and say it was read after', async () => {
+  it('the contract read after the failure: said so, found or not', () => {
     const contract = { contractId: request.contractId, customerId: 'customer-anna', status: 'ACTIVE' };
-    const { read, asked } = readAnswering(contract);
-    expect(await explainCancellation([none, failed()], request, NOW, read)).toEqual({
+    expect(explainCreateRefusal(failedAt(CONTRACT, contract, true), NOW)).toEqual({
       kind: 'contract-condition-failed',
       contract,
       readAfter: true,
     });
-    expect(asked).toEqual([{ table: 'contracts', key: { contractId: request.contractId } }]);
-    expect(await explainCancellation([none, failed()], request, NOW, readAnswering().read)).toEqual({
+    expect(explainCreateRefusal(failedAt(CONTRACT, undefined, true), NOW)).toEqual({
       kind: 'contract-condition-failed',
       contract: undefined,
       readAfter: true,
     });
   });
 
-  it('the slot: the request that holds it and its customer, or reads the slot when its item is missing', async () => {
+  it('the slot: the request that holds it and its customer; none when the slot had gone', () => {
     const holder = { requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-other' };
-    expect(await explainCancellation([none, none, failed(holder)], request, NOW, readAnswering().read)).toEqual({
-      kind: 'slot-taken',
-      holder,
-    });
-    const { read, asked } = readAnswering({ requestNumber: 'TR-ABCD-EFGH', customerId: 42 });
-    expect(await explainCancellation([none, none, failed()], request, NOW, read)).toEqual({
+    expect(explainCreateRefusal(failedAt(SLOT, holder), NOW)).toEqual({ kind: 'slot-taken', holder });
+    expect(explainCreateRefusal(failedAt(SLOT, { requestNumber: 'TR-ABCD-EFGH', customerId: 42 }, true), NOW)).toEqual({
       kind: 'slot-taken',
       holder: { requestNumber: 'TR-ABCD-EFGH', customerId: undefined },
     });
-    expect(asked).toEqual([{ table: 'requests', key: { pk: `CONTRACT#${request.contractId}`, sk: 'ACTIVE' } }]);
-    expect(await explainCancellation([none, none, failed()], request, NOW, readAnswering().read)).toEqual({
-      kind: 'slot-taken',
-      holder: undefined,
-    });
+    expect(explainCreateRefusal(failedAt(SLOT, undefined, true), NOW)).toEqual({ kind: 'slot-taken', holder: undefined });
   });
 
-  it('a taken number; a conflict or a request-id clash is a conflict', async () => {
-    const { read } = readAnswering();
-    expect(await explainCancellation([none, none, none, failed()], request, NOW, read)).toEqual({ kind: 'number-taken' });
-    expect(await explainCancellation([none, { Code: 'TransactionConflict' }], request, NOW, read)).toEqual({ kind: 'conflict' });
-    expect(await explainCancellation([none, none, none, none, failed()], request, NOW, read)).toEqual({ kind: 'conflict' });
+  it('a taken number; no failed condition, or a request-id clash, is a conflict', () => {
+    expect(explainCreateRefusal(failedAt(NUMBER), NOW)).toEqual({ kind: 'number-taken' });
+    expect(explainCreateRefusal(undefined, NOW)).toEqual({ kind: 'conflict' });
+    expect(explainCreateRefusal(failedAt(REQUEST), NOW)).toEqual({ kind: 'conflict' });
   });
 });
 
 describe('a cancellation read back here, then judged by the create (lib/termination)', () => {
-  /** The create, on a store whose every write is cancelled with `reasons` and read back as DynamoDbTerminationStore reads it. */
-  const createCancelledWith = async (...reasons: CancellationReason[]) => {
+  /** The create, on a store whose every write is refused with `failure` and explained as DynamoDbTerminationStore explains it. */
+  const createRefusedWith = async (failure: Failure) => {
     const outcome = await createTerminationRequest(
       {
         store: {
-          create: (newRequest, nowSeconds) => explainCancellation(reasons, newRequest, nowSeconds, readAnswering().read),
+          create: (_newRequest, nowSeconds) => Promise.resolve(explainCreateRefusal(failure, nowSeconds)),
           findIdempotencyRecord: () => Promise.resolve(undefined),
         },
         businessTimeZone: 'Europe/Moscow',
@@ -213,22 +180,22 @@ describe('a cancellation read back here, then judged by the create (lib/terminat
   const contract = { contractId: request.contractId, customerId: 'customer-anna', status: 'ACTIVE' };
 
   it('the contract: judged from its old item; another customer is access-denied', async () => {
-    expect(await createCancelledWith(none, failed({ ...contract, customerId: 'customer-boris', status: 'CLOSED' }))).toMatchObject({
+    expect(await createRefusedWith(failedAt(CONTRACT, { ...contract, customerId: 'customer-boris', status: 'CLOSED' }))).toMatchObject({
       code: 'CONTRACT_ACCESS_DENIED',
     });
-    expect(await createCancelledWith(none, failed({ ...contract, status: 'CLOSED' }))).toMatchObject({ code: 'CONTRACT_NOT_ACTIVE' });
+    expect(await createRefusedWith(failedAt(CONTRACT, { ...contract, status: 'CLOSED' }))).toMatchObject({ code: 'CONTRACT_NOT_ACTIVE' });
   });
 
   it('a contract the condition refused but the judge accepts is a bug, not a retry loop', async () => {
-    await expect(createCancelledWith(none, failed(contract))).rejects.toThrow(/judged acceptable/);
+    await expect(createRefusedWith(failedAt(CONTRACT, contract))).rejects.toThrow(/judged acceptable/);
   });
 
   it("the slot held by another customer's request (the contract changed owner): not named (issue 15.6)", async () => {
-    expect(await createCancelledWith(none, none, failed({ requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-other' }))).toEqual({
+    expect(await createRefusedWith(failedAt(SLOT, { requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-other' }))).toEqual({
       code: 'ACTIVE_REQUEST_ALREADY_EXISTS',
       problems: [{ field: 'contractId', code: 'activeRequestExists' }],
     });
-    expect(await createCancelledWith(none, none, failed({ requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-anna' }))).toMatchObject({
+    expect(await createRefusedWith(failedAt(SLOT, { requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-anna' }))).toMatchObject({
       code: 'ACTIVE_REQUEST_ALREADY_EXISTS',
       requestNumber: 'TR-ABCD-EFGH',
     });

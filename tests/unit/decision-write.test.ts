@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { CancellationReason } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
-import { buildDecisionWrite, explainCancelledDecision, type DecisionWrite } from '../../lib/dynamodb/decision-write';
+import { buildDecisionWrite, DECISION_ITEMS, type DecisionWrite } from '../../lib/dynamodb/decision-write';
+import type { Failure } from '../../lib/dynamodb/items';
+import { explainStatusRefusal } from '../../lib/dynamodb/status-write';
 import type { Decision } from '../../lib/termination/ports';
 import { requestKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
-import { moveTo, statusesBefore } from '../../lib/termination/lifecycle';
+import { moveTo } from '../../lib/termination/lifecycle';
 import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
-import type { Status } from '../../lib/api-model/schemas';
-import { readAnswering } from '../support/consistent-read';
 
 const tables = { requests: 'requests', contracts: 'contracts' };
 const APPLIED_AT = '2030-03-18T09:00:00.350Z';
@@ -25,14 +23,6 @@ const decisionOf = (status: DecisionStatus, reason?: string): Decision => ({
   occurredAt: '2030-03-18T09:00:00.000Z',
 });
 
-/** The moves the lifecycle allows, by hand: the statuses a decision's condition lets through. */
-const ALLOWED_FROM: Record<DecisionStatus, Status[]> = {
-  IN_REVIEW: ['SUBMITTED'],
-  APPROVED: ['SUBMITTED', 'IN_REVIEW'],
-  COMPLETED: ['SUBMITTED', 'IN_REVIEW', 'APPROVED'],
-  REJECTED: ['SUBMITTED', 'IN_REVIEW'],
-};
-
 /** The UpdateItem of the request, whichever form the write takes. */
 function requestUpdateOf(write: DecisionWrite) {
   return write.kind === 'update' ? write.input : write.input.TransactItems?.[0]?.Update;
@@ -42,11 +32,13 @@ function requestUpdateOf(write: DecisionWrite) {
 const placeholders = (expressions: (string | undefined)[], sigil: string) =>
   new Set(expressions.flatMap((expression) => [...(expression ?? '').matchAll(new RegExp(`${sigil}\\w+`, 'g'))].map(([name]) => name)));
 
-const none: CancellationReason = { Code: 'None' };
-const failed = (item?: Record<string, unknown>): CancellationReason => ({
-  Code: 'ConditionalCheckFailed',
-  ...(item ? { Item: marshall(item, { removeUndefinedValues: true }) } : {}),
+/** The request's or the slot's failed condition, with the item as it came back or as the store read it after. */
+const requestFailed = (item?: Record<string, unknown>, readAfter = false): Failure => ({
+  position: DECISION_ITEMS.request,
+  item,
+  readAfter,
 });
+const slotFailed = (item?: Record<string, unknown>): Failure => ({ position: DECISION_ITEMS.slot, item, readAfter: false });
 const requestItem = (status: string, decisionIds: unknown = []) => ({
   ...requestKeyOf(CONTRACT_ID, REQUEST_ID),
   kind: 'REQUEST',
@@ -65,25 +57,6 @@ describe('buildDecisionWrite', () => {
   ])('%s is one %s', (status, kind) => {
     expect(buildDecisionWrite(tables, decisionOf(status), moveTo(status), APPLIED_AT).kind).toBe(kind);
   });
-
-  it.each([...DECISION_STATUSES])(
-    '%s updates the request under its contract, conditioned on exactly the statuses it may come from',
-    (status) => {
-      const update = requestUpdateOf(buildDecisionWrite(tables, decisionOf(status), moveTo(status), APPLIED_AT));
-      expect(update?.TableName).toBe('requests');
-      expect(update?.Key).toEqual(requestKeyOf(CONTRACT_ID, REQUEST_ID));
-      expect(update?.ExpressionAttributeNames).toEqual({ '#status': 'status' });
-      const from = statusesBefore(status);
-      expect(from).toEqual(ALLOWED_FROM[status]);
-      expect(update?.ConditionExpression).toBe(`#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`);
-      const values = update?.ExpressionAttributeValues ?? {};
-      const conditionValues = Object.keys(values)
-        .filter((name) => name.startsWith(':from'))
-        .map((name) => values[name]);
-      expect(conditionValues).toEqual(ALLOWED_FROM[status]);
-      expect(update?.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
-    },
-  );
 
   it.each([...DECISION_STATUSES])(
     '%s sets the status, its time, the update time, and appends the decision id and history entry',
@@ -179,71 +152,43 @@ describe('buildDecisionWrite', () => {
   });
 });
 
-describe('explainCancelledDecision: the facts, in the order of the items', () => {
-  const decision = decisionOf('COMPLETED');
+describe("explainStatusRefusal: the facts, from a decision's first failed condition", () => {
+  const explain = (failure: Failure | undefined) => explainStatusRefusal(failure, DECISION_ITEMS, REQUEST_ID);
 
-  it('the request refused with its old item: that request, read no further', async () => {
-    const { read, asked } = readAnswering();
+  it('the request refused with its old item: that request', () => {
     const item = { ...requestItem('REJECTED', ['bo-1', 7]), customerId: 'customer-anna', statusReason: 'Unpaid balance' };
-    expect(await explainCancelledDecision([failed(item), none], decision, read)).toEqual({
+    expect(explain(requestFailed(item))).toEqual({
       kind: 'request-condition-failed',
       request: { customerId: 'customer-anna', status: 'REJECTED', statusReason: 'Unpaid balance', decisionIds: ['bo-1'] },
     });
-    expect(asked).toEqual([]);
   });
 
-  it('the request refused without its old item: one consistent read of the request; none there is no request', async () => {
-    const { read, asked } = readAnswering(requestItem('APPROVED', 'not a list'));
-    expect(await explainCancelledDecision([failed(), none], decision, read)).toEqual({
+  it('the request as the read after found it; none there is no request', () => {
+    expect(explain(requestFailed(requestItem('APPROVED', 'not a list'), true))).toEqual({
       kind: 'request-condition-failed',
       request: { customerId: undefined, status: 'APPROVED', statusReason: undefined, decisionIds: [] },
     });
-    expect(asked).toEqual([{ table: 'requests', key: requestKeyOf(CONTRACT_ID, REQUEST_ID) }]);
-    expect(await explainCancelledDecision([failed()], decision, readAnswering().read)).toEqual({
-      kind: 'request-condition-failed',
-      request: undefined,
-    });
+    expect(explain(requestFailed(undefined, true))).toEqual({ kind: 'request-condition-failed', request: undefined });
   });
 
-  it('the request comes first: a failed slot as well does not hide it', async () => {
-    expect(
-      await explainCancelledDecision([failed(requestItem('REJECTED')), failed({ requestId: 'other' })], decision, readAnswering().read),
-    ).toMatchObject({ kind: 'request-condition-failed', request: { status: 'REJECTED' } });
-  });
-
-  it.each([['CANCELLED'], ['submitted'], [undefined], [3]])('a request item with status %j is malformed: throws', async (status) => {
+  it.each([['CANCELLED'], ['submitted'], [undefined], [3]])('a request item with status %j is malformed: throws', (status) => {
     const item = { ...requestItem('SUBMITTED'), status };
-    await expect(explainCancelledDecision([failed(item), none], decision, readAnswering().read)).rejects.toThrow(
-      `Malformed request item ${REQUEST_ID}: status`,
-    );
+    expect(() => explain(requestFailed(item))).toThrow(`Malformed request item ${REQUEST_ID}: status`);
   });
 
-  it('a request item whose statusReason is not text is malformed: throws', async () => {
+  it('a request item whose statusReason is not text is malformed: throws', () => {
     const item = { ...requestItem('REJECTED'), statusReason: 42 };
-    await expect(explainCancelledDecision([failed(item), none], decision, readAnswering().read)).rejects.toThrow(/Malformed request item/);
+    expect(() => explain(requestFailed(item))).toThrow(/Malformed request item/);
   });
 
-  it('the slot refused: the request it names instead, or none', async () => {
-    const { read } = readAnswering();
+  it('the slot refused: the request it names instead, or none', () => {
     const slot = { ...slotKeyOf(CONTRACT_ID), kind: 'ACTIVE_SLOT', requestId: '0190f5a2-7c3e-7d4a-9b1e-5a6c7d8e9f99' };
-    expect(await explainCancelledDecision([none, failed(slot)], decision, read)).toEqual({
-      kind: 'slot-condition-failed',
-      slotRequestId: '0190f5a2-7c3e-7d4a-9b1e-5a6c7d8e9f99',
-    });
-    expect(await explainCancelledDecision([none, failed()], decision, read)).toEqual({
-      kind: 'slot-condition-failed',
-      slotRequestId: undefined,
-    });
-    expect(await explainCancelledDecision([none, failed({ requestId: 42 })], decision, read)).toEqual({
-      kind: 'slot-condition-failed',
-      slotRequestId: undefined,
-    });
+    expect(explain(slotFailed(slot))).toEqual({ kind: 'slot-condition-failed', slotRequestId: '0190f5a2-7c3e-7d4a-9b1e-5a6c7d8e9f99' });
+    expect(explain(slotFailed())).toEqual({ kind: 'slot-condition-failed', slotRequestId: undefined });
+    expect(explain(slotFailed({ requestId: 42 }))).toEqual({ kind: 'slot-condition-failed', slotRequestId: undefined });
   });
 
-  it('no condition failed (a conflict, throttling, or no reasons at all): a conflict', async () => {
-    const { read } = readAnswering();
-    for (const reasons of [[none, none], [{ Code: 'TransactionConflict' }, none], [none, { Code: 'ThrottlingError' }], []]) {
-      expect(await explainCancelledDecision(reasons, decision, read)).toEqual({ kind: 'conflict' });
-    }
+  it('no condition failed (a conflict, throttling, or no reasons at all): a conflict', () => {
+    expect(explain(undefined)).toEqual({ kind: 'conflict' });
   });
 });

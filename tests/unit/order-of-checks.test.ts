@@ -166,7 +166,6 @@ describe('get and list: path first, then the data (0015-reading-requests.md)', (
   const readCall = (contractId: string | undefined, customerId = ANNA) => ({
     customerId,
     contractId,
-    message: () => 'message',
     edgeProblems: [],
   });
   const readDeps = (store: InMemoryStore) => ({ store, budgetMs: 1000 });
@@ -225,6 +224,7 @@ describe('a decision: source, then detail, then the lifecycle (0017-lifecycle.md
     store,
     expected: { source: LOCAL_DECISION_SOURCE, detailType: DECISION_DETAIL_TYPE, account: LOCAL_ACCOUNT_ID },
     now: () => NOW,
+    retentionSeconds: 1827 * 86_400,
   });
   const eventOf = (event: ReturnType<typeof decisionEvent>) => ({
     source: event.source,
@@ -272,7 +272,13 @@ describe('a decision: source, then detail, then the lifecycle (0017-lifecycle.md
 });
 
 describe('a withdrawal: key, form, the key again, the request, its status (0018-withdrawal.md)', () => {
-  const withdrawDeps = (store: InMemoryStore) => ({ store, idempotencyTtlSeconds: 3600, budgetMs: 1000, now: () => NOW });
+  const withdrawDeps = (store: InMemoryStore) => ({
+    store,
+    idempotencyTtlSeconds: 3600,
+    retentionSeconds: 1827 * 86_400,
+    budgetMs: 1000,
+    now: () => NOW,
+  });
   const withdrawCall = (contractId: string, requestId: string, overrides: Partial<WithdrawCall> = {}): WithdrawCall => ({
     customerId: ANNA,
     contractId,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { handler } from '../../functions/list-termination-reasons';
-import { REASON_CODES } from '../../lib/api-model/schemas';
+import { REASON_CODES, terminationRequestInputSchema } from '../../lib/api-model/schemas';
+import { textsFor } from '../../lib/http/texts';
+import { REASON_NEEDING_COMMENT } from '../../lib/termination/reason-rules';
 import { validateTerminationInput } from '../../lib/api-model/validator';
 import { apiEvent } from '../../scripts/local/api-event';
 import { validBody } from '../support/bodies';
@@ -48,5 +50,15 @@ describe('GET /api/v1/termination-reasons', () => {
     const event = reasonsEvent();
     const answer = await handler({ ...event, requestContext: { ...event.requestContext, authorizer: null } });
     expect(answer.statusCode).toBe(401);
+  });
+});
+
+describe('the reason that needs a comment: one rule, in reason-rules.ts', () => {
+  it("the API description's comment and the texts of COMMENT_REQUIRED name that reason and no other", () => {
+    const named = (text: string) => REASON_CODES.filter((code) => new RegExp(`\\b${code}\\b`).test(text));
+    expect(named(terminationRequestInputSchema.properties.comment.description)).toEqual([REASON_NEEDING_COMMENT]);
+    for (const language of ['en', 'ru'] as const) {
+      expect(named(textsFor(language).problem({ field: 'comment', code: 'commentRequired' }))).toEqual([REASON_NEEDING_COMMENT]);
+    }
   });
 });

@@ -16,6 +16,8 @@ const CONTRACT_ID = 'a1a1a1a1-0000-4000-8000-00000000000a';
 const REQUEST_ID = '0190f5a2-7c3e-7d4a-9b1e-5a6c7d8e9f01';
 
 const ANNAS_CONTRACT = { contractId: CONTRACT_ID, customerId: ANNA };
+/** The retention period the withdrawal is configured with: five years. */
+const RETENTION_SECONDS = 1827 * 86_400;
 
 /** A store that answers each write in turn, and holds `contract`. */
 function depsAnswering(
@@ -35,6 +37,7 @@ function depsAnswering(
       findContract: () => Promise.resolve(contract),
     },
     idempotencyTtlSeconds: 3600,
+    retentionSeconds: RETENTION_SECONDS,
     budgetMs: 2000,
     now: () => new Date('2026-11-24T09:00:00Z'),
   };
@@ -62,6 +65,14 @@ describe('a withdrawal: what the write is handed', () => {
     const deps = depsAnswering([{ kind: 'withdrawn' }]);
     expect(codeOf(await withdraw(deps))).toBe('withdrawn');
     expect(deps.seen[0]?.from).toEqual(['SUBMITTED', 'IN_REVIEW']);
+  });
+
+  it('starts the retention period in the same write: the request may go the retention after its withdrawal', async () => {
+    const deps = depsAnswering([{ kind: 'withdrawn' }]);
+    await withdraw(deps);
+    expect(deps.seen[0]?.retainUntil).toBe(Date.parse('2026-11-24T09:00:00Z') / 1000 + RETENTION_SECONDS);
+    // The key keeps its own lifetime.
+    expect(deps.seen[0]?.expiresAt).toBe(Date.parse('2026-11-24T09:00:00Z') / 1000 + 3600);
   });
 });
 

@@ -1,0 +1,489 @@
+import { randomUUID } from 'node:crypto';
+import { v7 as timeOrderedUuid } from 'uuid';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { STATUSES, type Status } from '../../lib/api-model/schemas';
+import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
+import { contractConditionFor } from '../../lib/termination/contract-rules';
+import { FINAL_STATUSES, moveTo, STATUS_SUBMITTED, WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
+import type { Decision, NewRequest, TerminationStore, WithdrawalIntent } from '../../lib/termination/ports';
+import { newRequestNumber } from '../../lib/termination/request-number';
+
+/*
+ * The contract of the store port (lib/termination/ports.ts): the same cases, with the same
+ * expected outcomes, for every store. tests/unit/in-memory-store.test.ts runs them on the store
+ * the unit tests use (tests/support/in-memory-store.ts), tests/integration/dynamodb-store.test.ts
+ * on DynamoDbTerminationStore over DynamoDB Local, so the use cases' unit tests can trust the
+ * in-memory store to answer as the real one does. Each case works on contracts of its own.
+ */
+
+/** A store under test, with what a case needs besides the port. */
+export interface StoreUnderTest {
+  store: TerminationStore;
+  /** Puts a row in the contracts table as its owner would, any fields, well formed or not. */
+  addContract: (contract: Record<string, unknown> & { contractId: string }) => Promise<void>;
+  /** Makes the contract's active slot name `requestId`, or removes it: broken data, which no write of the port makes. */
+  setSlot: (contractId: string, slot: { requestId: string; requestNumber: string; customerId: string } | undefined) => Promise<void>;
+}
+
+const ANNA = 'customer-anna';
+const BORIS = 'customer-boris';
+const DESIRED = '2030-06-30';
+const HOUR = 3600;
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** A create of Anna's (unless told) on the contract, as the create use case hands it over. */
+export function newRequest(contractId: string, fields: Partial<NewRequest> & { desired?: string } = {}): NewRequest {
+  const { desired = DESIRED, ...overrides } = fields;
+  const requestId = overrides.requestId ?? timeOrderedUuid();
+  const requestNumber = overrides.requestNumber ?? newRequestNumber();
+  const customerId = overrides.customerId ?? ANNA;
+  return {
+    requestId,
+    requestNumber,
+    customerId,
+    contractId,
+    idempotencyKey: randomUUID(),
+    fingerprint: `fingerprint-${requestId}`,
+    input: {
+      reasonCode: 'RELOCATION',
+      desiredTerminationDate: desired,
+      bankDetails: { bik: '044525225', accountNumber: '40817810099910004312', recipientName: 'Anna Ivanova' },
+    },
+    response: { requestId, requestNumber, status: STATUS_SUBMITTED, createdAt: new Date().toISOString(), message: 'Submitted.' },
+    expiresAt: nowSeconds() + HOUR,
+    contract: contractConditionFor(customerId, desired),
+    ...overrides,
+  };
+}
+
+/** A decision of the back office on the request. */
+export function decisionOn(request: NewRequest, status: Decision['status'], reason?: string): Decision {
+  return {
+    eventId: `bo-${randomUUID()}`,
+    requestId: request.requestId,
+    contractId: request.contractId,
+    status,
+    reason,
+    occurredAt: new Date().toISOString(),
+  };
+}
+
+/** A withdrawal by the request's own customer unless told otherwise. */
+export function withdrawalOf(request: NewRequest, fields: Partial<WithdrawalIntent> = {}): WithdrawalIntent {
+  return {
+    requestId: request.requestId,
+    contractId: request.contractId,
+    customerId: request.customerId,
+    idempotencyKey: randomUUID(),
+    fingerprint: `withdraw-${request.requestId}`,
+    response: { requestId: request.requestId, status: 'WITHDRAWN', withdrawnAt: new Date().toISOString(), message: 'Withdrawn.' },
+    expiresAt: nowSeconds() + HOUR,
+    from: moveTo('WITHDRAWN').from,
+    retainUntil: nowSeconds() + 1827 * 86_400,
+    ...fields,
+  };
+}
+
+/**
+ * Another call with the intent's key, a moment later (a new answer time, so a new transaction
+ * token: the same token with other values is refused as a mismatch, which the store reports as a
+ * conflict).
+ */
+function later(intent: WithdrawalIntent, fields: Partial<WithdrawalIntent>): WithdrawalIntent {
+  const withdrawnAt = new Date(Date.parse(intent.response.withdrawnAt) + 1).toISOString();
+  return { ...intent, response: { ...intent.response, withdrawnAt }, ...fields };
+}
+
+export function describeStoreContract(name: string, open: () => Promise<StoreUnderTest>): void {
+  let subject: StoreUnderTest;
+  let store: TerminationStore;
+
+  beforeAll(async () => {
+    subject = await open();
+    store = subject.store;
+  });
+
+  /** A contract of its own: Anna's and ACTIVE unless told otherwise. */
+  async function contract(fields: Record<string, unknown> = {}): Promise<string> {
+    const contractId = randomUUID();
+    await subject.addContract({ contractId, customerId: ANNA, status: 'ACTIVE', ...fields });
+    return contractId;
+  }
+
+  /** A request created on a contract of its own (or the one given), checked to have gone through. */
+  async function created(fields: Partial<NewRequest> = {}, contractId?: string): Promise<NewRequest> {
+    const request = newRequest(contractId ?? (await contract({ customerId: fields.customerId ?? ANNA })), fields);
+    expect(await store.create(request, nowSeconds())).toEqual({ kind: 'created' });
+    return request;
+  }
+
+  /** A request moved to `status` by the write that makes it so (a decision, or the customer's withdrawal). */
+  async function requestIn(status: Status): Promise<NewRequest> {
+    const request = await created();
+    if (status === 'WITHDRAWN') expect(await store.withdraw(withdrawalOf(request), nowSeconds())).toEqual({ kind: 'withdrawn' });
+    else if (status !== 'SUBMITTED') {
+      expect(await store.applyDecision(decisionOn(request, status), moveTo(status), new Date().toISOString())).toEqual({
+        kind: 'applied',
+      });
+    }
+    return request;
+  }
+
+  /** Whether the contract's slot is free: a create by the contract's customer goes through. */
+  async function slotIsFree(contractId: string): Promise<boolean> {
+    return (await store.create(newRequest(contractId), nowSeconds())).kind === 'created';
+  }
+
+  describe(`${name}: create`, () => {
+    it('writes the request, its key and its number at once, SUBMITTED, read back as stored', async () => {
+      const request = await created();
+      expect(await store.findRequest(request.contractId, request.requestId)).toEqual({
+        requestId: request.requestId,
+        requestNumber: request.requestNumber,
+        customerId: ANNA,
+        status: 'SUBMITTED',
+        createdAt: request.response.createdAt,
+      });
+      expect(await store.findIdempotencyRecord(ANNA, request.idempotencyKey, nowSeconds())).toEqual({
+        fingerprint: request.fingerprint,
+        requestId: request.requestId,
+        response: request.response,
+        expiresAt: request.expiresAt,
+      });
+    });
+
+    it("a key in use answers with its record, whatever else the write would break (the key's condition comes first)", async () => {
+      const first = await created();
+      const again = newRequest(randomUUID(), { idempotencyKey: first.idempotencyKey, requestNumber: first.requestNumber });
+      expect(await store.create(again, nowSeconds())).toEqual({
+        kind: 'key-taken',
+        record: { fingerprint: first.fingerprint, requestId: first.requestId, response: first.response, expiresAt: first.expiresAt },
+      });
+    });
+
+    it('a key is bound per customer: the same key of another customer is free', async () => {
+      const first = await created();
+      const boris = await contract({ customerId: BORIS });
+      expect(await store.create(newRequest(boris, { customerId: BORIS, idempotencyKey: first.idempotencyKey }), nowSeconds())).toEqual({
+        kind: 'created',
+      });
+    });
+
+    it('a key past its expiresAt counts as absent: it is not found, and may be taken again', async () => {
+      const first = await created({ expiresAt: nowSeconds() + 10 });
+      const later = first.expiresAt;
+      expect(await store.findIdempotencyRecord(ANNA, first.idempotencyKey, later - 1)).toBeDefined();
+      expect(await store.findIdempotencyRecord(ANNA, first.idempotencyKey, later)).toBeUndefined();
+      const retaken = newRequest(await contract(), { idempotencyKey: first.idempotencyKey });
+      expect(await store.create(retaken, later - 1)).toMatchObject({ kind: 'key-taken' });
+      expect(await store.create(retaken, later)).toEqual({ kind: 'created' });
+    });
+
+    it('a missing contract fails its condition: none, as read after the failure', async () => {
+      expect(await store.create(newRequest(randomUUID()), nowSeconds())).toEqual({
+        kind: 'contract-condition-failed',
+        contract: undefined,
+        readAfter: true,
+      });
+    });
+
+    it.each<[string, Record<string, unknown>, string[]?]>([
+      ["another customer's", { customerId: BORIS }],
+      ['not ACTIVE', { status: 'CLOSED' }],
+      ['ending before the desired date', { endDate: '2030-06-29' }],
+      ['ending after the latest date judged', { endDate: '3000-01-01' }],
+      ['with a numeric end date', { endDate: 20300630 }],
+      ['with an end date not written YYYY-MM-DD', { endDate: '31.12.2045' }],
+      ['with a NULL end date', { endDate: null }],
+      ['with a numeric status', { status: 1 }],
+      ['without a customer', {}, ['customerId']],
+    ])('a contract %s fails its condition, and comes back as it is stored', async (_what, fields, without = []) => {
+      const contractId = randomUUID();
+      const stored = Object.fromEntries(
+        Object.entries({ contractId, customerId: ANNA, status: 'ACTIVE', ...fields }).filter(([name]) => !without.includes(name)),
+      );
+      await subject.addContract({ contractId, ...stored });
+      expect(await store.create(newRequest(contractId), nowSeconds())).toEqual({
+        kind: 'contract-condition-failed',
+        contract: stored,
+        readAfter: false,
+      });
+    });
+
+    it.each([
+      ['no end date', undefined],
+      ['an end date on the desired date', DESIRED],
+      ['the latest end date judged', '2999-12-31'],
+    ])('a contract with %s passes', async (_what, endDate) => {
+      const contractId = await contract(endDate === undefined ? {} : { endDate });
+      expect(await store.create(newRequest(contractId), nowSeconds())).toEqual({ kind: 'created' });
+    });
+
+    it('the contract comes before the slot: a contract that changed owner refuses the old owner, whose request holds the slot', async () => {
+      const request = await created();
+      await subject.addContract({ contractId: request.contractId, customerId: BORIS, status: 'ACTIVE' });
+      expect(await store.create(newRequest(request.contractId), nowSeconds())).toMatchObject({
+        kind: 'contract-condition-failed',
+        contract: { customerId: BORIS },
+      });
+    });
+
+    it('a held slot names its request and customer: the new owner finds the old owner named', async () => {
+      const request = await created();
+      expect(await store.create(newRequest(request.contractId), nowSeconds())).toEqual({
+        kind: 'slot-taken',
+        holder: { requestNumber: request.requestNumber, customerId: ANNA },
+      });
+      await subject.addContract({ contractId: request.contractId, customerId: BORIS, status: 'ACTIVE' });
+      expect(await store.create(newRequest(request.contractId, { customerId: BORIS }), nowSeconds())).toEqual({
+        kind: 'slot-taken',
+        holder: { requestNumber: request.requestNumber, customerId: ANNA },
+      });
+    });
+
+    it('a held slot comes before a taken number', async () => {
+      const request = await created();
+      expect(await store.create(newRequest(request.contractId, { requestNumber: request.requestNumber }), nowSeconds())).toMatchObject({
+        kind: 'slot-taken',
+      });
+    });
+
+    it('a number in use on any contract is taken', async () => {
+      const request = await created();
+      expect(await store.create(newRequest(await contract(), { requestNumber: request.requestNumber }), nowSeconds())).toEqual({
+        kind: 'number-taken',
+      });
+    });
+
+    it('a request id that exists already is a conflict, and writes nothing', async () => {
+      const request = await requestIn('WITHDRAWN');
+      const clash = newRequest(request.contractId, { requestId: request.requestId });
+      expect(await store.create(clash, nowSeconds())).toEqual({ kind: 'conflict' });
+      expect(await store.findIdempotencyRecord(ANNA, clash.idempotencyKey, nowSeconds())).toBeUndefined();
+      expect(await store.findRequest(request.contractId, request.requestId)).toMatchObject({ status: 'WITHDRAWN' });
+      expect(await slotIsFree(request.contractId)).toBe(true);
+    });
+  });
+
+  describe(`${name}: reads`, () => {
+    it('a request is found under its own contract only', async () => {
+      const request = await created();
+      expect(await store.findRequest(await contract(), request.requestId)).toBeUndefined();
+      expect(await store.findRequest(request.contractId, randomUUID())).toBeUndefined();
+    });
+
+    it('a contract is read as its owner stored it', async () => {
+      const contractId = await contract({ endDate: 20300630, note: 'kept as is' });
+      expect(await store.findContract(contractId)).toEqual({
+        contractId,
+        customerId: ANNA,
+        status: 'ACTIVE',
+        endDate: 20300630,
+        note: 'kept as is',
+      });
+      expect(await store.findContract(randomUUID())).toBeUndefined();
+    });
+
+    it("lists a customer's requests newest first, page by page, each page continuing after the last of the one before", async () => {
+      const first = await requestIn('WITHDRAWN');
+      const second = await created({}, first.contractId);
+      await store.withdraw(withdrawalOf(second), nowSeconds());
+      const third = await created({}, first.contractId);
+      const ids = [third, second, first].map((request) => request.requestId);
+      const all = await store.listRequests(first.contractId, ANNA, 10);
+      expect(all.items.map((item) => item.requestId)).toEqual(ids);
+      expect(all.lastRequestId).toBeUndefined();
+
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (let page = 0; page < 5; page++) {
+        const { items, lastRequestId } = await store.listRequests(first.contractId, ANNA, 2, after);
+        seen.push(...items.map((item) => item.requestId));
+        if (lastRequestId === undefined) break;
+        expect(lastRequestId).toBe(items.at(-1)?.requestId);
+        after = lastRequestId;
+      }
+      expect(seen).toEqual(ids);
+    });
+
+    it("lists none of another customer's requests on a contract that changed owner, and never stands a page on one", async () => {
+      const annas = [await requestIn('WITHDRAWN')];
+      const contractId = annas[0]?.contractId ?? '';
+      await subject.addContract({ contractId, customerId: BORIS, status: 'ACTIVE' });
+      const boris = await created({ customerId: BORIS }, contractId);
+      await store.withdraw(withdrawalOf(boris), nowSeconds());
+      await subject.addContract({ contractId, customerId: ANNA, status: 'ACTIVE' });
+      annas.push(await created({}, contractId));
+      const list = async (customerId: string, limit: number) => {
+        const pages: { items: string[]; lastRequestId: string | undefined }[] = [];
+        let after: string | undefined;
+        do {
+          const page = await store.listRequests(contractId, customerId, limit, after);
+          pages.push({ items: page.items.map((item) => item.requestId), lastRequestId: page.lastRequestId });
+          after = page.lastRequestId;
+        } while (after !== undefined && pages.length < 5);
+        return pages;
+      };
+      const annaIds = annas.map((request) => request.requestId).reverse();
+      for (const limit of [1, 2, 10]) {
+        const pages = await list(ANNA, limit);
+        expect(pages.flatMap((page) => page.items)).toEqual(annaIds);
+        for (const page of pages) if (page.lastRequestId !== undefined) expect(annaIds).toContain(page.lastRequestId);
+      }
+      expect((await list(BORIS, 1)).flatMap((page) => page.items)).toEqual([boris.requestId]);
+      expect(await store.listRequests(contractId, 'customer-nobody', 5)).toEqual({ items: [] });
+    });
+  });
+
+  describe(`${name}: a decision`, () => {
+    const cases = DECISION_STATUSES.flatMap((to) => STATUSES.map((from) => ({ from, to, allowed: moveTo(to).from.includes(from) })));
+
+    it.each(cases)('to $to from $from: applied only where the lifecycle allows ($allowed)', async ({ from, to, allowed }) => {
+      const request = await requestIn(from);
+      const before = await store.findRequest(request.contractId, request.requestId);
+      const decision = decisionOn(request, to, 'Checked by the bank.');
+      const outcome = await store.applyDecision(decision, moveTo(to), new Date().toISOString());
+      if (!allowed) {
+        expect(outcome).toEqual({
+          kind: 'request-condition-failed',
+          request: { customerId: ANNA, status: from, statusReason: before?.statusReason, decisionIds: expect.any(Array) },
+        });
+        expect(await store.findRequest(request.contractId, request.requestId)).toEqual(before);
+        return;
+      }
+      expect(outcome).toEqual({ kind: 'applied' });
+      expect(await store.findRequest(request.contractId, request.requestId)).toEqual({
+        ...before,
+        status: to,
+        statusReason: 'Checked by the bank.',
+      });
+      // The contract is free again exactly when the new status is final.
+      expect(await slotIsFree(request.contractId)).toBe(FINAL_STATUSES.includes(to));
+    });
+
+    it('remembers the decisions it applied: the same decision again fails with its id among them', async () => {
+      const request = await created();
+      const decision = decisionOn(request, 'IN_REVIEW');
+      await store.applyDecision(decision, moveTo('IN_REVIEW'), new Date().toISOString());
+      expect(await store.applyDecision(decision, moveTo('IN_REVIEW'), new Date().toISOString())).toEqual({
+        kind: 'request-condition-failed',
+        request: { customerId: ANNA, status: 'IN_REVIEW', statusReason: undefined, decisionIds: [decision.eventId] },
+      });
+    });
+
+    it("sets the back office's words with the status, and removes them with a status that has none", async () => {
+      const request = await created();
+      await store.applyDecision(decisionOn(request, 'IN_REVIEW', 'Documents received.'), moveTo('IN_REVIEW'), new Date().toISOString());
+      expect(await store.findRequest(request.contractId, request.requestId)).toMatchObject({ statusReason: 'Documents received.' });
+      await store.applyDecision(decisionOn(request, 'APPROVED'), moveTo('APPROVED'), new Date().toISOString());
+      expect(await store.findRequest(request.contractId, request.requestId)).not.toHaveProperty('statusReason');
+    });
+
+    it('an unknown request, or one under another contract, fails with no request', async () => {
+      const request = await created();
+      for (const unknown of [
+        { ...request, requestId: timeOrderedUuid() },
+        { ...request, contractId: await contract() },
+      ]) {
+        for (const status of DECISION_STATUSES) {
+          expect(await store.applyDecision(decisionOn(unknown, status), moveTo(status), new Date().toISOString())).toEqual({
+            kind: 'request-condition-failed',
+            request: undefined,
+          });
+        }
+      }
+    });
+
+    it.each(['COMPLETED', 'REJECTED'] as const)(
+      '%s when the slot names another request, or none: the slot fails, naming what it holds, and nothing moves',
+      async (status) => {
+        const request = await created();
+        const other = { requestId: timeOrderedUuid(), requestNumber: newRequestNumber(), customerId: ANNA };
+        await subject.setSlot(request.contractId, other);
+        expect(await store.applyDecision(decisionOn(request, status), moveTo(status), new Date().toISOString())).toEqual({
+          kind: 'slot-condition-failed',
+          slotRequestId: other.requestId,
+        });
+        await subject.setSlot(request.contractId, undefined);
+        expect(await store.applyDecision(decisionOn(request, status), moveTo(status), new Date().toISOString())).toEqual({
+          kind: 'slot-condition-failed',
+          slotRequestId: undefined,
+        });
+        expect(await store.findRequest(request.contractId, request.requestId)).toMatchObject({ status: 'SUBMITTED' });
+      },
+    );
+  });
+
+  describe(`${name}: a withdrawal`, () => {
+    it.each([...WITHDRAWABLE_STATUSES])(
+      'of its own request in %s: WITHDRAWN, its words gone, the contract free, the key bound',
+      async (from) => {
+        const request = await requestIn(from);
+        const intent = withdrawalOf(request);
+        expect(await store.withdraw(intent, nowSeconds())).toEqual({ kind: 'withdrawn' });
+        expect(await store.findRequest(request.contractId, request.requestId)).toMatchObject({ status: 'WITHDRAWN' });
+        expect(await store.findRequest(request.contractId, request.requestId)).not.toHaveProperty('statusReason');
+        expect(await store.withdraw(later(intent, { fingerprint: 'another call' }), nowSeconds())).toEqual({
+          kind: 'key-taken',
+          record: { fingerprint: intent.fingerprint, response: intent.response },
+        });
+        expect(await slotIsFree(request.contractId)).toBe(true);
+      },
+    );
+
+    it.each(STATUSES.filter((status) => !WITHDRAWABLE_STATUSES.includes(status)))(
+      'of a request in %s: the request fails, as it is',
+      async (from) => {
+        const request = await requestIn(from);
+        expect(await store.withdraw(withdrawalOf(request), nowSeconds())).toEqual({
+          kind: 'request-condition-failed',
+          request: { customerId: ANNA, status: from, statusReason: undefined, decisionIds: expect.any(Array) },
+        });
+      },
+    );
+
+    it("of another customer's request: the request fails, naming its customer; of none: no request", async () => {
+      const request = await created();
+      expect(await store.withdraw(withdrawalOf(request, { customerId: BORIS }), nowSeconds())).toEqual({
+        kind: 'request-condition-failed',
+        request: { customerId: ANNA, status: 'SUBMITTED', statusReason: undefined, decisionIds: [] },
+      });
+      expect(await store.withdraw(withdrawalOf({ ...request, requestId: timeOrderedUuid() }), nowSeconds())).toEqual({
+        kind: 'request-condition-failed',
+        request: undefined,
+      });
+      expect(await store.findRequest(request.contractId, request.requestId)).toMatchObject({ status: 'SUBMITTED' });
+    });
+
+    it('a withdrawal key past its expiresAt may be taken again', async () => {
+      const request = await created();
+      const intent = withdrawalOf(request, { expiresAt: nowSeconds() + 10 });
+      await store.withdraw(intent, nowSeconds());
+      const other = await created();
+      const reuse = withdrawalOf(other, { idempotencyKey: intent.idempotencyKey });
+      expect(await store.withdraw(reuse, intent.expiresAt - 1)).toMatchObject({ kind: 'key-taken' });
+      expect(await store.withdraw(reuse, intent.expiresAt)).toEqual({ kind: 'withdrawn' });
+    });
+
+    it('the key comes first: a key in use answers with its record, whatever the request', async () => {
+      const request = await created();
+      const intent = withdrawalOf(request);
+      await store.withdraw(intent, nowSeconds());
+      expect(await store.withdraw(later(intent, { requestId: timeOrderedUuid(), fingerprint: 'x' }), nowSeconds())).toMatchObject({
+        kind: 'key-taken',
+        record: { fingerprint: intent.fingerprint },
+      });
+    });
+
+    it('when the slot names another request: the slot fails, naming it, and nothing moves', async () => {
+      const request = await created();
+      const other = { requestId: timeOrderedUuid(), requestNumber: newRequestNumber(), customerId: ANNA };
+      await subject.setSlot(request.contractId, other);
+      const intent = withdrawalOf(request);
+      expect(await store.withdraw(intent, nowSeconds())).toEqual({ kind: 'slot-condition-failed', slotRequestId: other.requestId });
+      expect(await store.findRequest(request.contractId, request.requestId)).toMatchObject({ status: 'SUBMITTED' });
+      expect(await store.withdraw(later(intent, { fingerprint: 'x' }), nowSeconds())).not.toMatchObject({ kind: 'key-taken' });
+    });
+  });
+}
