@@ -9,8 +9,9 @@ import type {
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { textsFor } from '../lib/http/texts';
-import { buildCreateTransaction, type Tables } from '../lib/dynamodb/create-transaction';
+import { buildCreateTransaction, type CreateTables } from '../lib/dynamodb/create-transaction';
 import { contractConditionFor } from '../lib/termination/contract-rules';
+import { documentConditionFor } from '../lib/termination/documents';
 import { STATUS_SUBMITTED } from '../lib/termination/lifecycle';
 import type { NewRequest } from '../lib/termination/ports';
 import { requestFingerprint } from '../lib/termination/fingerprint';
@@ -31,7 +32,7 @@ const attributes = (values: Record<string, unknown> | undefined): Item | undefin
   values && marshall(values, { removeUndefinedValues: true });
 
 function marshallItem({ Put, ConditionCheck, Update, Delete }: DocumentItem): TransactWriteItem {
-  if (Update || Delete) throw new Error('floor: only Put and ConditionCheck items are marshalled');
+  if (Delete) throw new Error('floor: only Put, ConditionCheck and Update items are marshalled');
   return {
     Put: Put && { ...Put, Item: attributes(Put.Item), ExpressionAttributeValues: attributes(Put.ExpressionAttributeValues) },
     ConditionCheck: ConditionCheck && {
@@ -39,10 +40,16 @@ function marshallItem({ Put, ConditionCheck, Update, Delete }: DocumentItem): Tr
       Key: attributes(ConditionCheck.Key),
       ExpressionAttributeValues: attributes(ConditionCheck.ExpressionAttributeValues),
     },
+    Update: Update && { ...Update, Key: attributes(Update.Key), ExpressionAttributeValues: attributes(Update.ExpressionAttributeValues) },
   };
 }
 
-export function floorTransaction(tables: Tables, contractId: string, customerId: string, body: unknown): TransactWriteItemsCommandInput {
+export function floorTransaction(
+  tables: CreateTables,
+  contractId: string,
+  customerId: string,
+  body: unknown,
+): TransactWriteItemsCommandInput {
   const validation = validateTerminationInput(body);
   if (!validation.ok) throw new Error(`floor: invalid body: ${JSON.stringify(validation.problems)}`);
   const requestId = randomUUID();
@@ -65,6 +72,9 @@ export function floorTransaction(tables: Tables, contractId: string, customerId:
     },
     expiresAt: nowSeconds + 86_400,
     contract: contractConditionFor(customerId, validation.input.desiredTerminationDate),
+    documents: documentConditionFor(customerId),
+    // The limit as deployed by default (lib/config.ts): one fresh contract per create never reaches it.
+    limit: { count: 5, periodDays: 30 },
   };
   const input = buildCreateTransaction(tables, request, nowSeconds);
   return { ...input, TransactItems: input.TransactItems?.map(marshallItem) };

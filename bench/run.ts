@@ -20,7 +20,8 @@ import { stop as stopEsbuild } from 'esbuild';
 import { buildFunctions } from '../scripts/build';
 import { assertLambdaNode } from '../scripts/lambda-node';
 import { apiEvent, authorizerEvent } from '../scripts/local/api-event';
-import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, putContracts } from '../scripts/local/demo-data';
+import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, putContracts, putDocuments } from '../scripts/local/demo-data';
+import { USABLE_DOCUMENT_STATUS } from '../lib/termination/documents';
 import { startDynamoDbLocal } from '../scripts/local/dynamodb-local';
 import { freePort } from '../scripts/local/free-port';
 import { startJwksServer } from '../scripts/local/jwks-server';
@@ -81,6 +82,7 @@ function readSettings() {
 const TABLES = {
   requests: 'bench-termination-requests',
   contracts: 'bench-contracts',
+  documents: 'bench-documents',
   peerIdempotency: 'bench-peer-idempotency',
   peerRequests: 'bench-peer-requests',
   floorRequests: 'bench-floor-requests',
@@ -96,13 +98,22 @@ const DATE_AFTER_END = '2046-03-31';
 const READ_REQUESTS = 5;
 const PAGE = 20;
 
-/** A body that passes every rule, of the size a mobile client sends. */
-const validBody = (desiredTerminationDate = DESIRED_DATE) => ({
+/** The customer's uploaded documents in the bench's documents table: as many as a request may name. */
+const DOCUMENTS = Array.from({ length: 10 }, (_, i) => ({
+  documentId: randomUUID(),
+  customerId: CUSTOMER,
+  status: USABLE_DOCUMENT_STATUS,
+  fileName: `document-${i + 1}.pdf`,
+  uploadedAt: '2026-11-02T08:15:00.000Z',
+}));
+
+/** A body that passes every rule, of the size a mobile client sends: two of the customer's documents, or `documents`. */
+const validBody = (desiredTerminationDate = DESIRED_DATE, documents = 2) => ({
   reasonCode: 'RELOCATION',
   desiredTerminationDate,
   bankDetails: { ...DEMO_BANK_DETAILS },
   comment: 'Moving abroad for work; please close the contract early.',
-  documentIds: [randomUUID(), randomUUID()],
+  documentIds: DOCUMENTS.slice(0, documents).map((document) => document.documentId),
 });
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<unknown>;
@@ -228,6 +239,7 @@ async function main(): Promise<void> {
     status: 'ACTIVE',
   }));
   await putContracts(DynamoDBDocumentClient.from(db.client), TABLES.contracts, [...DEMO_CONTRACTS, ...contracts]);
+  await putDocuments(DynamoDBDocumentClient.from(db.client), TABLES.documents, DOCUMENTS);
   const ids = contracts.map((c) => c.contractId);
   const nextContract = () => {
     const id = ids.shift();
@@ -240,6 +252,7 @@ async function main(): Promise<void> {
     DYNAMODB_ENDPOINT: proxy.endpoint,
     REQUESTS_TABLE_NAME: TABLES.requests,
     CONTRACTS_TABLE_NAME: TABLES.contracts,
+    DOCUMENTS_TABLE_NAME: TABLES.documents,
     AWS_REGION: REGION,
     POWERTOOLS_SERVICE_NAME: 'contract-termination',
     POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -355,7 +368,7 @@ async function main(): Promise<void> {
     sdkSeen: true,
     prepare,
   });
-  const floorTables = { requests: TABLES.floorRequests, contracts: TABLES.contracts };
+  const floorTables = { requests: TABLES.floorRequests, contracts: TABLES.contracts, documents: TABLES.documents };
   const createFloor = floorRow('create', () => {
     const input = floorTransaction(floorTables, nextContract(), CUSTOMER, validBody());
     return () => floorClient.send(new TransactWriteItemsCommand(input));

@@ -111,6 +111,7 @@ export interface components {
              * @description Up to 1000 characters (code points); line breaks are allowed. No control or format characters (zero-width, bidi overrides), line or paragraph separators, private-use characters, unpaired surrogates or other default-ignorable characters; variation selectors are allowed. For reasonCode OTHER it must hold a letter or a digit.
              */
             comment?: string;
+            /** @description Ids of the customer's own documents, uploaded to the bank's documents service and usable when the request is made; any other id is refused (422 DOCUMENT_NOT_AVAILABLE). */
             documentIds?: string[];
         };
         TerminationRequest: {
@@ -161,6 +162,11 @@ export interface components {
                 field: string;
                 reason: string;
             }[];
+            /**
+             * Format: date-time
+             * @description REQUEST_LIMIT_REACHED only: the time (UTC) from which the customer may make a new request on this contract. Not a retry hint: the same call is refused until then.
+             */
+            nextRequestAllowedAt?: string;
         };
     };
     responses: never;
@@ -484,7 +490,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A business rule refused the request, or the Idempotency-Key was used for another request. */
+            /** @description A business rule refused the request, or the Idempotency-Key was used for another request. DOCUMENT_NOT_AVAILABLE names each documentIds item that is not one of the caller's uploaded, usable documents. REQUEST_LIMIT_REACHED carries nextRequestAllowedAt: the same call is refused until then, so it is not retried. */
             422: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -493,7 +499,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        errorCode: "CONTRACT_NOT_ACTIVE" | "TERMINATION_DATE_AFTER_CONTRACT_END" | "BANK_ACCOUNT_KEY_MISMATCH" | "COMMENT_REQUIRED" | "IDEMPOTENCY_KEY_REUSED";
+                        errorCode: "CONTRACT_NOT_ACTIVE" | "TERMINATION_DATE_AFTER_CONTRACT_END" | "BANK_ACCOUNT_KEY_MISMATCH" | "COMMENT_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "DOCUMENT_NOT_AVAILABLE" | "REQUEST_LIMIT_REACHED";
                     };
                 };
             };

@@ -39,6 +39,9 @@ const correlationHeader = header(
   true,
 );
 
+/** When the example of REQUEST_LIMIT_REACHED lets a new request be made. */
+const LIMIT_EXAMPLE_TIME = '2026-12-24T09:00:00.000Z';
+
 /** An example error body for each errorCode, grouped by status (an operation may show its own). */
 const ERROR_EXAMPLES: Record<ErrorCode, Problem[]> = {
   MALFORMED_REQUEST: [{ field: 'body', code: 'notJson' }],
@@ -58,6 +61,8 @@ const ERROR_EXAMPLES: Record<ErrorCode, Problem[]> = {
   BANK_ACCOUNT_KEY_MISMATCH: [{ field: 'bankDetails.accountNumber', code: 'accountKeyMismatch' }],
   COMMENT_REQUIRED: [{ field: 'comment', code: 'commentRequired' }],
   IDEMPOTENCY_KEY_REUSED: [{ field: 'Idempotency-Key', code: 'keyReused' }],
+  DOCUMENT_NOT_AVAILABLE: [{ field: 'documentIds[1]', code: 'documentNotAvailable' }],
+  REQUEST_LIMIT_REACHED: [{ field: 'contractId', code: 'requestLimitReached', limit: 5, days: 30, from: LIMIT_EXAMPLE_TIME }],
   INTERNAL_ERROR: [],
   SERVICE_UNAVAILABLE: [],
 };
@@ -115,7 +120,8 @@ const OPERATIONS = {
       '403': `The contract belongs to another customer, ${GATEWAY_403}.`,
       '404': `No such contract, ${GATEWAY_404}.`,
       '409': 'The contract already has an active termination request; the message names its number.',
-      '422': 'A business rule refused the request, or the Idempotency-Key was used for another request.',
+      '422':
+        "A business rule refused the request, or the Idempotency-Key was used for another request. DOCUMENT_NOT_AVAILABLE names each documentIds item that is not one of the caller's uploaded, usable documents. REQUEST_LIMIT_REACHED carries nextRequestAllowedAt: the same call is refused until then, so it is not retried.",
     },
   },
   list: {
@@ -188,12 +194,13 @@ function errorResponses(operation: Operation): Record<string, unknown> {
           {
             value: {
               errorCode,
-              message: en.error(errorCode, { requestNumber: 'TR-7KQM-X2PF' }),
+              message: en.error(errorCode, { requestNumber: 'TR-7KQM-X2PF', nextRequestAllowedAt: LIMIT_EXAMPLE_TIME }),
               correlationId,
               details: (operation.examples?.[errorCode] ?? ERROR_EXAMPLES[errorCode]).map((problem) => ({
                 field: problem.field,
                 reason: en.problem(problem),
               })),
+              ...(errorCode === 'REQUEST_LIMIT_REACHED' ? { nextRequestAllowedAt: LIMIT_EXAMPLE_TIME } : {}),
             },
           },
         ]),

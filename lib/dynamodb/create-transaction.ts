@@ -2,18 +2,26 @@ import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { NewRequest, WriteOutcome } from '../termination/ports';
 import { contractConditionCheck } from './contract-condition';
+import { documentConditionChecks } from './document-checks';
 import { asIdempotencyRecord, conditionFailed, failedItem, type Item, type ReadItem } from './items';
-import { idempotencyKeyOf, numberKeyOf, requestKeyOf, slotKeyOf } from './keys';
+import { idempotencyKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, slotKeyOf } from './keys';
+import { createdAtSecondsOf, requestLimitUpdate } from './request-limit';
 
 /*
  * The create as data (docs/decisions/0005-one-atomic-write.md): one TransactWriteItems that binds
- * four items of the service's table (keys.ts) and a check of the contract, and the reading of its
- * cancellation reasons as facts. termination-table.ts only sends it and gives the consistent read.
+ * four items of the service's table (keys.ts), checks the contract and each document named, and
+ * records the request in the customer's limit record, and the reading of its cancellation
+ * reasons as facts. termination-table.ts only sends it and gives the consistent read.
  */
 
 export interface Tables {
   requests: string;
   contracts: string;
+}
+
+/** The create's tables: besides those, the documents service's table, which only the create checks. */
+export interface CreateTables extends Tables {
+  documents: string;
 }
 
 // Positions of the items in the transaction; cancellation reasons come back in this order.
@@ -22,8 +30,11 @@ const KEY = 0;
 const CONTRACT = 1;
 const SLOT = 2;
 const NUMBER = 3;
+// After the request (4): a ConditionCheck per document named, then the customer's limit record.
+const FIRST_DOCUMENT = 5;
+const limitPosition = (request: NewRequest): number => FIRST_DOCUMENT + (request.input.documentIds?.length ?? 0);
 
-export function buildCreateTransaction(tables: Tables, request: NewRequest, nowSeconds: number): TransactWriteCommandInput {
+export function buildCreateTransaction(tables: CreateTables, request: NewRequest, nowSeconds: number): TransactWriteCommandInput {
   const createdAt = request.response.createdAt;
   return {
     // Makes the SDK's own retry of an attempt that committed but lost its answer succeed as a
@@ -97,6 +108,10 @@ export function buildCreateTransaction(tables: Tables, request: NewRequest, nowS
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
+      ...documentConditionChecks(tables.documents, request.input.documentIds ?? [], request.documents).map((ConditionCheck) => ({
+        ConditionCheck,
+      })),
+      { Update: requestLimitUpdate(tables.requests, request.contractId, request.customerId, request.limit, nowSeconds) },
     ],
   };
 }
@@ -108,6 +123,11 @@ const holderOf = (slot: Item | undefined): Extract<WriteOutcome, { kind: 'slot-t
     ? { requestNumber, customerId: typeof customerId === 'string' ? customerId : undefined }
     : undefined;
 };
+
+/** The documents whose check failed, by their place in documentIds: every one DynamoDB reported. */
+function failedDocuments(reasons: CancellationReason[], request: NewRequest): number[] {
+  return (request.input.documentIds ?? []).flatMap((_, i) => (conditionFailed(reasons[FIRST_DOCUMENT + i]) ? [i] : []));
+}
 
 /**
  * Which of the create's conditions failed first, in item order, with the item it concerned
@@ -134,6 +154,13 @@ export async function explainCancellation(
     return { kind: 'slot-taken', holder: holderOf(item) };
   }
   if (conditionFailed(reasons[NUMBER])) return { kind: 'number-taken' };
+  const documents = failedDocuments(reasons, request);
+  if (documents.length > 0) return { kind: 'documents-refused', positions: documents };
+  const limitAt = limitPosition(request);
+  if (conditionFailed(reasons[limitAt])) {
+    const { item } = await failedItem(reasons[limitAt]?.Item, () => read('requests', limitKeyOf(request.contractId, request.customerId)));
+    return { kind: 'limit-reached', createdAtSeconds: createdAtSecondsOf(item, request.limit) };
+  }
   // TransactionConflict, or a request id that already exists (a UUID clash).
   return { kind: 'conflict' };
 }

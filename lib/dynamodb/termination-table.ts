@@ -8,7 +8,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { buildDecisionWrite, explainCancelledDecision } from './decision-write';
-import { buildCreateTransaction, explainCancellation, type Tables } from './create-transaction';
+import { buildCreateTransaction, explainCancellation, type CreateTables } from './create-transaction';
 import type { ServiceConfig } from '../config';
 import { createDocumentClient } from '../aws/dynamodb-client';
 import { isTransientAwsError } from '../aws/transient-errors';
@@ -33,12 +33,14 @@ import { idempotencyKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type TableKey } fr
 
 /** The store of a function's configuration; build it once, at module load. */
 export function storeFor(
-  config: Pick<ServiceConfig, 'dynamodb' | 'requestsTableName'> & { contractsTableName?: string },
+  config: Pick<ServiceConfig, 'dynamodb' | 'requestsTableName'> & { contractsTableName?: string; documentsTableName?: string },
 ): TerminationStore {
   return new DynamoDbTerminationStore(createDocumentClient(config.dynamodb), {
     requests: config.requestsTableName,
-    // The decision consumer never reads contracts: an empty name fails loudly if it ever tried.
+    // The decision consumer never reads contracts, and only the create checks documents: an
+    // empty name fails loudly if another function ever tried.
     contracts: config.contractsTableName ?? '',
+    documents: config.documentsTableName ?? '',
   });
 }
 
@@ -65,7 +67,7 @@ async function guarded<T>(run: () => Promise<T>): Promise<T> {
 export class DynamoDbTerminationStore implements TerminationStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
-    private readonly tables: Tables,
+    private readonly tables: CreateTables,
   ) {}
 
   /** One atomic attempt to create the request: one call when it goes through or its reasons carry their items. */

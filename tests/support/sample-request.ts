@@ -1,6 +1,7 @@
 import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { buildCreateTransaction } from '../../lib/dynamodb/create-transaction';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
+import { documentConditionFor } from '../../lib/termination/documents';
 import type { NewRequest } from '../../lib/termination/ports';
 import type { TableNames } from '../../scripts/local/tables';
 import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
@@ -39,6 +40,8 @@ export const SAMPLE_REQUEST: NewRequest = {
   },
   expiresAt: 4_102_444_800,
   contract: contractConditionFor(DEMO_CUSTOMERS.anna.customerId, desiredTerminationDate),
+  documents: documentConditionFor(DEMO_CUSTOMERS.anna.customerId),
+  limit: { count: 5, periodDays: 30 },
 };
 
 export async function writeSampleRequest(doc: DynamoDBDocumentClient, names: TableNames): Promise<void> {

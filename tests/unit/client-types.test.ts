@@ -18,6 +18,7 @@ function actionFor(code: CreateErrorCode): 'fix the form' | 'sign in' | 'show th
     case 'BANK_ACCOUNT_KEY_MISMATCH':
     case 'COMMENT_REQUIRED':
     case 'TERMINATION_DATE_AFTER_CONTRACT_END':
+    case 'DOCUMENT_NOT_AVAILABLE':
       return 'fix the form';
     case 'UNAUTHORIZED':
       return 'sign in';
@@ -30,6 +31,8 @@ function actionFor(code: CreateErrorCode): 'fix the form' | 'sign in' | 'show th
     case 'IDEMPOTENCY_KEY_REUSED':
     case 'REQUEST_TOO_LARGE':
     case 'WAF_FILTERED':
+    case 'REQUEST_LIMIT_REACHED':
+      // Not retried: REQUEST_LIMIT_REACHED's message says from when a new request is possible (nextRequestAllowedAt).
       return 'show the message';
     case 'THROTTLED':
     case 'INTERNAL_ERROR':
@@ -51,6 +54,7 @@ export function forgetsOne(code: CreateErrorCode): string {
     case 'BANK_ACCOUNT_KEY_MISMATCH':
     case 'COMMENT_REQUIRED':
     case 'TERMINATION_DATE_AFTER_CONTRACT_END':
+    case 'DOCUMENT_NOT_AVAILABLE':
     case 'UNAUTHORIZED':
     case 'CONTRACT_ACCESS_DENIED':
     case 'ACCESS_DENIED':
@@ -59,6 +63,7 @@ export function forgetsOne(code: CreateErrorCode): string {
     case 'ACTIVE_REQUEST_ALREADY_EXISTS':
     case 'CONTRACT_NOT_ACTIVE':
     case 'IDEMPOTENCY_KEY_REUSED':
+    case 'REQUEST_LIMIT_REACHED':
     case 'REQUEST_TOO_LARGE':
     case 'WAF_FILTERED':
     case 'THROTTLED':
@@ -80,6 +85,7 @@ const HANDLED = [
   'BANK_ACCOUNT_KEY_MISMATCH',
   'COMMENT_REQUIRED',
   'TERMINATION_DATE_AFTER_CONTRACT_END',
+  'DOCUMENT_NOT_AVAILABLE',
   'UNAUTHORIZED',
   'CONTRACT_ACCESS_DENIED',
   'ACCESS_DENIED',
@@ -88,6 +94,7 @@ const HANDLED = [
   'ACTIVE_REQUEST_ALREADY_EXISTS',
   'CONTRACT_NOT_ACTIVE',
   'IDEMPOTENCY_KEY_REUSED',
+  'REQUEST_LIMIT_REACHED',
   'REQUEST_TOO_LARGE',
   'WAF_FILTERED',
   'THROTTLED',

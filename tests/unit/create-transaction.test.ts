@@ -3,11 +3,12 @@ import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { buildCreateTransaction, explainCancellation } from '../../lib/dynamodb/create-transaction';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
+import { documentConditionFor } from '../../lib/termination/documents';
 import { createTerminationRequest } from '../../lib/termination/create-termination-request';
 import type { NewRequest } from '../../lib/termination/ports';
 import { readAnswering } from '../support/consistent-read';
 
-const tables = { requests: 'requests', contracts: 'contracts' };
+const tables = { requests: 'requests', contracts: 'contracts', documents: 'documents' };
 const NOW = 1_900_000_000;
 const response = {
   requestId: '0f8fad5b-d9cb-469f-a165-70867728950e',
@@ -31,6 +32,8 @@ const request: NewRequest = {
   response,
   expiresAt: NOW + 86_400,
   contract: contractConditionFor('customer-anna', '2030-06-30'),
+  documents: documentConditionFor('customer-anna'),
+  limit: { count: 3, periodDays: 30 },
 };
 
 const none: CancellationReason = { Code: 'None' };
@@ -49,17 +52,23 @@ const idempotencyItem = (fingerprint: string, expiresAt = NOW + 10) => ({
 describe('buildCreateTransaction', () => {
   const items = buildCreateTransaction(tables, request, NOW).TransactItems ?? [];
 
-  it('binds key, contract check, slot, number and request in that order, every one conditional', () => {
+  it('binds key, contract check, slot, number, request and the limit record in that order, every one conditional', () => {
     const keyOf = (i: (typeof items)[number]) =>
-      i.Put ? `${String(i.Put.Item?.['pk'])} ${String(i.Put.Item?.['sk'])}` : `check ${String(i.ConditionCheck?.Key?.['contractId'])}`;
+      i.Put
+        ? `${String(i.Put.Item?.['pk'])} ${String(i.Put.Item?.['sk'])}`
+        : i.Update
+          ? `update ${String(i.Update.Key?.['pk'])} ${String(i.Update.Key?.['sk'])}`
+          : `check ${String(i.ConditionCheck?.Key?.['contractId'])}`;
     expect(items.map(keyOf)).toEqual([
       `IDEMPOTENCY#customer-anna#${request.idempotencyKey} IDEMPOTENCY`,
       `check ${request.contractId}`,
       `CONTRACT#${request.contractId} ACTIVE`,
       'NUMBER#TR-7KQM-X2PF NUMBER',
       `CONTRACT#${request.contractId} REQUEST#${request.requestId}`,
+      `update CONTRACT#${request.contractId} LIMIT#customer-anna`,
     ]);
-    for (const item of items) expect(item.Put?.ConditionExpression ?? item.ConditionCheck?.ConditionExpression).toBeTruthy();
+    for (const item of items)
+      expect(item.Put?.ConditionExpression ?? item.ConditionCheck?.ConditionExpression ?? item.Update?.ConditionExpression).toBeTruthy();
   });
 
   it("checks the contract against the condition the create hands over: the caller's, ACTIVE, an end date from the desired date to 2999-12-31", () => {
@@ -77,13 +86,14 @@ describe('buildCreateTransaction', () => {
     expect(key?.Item).toMatchObject({ fingerprint: 'fp-1', expiresAt: NOW + 86_400, responseJson: JSON.stringify(response) });
   });
 
-  it('asks for the old items of the key, the contract and the slot, which explain a refusal', () => {
-    expect(items.map((i) => (i.Put ?? i.ConditionCheck)?.ReturnValuesOnConditionCheckFailure)).toEqual([
+  it('asks for the old items of the key, the contract, the slot and the limit record, which explain a refusal', () => {
+    expect(items.map((i) => (i.Put ?? i.ConditionCheck ?? i.Update)?.ReturnValuesOnConditionCheckFailure)).toEqual([
       'ALL_OLD',
       'ALL_OLD',
       'ALL_OLD',
       undefined,
       undefined,
+      'ALL_OLD',
     ]);
   });
 
@@ -197,6 +207,7 @@ describe('a cancellation read back here, then judged by the create (lib/terminat
         },
         businessTimeZone: 'Europe/Moscow',
         idempotencyTtlSeconds: 3600,
+        requestLimit: request.limit,
         budgetMs: 1000,
       },
       {
