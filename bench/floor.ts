@@ -103,12 +103,27 @@ function size(value: AttributeValue): number {
 }
 const itemSize = (item: Item) => Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + size(value), 0);
 
+/** The items a transaction's checks and updates concern, as stored: what they are billed on. */
+export interface StoredItems {
+  /** The item a ConditionCheck reads, by its table. */
+  checked: (tableName: string | undefined) => { name: string; item: Item };
+  /** The item an Update leaves (billed on the larger of before and after: the after, for a record that only grows). */
+  updated: Item;
+}
+
 /** Each item of the transaction with its size; a ConditionCheck is billed on the item it checks. */
-export function transactionItems(input: TransactWriteItemsCommandInput, checked: Item): { action: string; item: string; bytes: number }[] {
-  return (input.TransactItems ?? []).map(({ Put }) => ({
-    action: Put ? 'Put' : 'ConditionCheck',
-    // Named by sort key: the slot and the request share their contract's partition.
-    item: Put ? (Put.Item?.['sk']?.S ?? '?').replace(/#.*$/, '#…') : 'contract (checked)',
-    bytes: itemSize(Put?.Item ?? checked),
-  }));
+export function transactionItems(
+  input: TransactWriteItemsCommandInput,
+  stored: StoredItems,
+): { action: string; item: string; bytes: number }[] {
+  return (input.TransactItems ?? []).map(({ Put, ConditionCheck }) => {
+    // Named by sort key: the slot, the request and the limit record share their contract's partition.
+    const named = (item: Item | undefined) => (item?.['sk']?.S ?? '?').replace(/#.*$/, '#…');
+    if (Put) return { action: 'Put', item: named(Put.Item), bytes: itemSize(Put.Item ?? {}) };
+    if (ConditionCheck) {
+      const { name, item } = stored.checked(ConditionCheck.TableName);
+      return { action: 'ConditionCheck', item: `${name} (checked)`, bytes: itemSize(item) };
+    }
+    return { action: 'Update', item: named(stored.updated), bytes: itemSize(stored.updated) };
+  });
 }

@@ -27,7 +27,7 @@ import { freePort } from '../scripts/local/free-port';
 import { startJwksServer } from '../scripts/local/jwks-server';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken } from '../scripts/local/signing-key';
 import { createTables } from '../scripts/local/tables';
-import { slotKeyOf } from '../lib/dynamodb/keys';
+import { limitKeyOf, slotKeyOf } from '../lib/dynamodb/keys';
 import { floorGet, floorQuery, floorTransaction, transactionItems } from './floor';
 import { measureAuthorizer, measureLatency, runChild, startProxy, statusOf, stopAll, stops, type Impl, type Row } from './measure';
 import { benchLifecycle } from './lifecycle';
@@ -232,8 +232,8 @@ async function main(): Promise<void> {
   }
   // A create takes a contract's one active slot for good: fresh contracts for every create.
   const perPass = warmup + iterations;
-  // + 4: the seeds, the reads' contract and the empty list's.
-  const contracts = Array.from({ length: 11 * perPass + 4 + 2 * coldRuns + Math.ceil(memoryInvocations / 50) }, () => ({
+  // + 5: the seeds, the reads' contract, the empty list's and the sized sample's.
+  const contracts = Array.from({ length: 16 * perPass + 5 + 2 * coldRuns + Math.ceil(memoryInvocations / 50) }, () => ({
     contractId: randomUUID(),
     customerId: CUSTOMER,
     status: 'ACTIVE',
@@ -347,6 +347,16 @@ async function main(): Promise<void> {
       (
         [
           ['create', 201, () => fresh(nextContract())],
+          // As many documents as a request may name: ten more items to check (the peer checks none).
+          ...(impl === 'peer'
+            ? []
+            : [
+                ['create, 10 documents', 201, () => fresh(nextContract(), validBody(DESIRED_DATE, 10))] satisfies [
+                  string,
+                  number,
+                  () => Call,
+                ],
+              ]),
           ['replay', 200, () => seeded],
           ['409 active request', 409, () => fresh(seeded.contractId)],
           ['422 contract closed', 422, () => fresh(CLOSED)],
@@ -373,6 +383,10 @@ async function main(): Promise<void> {
     const input = floorTransaction(floorTables, nextContract(), CUSTOMER, validBody());
     return () => floorClient.send(new TransactWriteItemsCommand(input));
   });
+  const createTenFloor = floorRow('create, 10 documents', () => {
+    const input = floorTransaction(floorTables, nextContract(), CUSTOMER, validBody(DESIRED_DATE, 10));
+    return () => floorClient.send(new TransactWriteItemsCommand(input));
+  });
   const readFloors = [
     floorRow('GET one', () => () => floorClient.send(new GetItemCommand(getInput))),
     floorRow('GET list', () => () => floorClient.send(new QueryCommand(queryInput))),
@@ -392,7 +406,7 @@ async function main(): Promise<void> {
     progress(`latency: DynamoDB Local ${name}...`);
     proxy.delayMs = delay;
     // The bundle runs the same code as the handler: measured as is only, to keep the run short.
-    const rows = [createFloor, ...pathRows('service', service, seeds.service)];
+    const rows = [createFloor, createTenFloor, ...pathRows('service', service, seeds.service)];
     if (delay === 0) rows.push(...pathRows('bundle', bundle, seeds.service));
     rows.push(...pathRows('peer', peer, seeds.peer), ...readFloors, ...readRows('service', serviceGet, serviceList));
     if (delay === 0) rows.push(...readRows('bundle', bundleGet, bundleList));
@@ -417,9 +431,24 @@ async function main(): Promise<void> {
     warmup,
   });
   for (const lifecycleTable of lifecycleTables) say(lifecycleTable);
-  const sample = floorTransaction(floorTables, DEMO_CUSTOMERS.anna.contracts.active, CUSTOMER, validBody());
-  const checked = { contractId: { S: DEMO_CUSTOMERS.anna.contracts.active }, customerId: { S: CUSTOMER }, status: { S: 'ACTIVE' } };
-  say(report.itemsTable(transactionItems(sample, checked)));
+  // What one create with ten documents writes and checks, sized as stored: the items the floor's
+  // transaction left behind, read back.
+  const sampleContract = nextContract();
+  const sample = floorTransaction(floorTables, sampleContract, CUSTOMER, validBody(DESIRED_DATE, 10));
+  await floorClient.send(new TransactWriteItemsCommand(sample));
+  const stored = async (TableName: string, key: Record<string, string>) => {
+    const { Item } = await floorClient.send(new GetItemCommand({ TableName, Key: marshall(key) }));
+    if (Item === undefined) throw new Error(`bench: no item ${JSON.stringify(key)} in ${TableName}`);
+    return Item;
+  };
+  const [contractItem, documentItem, limitItem] = await Promise.all([
+    stored(TABLES.contracts, { contractId: sampleContract }),
+    stored(TABLES.documents, { documentId: DOCUMENTS[0]?.documentId ?? '' }),
+    stored(TABLES.floorRequests, { ...limitKeyOf(sampleContract, CUSTOMER) }),
+  ]);
+  const checked = (tableName: string | undefined) =>
+    tableName === TABLES.documents ? { name: 'document', item: documentItem } : { name: 'contract', item: contractItem };
+  say(report.itemsTable(transactionItems(sample, { checked, updated: limitItem }), 'with 10 documents'));
 
   progress('authorizer...');
   const key = makeSigningKey();
