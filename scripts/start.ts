@@ -173,7 +173,7 @@ async function main(): Promise<void> {
   await putDocuments(DynamoDBDocumentClient.from(db.client), tables.documents, DEMO_DOCUMENTS);
 
   const key = loadOrCreateSigningKey(keyDir);
-  const jwks = await startJwksServer(key.jwks, jwksPort, docsRoutes);
+  const jwks = await startJwksServer(key.jwks, jwksPort);
   stops.push(jwks.stop);
 
   // The decision rule of the template, with its own pattern: a decision put on the bus reaches the consumer as in AWS.
@@ -231,10 +231,12 @@ async function main(): Promise<void> {
     onError: sayOnce((text) => console.error(`${clock()} Reading the stream failed: ${text} (said once; it keeps trying)`)),
   });
   stops.push(poller.stop);
+  // The API reference on the page's origin, which the API's CORS allows: its "Try it out" calls the running API.
   const page = await startPageServer({
     port: pagePort,
     host: flags.host,
     config: (customer) => demoPageConfig(key, offline.url, customer),
+    routes: docsRoutes(offline.url),
   });
   stops.push(page.stop);
 
@@ -279,7 +281,7 @@ async function main(): Promise<void> {
       `${curlLine(offline.url, token, { contractId: curlContract, desiredTerminationDate: date, recipientName, documentIds })}\n`,
     );
   }
-  console.log(readyBlock({ apiUrl: offline.url, pageUrl: page.url, docsUrl: `${jwks.origin}/docs/`, dynamoDb: db.endpoint }));
+  console.log(readyBlock({ apiUrl: offline.url, pageUrl: page.url, docsUrl: `${page.origin}/docs/`, dynamoDb: db.endpoint }));
 }
 
 /** The one block that says the stack is up, with the addresses a person uses. */

@@ -64,7 +64,7 @@ export const terminationRequestInputSchema = {
       uniqueItems: true,
       items: uuid,
       description:
-        "Ids of the customer's own documents, uploaded to the bank's documents service and usable when the request is made; any other id is refused (422 DOCUMENT_NOT_AVAILABLE).",
+        "Ids of the customer's own documents, uploaded to the bank's documents service and usable when the request is made: a create refuses any other with 422 DOCUMENT_NOT_AVAILABLE, and a repeat, compared ignoring case, with 400 VALIDATION_ERROR.",
     },
   },
 } as const;

@@ -6,6 +6,7 @@ import { documentConditionChecks } from './document-checks';
 import { asIdempotencyRecord, conditionFailed, failedItem, type Item, type ReadItem } from './items';
 import { idempotencyKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, slotKeyOf } from './keys';
 import { createdAtSecondsOf, requestLimitUpdate } from './request-limit';
+import type { NumberItem, RequestItem } from './request-item';
 
 /*
  * The create as data (docs/decisions/0005-one-atomic-write.md): one TransactWriteItems that binds
@@ -86,7 +87,7 @@ export function buildCreateTransaction(tables: CreateTables, request: NewRequest
             kind: 'REQUEST_NUMBER',
             requestId: request.requestId,
             contractId: request.contractId,
-          },
+          } satisfies NumberItem,
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -104,7 +105,7 @@ export function buildCreateTransaction(tables: CreateTables, request: NewRequest
             idempotencyKey: request.idempotencyKey,
             createdAt,
             ...request.input,
-          },
+          } satisfies RequestItem,
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
