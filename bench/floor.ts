@@ -11,10 +11,11 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { textsFor } from '../lib/http/texts';
 import { buildCreateTransaction } from '../lib/dynamodb/create-transaction';
 import { contractConditionFor } from '../lib/termination/contract-rules';
+import { documentConditionFor } from '../lib/termination/documents';
 import { STATUS_SUBMITTED } from '../lib/termination/lifecycle';
 import type { NewRequest } from '../lib/termination/ports';
 import { requestFingerprint } from '../lib/termination/fingerprint';
-import { REQUEST_SORT_PREFIX, requestKeyOf, type Tables } from '../lib/dynamodb/keys';
+import { REQUEST_SORT_PREFIX, requestKeyOf, type CreateTables } from '../lib/dynamodb/keys';
 import { newRequestNumber } from '../lib/termination/request-number';
 import { validateTerminationInput } from '../lib/api-model/validator';
 
@@ -31,7 +32,7 @@ const attributes = (values: Record<string, unknown> | undefined): Item | undefin
   values && marshall(values, { removeUndefinedValues: true });
 
 function marshallItem({ Put, ConditionCheck, Update, Delete }: DocumentItem): TransactWriteItem {
-  if (Update || Delete) throw new Error('floor: only Put and ConditionCheck items are marshalled');
+  if (Delete) throw new Error('floor: only Put, ConditionCheck and Update items are marshalled');
   return {
     Put: Put && { ...Put, Item: attributes(Put.Item), ExpressionAttributeValues: attributes(Put.ExpressionAttributeValues) },
     ConditionCheck: ConditionCheck && {
@@ -39,10 +40,16 @@ function marshallItem({ Put, ConditionCheck, Update, Delete }: DocumentItem): Tr
       Key: attributes(ConditionCheck.Key),
       ExpressionAttributeValues: attributes(ConditionCheck.ExpressionAttributeValues),
     },
+    Update: Update && { ...Update, Key: attributes(Update.Key), ExpressionAttributeValues: attributes(Update.ExpressionAttributeValues) },
   };
 }
 
-export function floorTransaction(tables: Tables, contractId: string, customerId: string, body: unknown): TransactWriteItemsCommandInput {
+export function floorTransaction(
+  tables: CreateTables,
+  contractId: string,
+  customerId: string,
+  body: unknown,
+): TransactWriteItemsCommandInput {
   const validation = validateTerminationInput(body);
   if (!validation.ok) throw new Error(`floor: invalid body: ${JSON.stringify(validation.problems)}`);
   const requestId = randomUUID();
@@ -65,6 +72,9 @@ export function floorTransaction(tables: Tables, contractId: string, customerId:
     },
     expiresAt: nowSeconds + 86_400,
     contract: contractConditionFor(customerId, validation.input.desiredTerminationDate),
+    documents: documentConditionFor(customerId),
+    // The limit as deployed by default (lib/config.ts): one fresh contract per create never reaches it.
+    limit: { count: 5, periodDays: 30 },
   };
   const input = buildCreateTransaction(tables, request, nowSeconds);
   return { ...input, TransactItems: input.TransactItems?.map(marshallItem) };
@@ -93,12 +103,27 @@ function size(value: AttributeValue): number {
 }
 const itemSize = (item: Item) => Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + size(value), 0);
 
+/** The items a transaction's checks and updates concern, as stored: what they are billed on. */
+export interface StoredItems {
+  /** The item a ConditionCheck reads, by its table. */
+  checked: (tableName: string | undefined) => { name: string; item: Item };
+  /** The item an Update leaves (billed on the larger of before and after: the after, for a record that only grows). */
+  updated: Item;
+}
+
 /** Each item of the transaction with its size; a ConditionCheck is billed on the item it checks. */
-export function transactionItems(input: TransactWriteItemsCommandInput, checked: Item): { action: string; item: string; bytes: number }[] {
-  return (input.TransactItems ?? []).map(({ Put }) => ({
-    action: Put ? 'Put' : 'ConditionCheck',
-    // Named by sort key: the slot and the request share their contract's partition.
-    item: Put ? (Put.Item?.['sk']?.S ?? '?').replace(/#.*$/, '#…') : 'contract (checked)',
-    bytes: itemSize(Put?.Item ?? checked),
-  }));
+export function transactionItems(
+  input: TransactWriteItemsCommandInput,
+  stored: StoredItems,
+): { action: string; item: string; bytes: number }[] {
+  return (input.TransactItems ?? []).map(({ Put, ConditionCheck }) => {
+    // Named by sort key: the slot, the request and the limit record share their contract's partition.
+    const named = (item: Item | undefined) => (item?.['sk']?.S ?? '?').replace(/#.*$/, '#…');
+    if (Put) return { action: 'Put', item: named(Put.Item), bytes: itemSize(Put.Item ?? {}) };
+    if (ConditionCheck) {
+      const { name, item } = stored.checked(ConditionCheck.TableName);
+      return { action: 'ConditionCheck', item: `${name} (checked)`, bytes: itemSize(item) };
+    }
+    return { action: 'Update', item: named(stored.updated), bytes: itemSize(stored.updated) };
+  });
 }

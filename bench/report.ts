@@ -69,11 +69,15 @@ export function latencyTable({ name, results }: Pass, iterations: number): strin
 }
 
 /** A transaction bills 2 write units per item and started KB. */
-export function itemsTable(items: { action: string; item: string; bytes: number }[]): string {
+export function itemsTable(items: { action: string; item: string; bytes: number }[], what: string): string {
   const units = items.map((i) => 2 * Math.max(1, Math.ceil(i.bytes / 1024)));
   const rows = items.map((i, n) => [i.action, i.item, String(i.bytes), String(units[n])]);
-  rows.push(['', 'total', '', String(units.reduce((a, b) => a + b, 0))]);
-  return table(`Items of one create (the floor's transaction, the service's items)`, ['action', 'item', 'bytes', 'write units'], rows);
+  rows.push(['', `total: ${items.length} items`, '', String(units.reduce((a, b) => a + b, 0))]);
+  return table(
+    `Items of one create ${what} (the floor's transaction, the service's items)`,
+    ['action', 'item', 'bytes', 'write units'],
+    rows,
+  );
 }
 
 export function authorizerTable(a: Awaited<ReturnType<typeof measureAuthorizer>>): string {
@@ -145,6 +149,7 @@ export function memoryTable({ samples, statuses, wallMs }: Memory): string {
 
 const SHORT: Record<string, string> = {
   create: 'create',
+  'create, 10 documents': 'create 10 documents',
   replay: 'replay',
   '409 active request': '409',
   '422 contract closed': '422 closed',

@@ -20,13 +20,14 @@ import { stop as stopEsbuild } from 'esbuild';
 import { buildFunctions } from '../scripts/build';
 import { assertLambdaNode } from '../scripts/lambda-node';
 import { apiEvent, authorizerEvent } from '../scripts/local/api-event';
-import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, putContracts } from '../scripts/local/demo-data';
+import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, putContracts, putDocuments } from '../scripts/local/demo-data';
+import { USABLE_DOCUMENT_STATUS } from '../lib/termination/documents';
 import { startDynamoDbLocal } from '../scripts/local/dynamodb-local';
 import { freePort } from '../scripts/local/free-port';
 import { startJwksServer } from '../scripts/local/jwks-server';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken } from '../scripts/local/signing-key';
 import { createTables } from '../scripts/local/tables';
-import { slotKeyOf } from '../lib/dynamodb/keys';
+import { limitKeyOf, slotKeyOf } from '../lib/dynamodb/keys';
 import { floorGet, floorQuery, floorTransaction, transactionItems } from './floor';
 import { measureAuthorizer, measureLatency, runChild, startProxy, statusOf, stopAll, stops, type Impl, type Row } from './measure';
 import { benchLifecycle } from './lifecycle';
@@ -81,6 +82,7 @@ function readSettings() {
 const TABLES = {
   requests: 'bench-termination-requests',
   contracts: 'bench-contracts',
+  documents: 'bench-documents',
   peerIdempotency: 'bench-peer-idempotency',
   peerRequests: 'bench-peer-requests',
   floorRequests: 'bench-floor-requests',
@@ -96,13 +98,22 @@ const DATE_AFTER_END = '2046-03-31';
 const READ_REQUESTS = 5;
 const PAGE = 20;
 
-/** A body that passes every rule, of the size a mobile client sends. */
-const validBody = (desiredTerminationDate = DESIRED_DATE) => ({
+/** The customer's uploaded documents in the bench's documents table: as many as a request may name. */
+const DOCUMENTS = Array.from({ length: 10 }, (_, i) => ({
+  documentId: randomUUID(),
+  customerId: CUSTOMER,
+  status: USABLE_DOCUMENT_STATUS,
+  fileName: `document-${i + 1}.pdf`,
+  uploadedAt: '2026-11-02T08:15:00.000Z',
+}));
+
+/** A body that passes every rule, of the size a mobile client sends: two of the customer's documents, or `documents`. */
+const validBody = (desiredTerminationDate = DESIRED_DATE, documents = 2) => ({
   reasonCode: 'RELOCATION',
   desiredTerminationDate,
   bankDetails: { ...DEMO_BANK_DETAILS },
   comment: 'Moving abroad for work; please close the contract early.',
-  documentIds: [randomUUID(), randomUUID()],
+  documentIds: DOCUMENTS.slice(0, documents).map((document) => document.documentId),
 });
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<unknown>;
@@ -221,13 +232,14 @@ async function main(): Promise<void> {
   }
   // A create takes a contract's one active slot for good: fresh contracts for every create.
   const perPass = warmup + iterations;
-  // + 4: the seeds, the reads' contract and the empty list's.
-  const contracts = Array.from({ length: 11 * perPass + 4 + 2 * coldRuns + Math.ceil(memoryInvocations / 50) }, () => ({
+  // + 5: the seeds, the reads' contract, the empty list's and the sized sample's.
+  const contracts = Array.from({ length: 16 * perPass + 5 + 2 * coldRuns + Math.ceil(memoryInvocations / 50) }, () => ({
     contractId: randomUUID(),
     customerId: CUSTOMER,
     status: 'ACTIVE',
   }));
   await putContracts(DynamoDBDocumentClient.from(db.client), TABLES.contracts, [...DEMO_CONTRACTS, ...contracts]);
+  await putDocuments(DynamoDBDocumentClient.from(db.client), TABLES.documents, DOCUMENTS);
   const ids = contracts.map((c) => c.contractId);
   const nextContract = () => {
     const id = ids.shift();
@@ -240,6 +252,7 @@ async function main(): Promise<void> {
     DYNAMODB_ENDPOINT: proxy.endpoint,
     REQUESTS_TABLE_NAME: TABLES.requests,
     CONTRACTS_TABLE_NAME: TABLES.contracts,
+    DOCUMENTS_TABLE_NAME: TABLES.documents,
     AWS_REGION: REGION,
     POWERTOOLS_SERVICE_NAME: 'contract-termination',
     POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -334,6 +347,16 @@ async function main(): Promise<void> {
       (
         [
           ['create', 201, () => fresh(nextContract())],
+          // As many documents as a request may name: ten more items to check (the peer checks none).
+          ...(impl === 'peer'
+            ? []
+            : [
+                ['create, 10 documents', 201, () => fresh(nextContract(), validBody(DESIRED_DATE, 10))] satisfies [
+                  string,
+                  number,
+                  () => Call,
+                ],
+              ]),
           ['replay', 200, () => seeded],
           ['409 active request', 409, () => fresh(seeded.contractId)],
           ['422 contract closed', 422, () => fresh(CLOSED)],
@@ -355,9 +378,13 @@ async function main(): Promise<void> {
     sdkSeen: true,
     prepare,
   });
-  const floorTables = { requests: TABLES.floorRequests, contracts: TABLES.contracts };
+  const floorTables = { requests: TABLES.floorRequests, contracts: TABLES.contracts, documents: TABLES.documents };
   const createFloor = floorRow('create', () => {
     const input = floorTransaction(floorTables, nextContract(), CUSTOMER, validBody());
+    return () => floorClient.send(new TransactWriteItemsCommand(input));
+  });
+  const createTenFloor = floorRow('create, 10 documents', () => {
+    const input = floorTransaction(floorTables, nextContract(), CUSTOMER, validBody(DESIRED_DATE, 10));
     return () => floorClient.send(new TransactWriteItemsCommand(input));
   });
   const readFloors = [
@@ -379,7 +406,7 @@ async function main(): Promise<void> {
     progress(`latency: DynamoDB Local ${name}...`);
     proxy.delayMs = delay;
     // The bundle runs the same code as the handler: measured as is only, to keep the run short.
-    const rows = [createFloor, ...pathRows('service', service, seeds.service)];
+    const rows = [createFloor, createTenFloor, ...pathRows('service', service, seeds.service)];
     if (delay === 0) rows.push(...pathRows('bundle', bundle, seeds.service));
     rows.push(...pathRows('peer', peer, seeds.peer), ...readFloors, ...readRows('service', serviceGet, serviceList));
     if (delay === 0) rows.push(...readRows('bundle', bundleGet, bundleList));
@@ -404,9 +431,24 @@ async function main(): Promise<void> {
     warmup,
   });
   for (const lifecycleTable of lifecycleTables) say(lifecycleTable);
-  const sample = floorTransaction(floorTables, DEMO_CUSTOMERS.anna.contracts.active, CUSTOMER, validBody());
-  const checked = { contractId: { S: DEMO_CUSTOMERS.anna.contracts.active }, customerId: { S: CUSTOMER }, status: { S: 'ACTIVE' } };
-  say(report.itemsTable(transactionItems(sample, checked)));
+  // What one create with ten documents writes and checks, sized as stored: the items the floor's
+  // transaction left behind, read back.
+  const sampleContract = nextContract();
+  const sample = floorTransaction(floorTables, sampleContract, CUSTOMER, validBody(DESIRED_DATE, 10));
+  await floorClient.send(new TransactWriteItemsCommand(sample));
+  const stored = async (TableName: string, key: Record<string, string>) => {
+    const { Item } = await floorClient.send(new GetItemCommand({ TableName, Key: marshall(key) }));
+    if (Item === undefined) throw new Error(`bench: no item ${JSON.stringify(key)} in ${TableName}`);
+    return Item;
+  };
+  const [contractItem, documentItem, limitItem] = await Promise.all([
+    stored(TABLES.contracts, { contractId: sampleContract }),
+    stored(TABLES.documents, { documentId: DOCUMENTS[0]?.documentId ?? '' }),
+    stored(TABLES.floorRequests, { ...limitKeyOf(sampleContract, CUSTOMER) }),
+  ]);
+  const checked = (tableName: string | undefined) =>
+    tableName === TABLES.documents ? { name: 'document', item: documentItem } : { name: 'contract', item: contractItem };
+  say(report.itemsTable(transactionItems(sample, { checked, updated: limitItem }), 'with 10 documents'));
 
   progress('authorizer...');
   const key = makeSigningKey();

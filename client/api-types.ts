@@ -106,7 +106,7 @@ export interface components {
              * @description Up to 1000 characters (code points); line breaks are allowed. No control or format characters (zero-width, bidi overrides), line or paragraph separators, private-use characters, unpaired surrogates or other default-ignorable characters; variation selectors are allowed. For reasonCode OTHER it must hold a letter or a digit.
              */
             comment?: string;
-            /** @description UUIDs of documents; no repeats, compared ignoring case (each repeat is 400 VALIDATION_ERROR). */
+            /** @description Ids of the customer's own documents, uploaded to the bank's documents service and usable when the request is made: a create refuses any other with 422 DOCUMENT_NOT_AVAILABLE, and a repeat, compared ignoring case, with 400 VALIDATION_ERROR. */
             documentIds?: string[];
         };
         BankDetails: {
@@ -164,6 +164,11 @@ export interface components {
             /** @description The answer's X-Correlation-Id (a UUID): quote it to support. Empty on the WAF's own answers (prod), which carry no id. */
             correlationId: string;
             details: components["schemas"]["ErrorDetail"][];
+            /**
+             * Format: date-time
+             * @description REQUEST_LIMIT_REACHED only: the time (UTC) from which the customer may make a new request on this contract. Not a retry hint: the same call is refused until then.
+             */
+            nextRequestAllowedAt?: string;
         };
         ErrorDetail: {
             field: string;
@@ -173,12 +178,12 @@ export interface components {
          * @description Every errorCode the API answers with, API Gateway's and the WAF's own included; each operation answers with those of its own list (CreateErrorCode, ...). The status follows from the code (docs/decisions/0011-error-body.md).
          * @enum {string}
          */
-        ErrorCode: "MALFORMED_REQUEST" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_MISSING" | "UNAUTHORIZED" | "CONTRACT_ACCESS_DENIED" | "CONTRACT_NOT_FOUND" | "TERMINATION_REQUEST_NOT_FOUND" | "ACTIVE_REQUEST_ALREADY_EXISTS" | "REQUEST_NOT_WITHDRAWABLE" | "CONTRACT_NOT_ACTIVE" | "TERMINATION_DATE_AFTER_CONTRACT_END" | "BANK_ACCOUNT_KEY_MISMATCH" | "COMMENT_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
+        ErrorCode: "MALFORMED_REQUEST" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_MISSING" | "UNAUTHORIZED" | "CONTRACT_ACCESS_DENIED" | "CONTRACT_NOT_FOUND" | "TERMINATION_REQUEST_NOT_FOUND" | "ACTIVE_REQUEST_ALREADY_EXISTS" | "REQUEST_NOT_WITHDRAWABLE" | "CONTRACT_NOT_ACTIVE" | "TERMINATION_DATE_AFTER_CONTRACT_END" | "BANK_ACCOUNT_KEY_MISMATCH" | "COMMENT_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "DOCUMENT_NOT_AVAILABLE" | "REQUEST_LIMIT_REACHED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
         /**
          * @description The errorCodes this operation answers with: its function's, and those API Gateway and the WAF answer themselves.
          * @enum {string}
          */
-        CreateErrorCode: "MALFORMED_REQUEST" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_MISSING" | "UNAUTHORIZED" | "CONTRACT_ACCESS_DENIED" | "CONTRACT_NOT_FOUND" | "ACTIVE_REQUEST_ALREADY_EXISTS" | "CONTRACT_NOT_ACTIVE" | "TERMINATION_DATE_AFTER_CONTRACT_END" | "BANK_ACCOUNT_KEY_MISMATCH" | "COMMENT_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
+        CreateErrorCode: "MALFORMED_REQUEST" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_MISSING" | "UNAUTHORIZED" | "CONTRACT_ACCESS_DENIED" | "CONTRACT_NOT_FOUND" | "ACTIVE_REQUEST_ALREADY_EXISTS" | "CONTRACT_NOT_ACTIVE" | "TERMINATION_DATE_AFTER_CONTRACT_END" | "BANK_ACCOUNT_KEY_MISMATCH" | "COMMENT_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "DOCUMENT_NOT_AVAILABLE" | "REQUEST_LIMIT_REACHED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
         /** @description An error answer of this operation: ErrorBody with one of CreateErrorCode. */
         CreateErrorBody: components["schemas"]["ErrorBody"] & {
             errorCode: components["schemas"]["CreateErrorCode"];
@@ -566,7 +571,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateErrorBody"];
                 };
             };
-            /** @description A business rule refused the request, or the Idempotency-Key was used for another request. */
+            /** @description A business rule refused the request, or the Idempotency-Key was used for another request. DOCUMENT_NOT_AVAILABLE names each documentIds item that is not one of the caller's uploaded, usable documents. REQUEST_LIMIT_REACHED carries nextRequestAllowedAt: the same call is refused until then, so it is not retried. */
             422: {
                 headers: {
                     /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { loadServiceConfig } from '../lib/config';
+import { loadCreateConfig } from '../lib/config';
 import { answerCall } from '../lib/http/edge';
 import { requestLocation } from '../lib/http/location';
 import { header, readJsonObjectBody } from '../lib/http/request';
@@ -7,11 +7,12 @@ import { createTerminationRequest, type CreateDeps } from '../lib/termination/cr
 import { storeFor } from '../lib/dynamodb/termination-table';
 import { withLambdaContext } from '../lib/observability/lambda-context';
 
-const config = loadServiceConfig();
+const config = loadCreateConfig();
 const deps: CreateDeps = {
   store: storeFor(config),
   businessTimeZone: config.businessTimeZone,
   idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+  requestLimit: config.requestLimit,
   budgetMs: config.budgetMs,
 };
 

@@ -1,3 +1,5 @@
+import { MAX_LIMIT_COUNT } from './termination/request-limit';
+
 /*
  * The one place that reads environment variables. Each function loads what it needs at cold
  * start; a missing or malformed value throws at once, naming every problem, so a misconfigured
@@ -115,7 +117,7 @@ export interface DynamoDbConfig {
   maxAttempts: number;
 }
 
-/** How long a final request is kept, counted from when it became final: five years (docs/decisions/0019-retention.md). */
+/** How long a final request is kept, counted from when it became final: five years (docs/decisions/0021-retention.md). */
 const readRetentionSeconds = (read: Reader): number => read.integer('REQUEST_RETENTION_DAYS', 1827, 1, 36_525) * 86_400;
 
 export interface ServiceConfig {
@@ -167,9 +169,8 @@ function readDynamoDb(read: Reader): DynamoDbConfig {
   };
 }
 
-export function loadServiceConfig(env: Env = process.env): ServiceConfig {
-  const read = new Reader(env);
-  return read.done({
+function readService(read: Reader): ServiceConfig {
+  return {
     requestsTableName: read.string('REQUESTS_TABLE_NAME'),
     contractsTableName: read.string('CONTRACTS_TABLE_NAME'),
     idempotencyTtlSeconds: read.integer('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30) * 3600,
@@ -179,6 +180,30 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
     retryAfterSeconds: read.integer('RETRY_AFTER_SECONDS', 1, 1, 3600),
     allowedOrigins: read.origins('ALLOWED_ORIGINS'),
     dynamodb: readDynamoDb(read),
+  };
+}
+
+export function loadServiceConfig(env: Env = process.env): ServiceConfig {
+  const read = new Reader(env);
+  return read.done(readService(read));
+}
+
+/** The create's settings besides the service's: the documents table it checks, and the limit of requests per contract. */
+export interface CreateConfig extends ServiceConfig {
+  documentsTableName: string;
+  /** How many requests one customer may make on one contract within how many days (docs/decisions/0020-request-limit.md). */
+  requestLimit: { count: number; periodDays: number };
+}
+
+export function loadCreateConfig(env: Env = process.env): CreateConfig {
+  const read = new Reader(env);
+  return read.done({
+    ...readService(read),
+    documentsTableName: read.string('DOCUMENTS_TABLE_NAME'),
+    requestLimit: {
+      count: read.integer('REQUEST_LIMIT_COUNT', 5, 1, MAX_LIMIT_COUNT),
+      periodDays: read.integer('REQUEST_LIMIT_DAYS', 30, 1, 365),
+    },
   });
 }
 

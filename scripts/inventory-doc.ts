@@ -23,6 +23,7 @@ export const PLACEHOLDER_SETTINGS = {
   JWT_AUDIENCE: 'termination-api',
   JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
   CONTRACTS_TABLE_NAME: 'contracts-owned-elsewhere',
+  DOCUMENTS_TABLE_NAME: 'documents-owned-elsewhere',
 };
 
 type Template = Record<string, unknown>;

@@ -21,6 +21,7 @@ const placeholders = {
   JWT_AUDIENCE: 'termination-api',
   JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
   CONTRACTS_TABLE_NAME: 'contracts',
+  DOCUMENTS_TABLE_NAME: 'documents',
   SLS_TELEMETRY_DISABLED: '1',
 };
 await buildFunctions();

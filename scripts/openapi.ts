@@ -111,6 +111,9 @@ function publishObject(schema: object, named: Record<string, Record<string, unkn
   return published;
 }
 
+/** When the example of REQUEST_LIMIT_REACHED lets a new request be made. */
+const LIMIT_EXAMPLE_TIME = '2026-12-24T09:00:00.000Z';
+
 /** An example error body for each errorCode (an operation may show its own); a code without one shows no details. */
 const ERROR_EXAMPLES: Partial<Record<ErrorCode, Problem[]>> = {
   MALFORMED_REQUEST: [{ field: 'body', code: 'notJson' }],
@@ -130,6 +133,8 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, Problem[]>> = {
   BANK_ACCOUNT_KEY_MISMATCH: [{ field: 'bankDetails.accountNumber', code: 'accountKeyMismatch' }],
   COMMENT_REQUIRED: [{ field: 'comment', code: 'commentRequired' }],
   IDEMPOTENCY_KEY_REUSED: [{ field: 'Idempotency-Key', code: 'keyReused' }],
+  DOCUMENT_NOT_AVAILABLE: [{ field: 'documentIds[1]', code: 'documentNotAvailable' }],
+  REQUEST_LIMIT_REACHED: [{ field: 'contractId', code: 'requestLimitReached', limit: 5, days: 30, from: LIMIT_EXAMPLE_TIME }],
 };
 
 /** Between the WAF's limit and API Gateway's: what reaches a function, by operation. */
@@ -188,7 +193,8 @@ const OPERATIONS = {
       '404': `No such contract, ${GATEWAY_404}.`,
       '409': 'The contract already has an active termination request; the message names its number.',
       '413': tooLarge('400 MALFORMED_REQUEST, details naming the body.'),
-      '422': 'A business rule refused the request, or the Idempotency-Key was used for another request.',
+      '422':
+        "A business rule refused the request, or the Idempotency-Key was used for another request. DOCUMENT_NOT_AVAILABLE names each documentIds item that is not one of the caller's uploaded, usable documents. REQUEST_LIMIT_REACHED carries nextRequestAllowedAt: the same call is refused until then, so it is not retried.",
     },
   },
   list: {
@@ -316,12 +322,13 @@ function errorResponses(operation: Operation): Record<string, unknown> {
         examples[errorCode] = {
           value: {
             errorCode,
-            message: en.error(errorCode, { requestNumber: 'TR-7KQM-X2PF' }),
+            message: en.error(errorCode, { requestNumber: 'TR-7KQM-X2PF', nextRequestAllowedAt: LIMIT_EXAMPLE_TIME }),
             correlationId,
             details: (operation.examples?.[errorCode] ?? ERROR_EXAMPLES[errorCode] ?? []).map((problem) => ({
               field: problem.field,
               reason: en.problem(problem),
             })),
+            ...(errorCode === 'REQUEST_LIMIT_REACHED' ? { nextRequestAllowedAt: LIMIT_EXAMPLE_TIME } : {}),
           },
         };
       }
@@ -413,10 +420,6 @@ function componentSchemas(): Record<string, unknown> {
   const details = errorBodySchema.properties.details;
   const schemas: Record<string, unknown> = {
     TerminationRequestInput: publishWith(terminationRequestInputSchema, named, {
-      documentIds: {
-        ...publishObject(input.documentIds, named),
-        description: 'UUIDs of documents; no repeats, compared ignoring case (each repeat is 400 VALIDATION_ERROR).',
-      },
       desiredTerminationDate: {
         ...publishObject(input.desiredTerminationDate, named),
         description: desiredDateDescription(),

@@ -9,7 +9,7 @@ import { createTerminationClient } from '../client/index';
 import type { StatusDecisionDetail } from '../lib/api-model/event-schemas';
 import { buildFunctions } from './build';
 import { assertLambdaNode } from './lambda-node';
-import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, putContracts } from './local/demo-data';
+import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, DEMO_DOCUMENTS, putContracts, putDocuments } from './local/demo-data';
 import { decisionEvent } from './local/decision-event';
 import { assertJava, startDynamoDbLocal } from './local/dynamodb-local';
 import { freePort } from './local/free-port';
@@ -153,6 +153,9 @@ async function fillForm(page: Page, bank: { accountNumber?: string } = {}): Prom
   await page.fill('#account', bank.accountNumber ?? DEMO_BANK_DETAILS.accountNumber);
   await page.fill('#recipient', DEMO_BANK_DETAILS.recipientName);
   await page.fill('#comment', (await language(page)) === 'ru' ? 'Переезжаю в другой город.' : 'Moving to another city.');
+  // The first of the customer's documents, where the page offers any.
+  const document = page.locator('input[name="document"]').first();
+  if ((await document.count()) > 0) await document.check();
 }
 
 /** Brings an open page to a state; each state's contract is chosen first. */
@@ -307,6 +310,7 @@ async function main(): Promise<void> {
     await createTables(db.client, localDefaults.tables);
     const doc = DynamoDBDocumentClient.from(db.client);
     await putContracts(doc, localDefaults.tables.contracts, DEMO_CONTRACTS);
+    await putDocuments(doc, localDefaults.tables.documents, DEMO_DOCUMENTS);
     const key = makeSigningKey();
     const jwks = await startJwksServer(key.jwks, 0);
     stops.push(jwks.stop);

@@ -1,6 +1,6 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { buildFunctions } from './build';
-import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, putContracts } from './local/demo-data';
+import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, DEMO_DOCUMENTS, putContracts, putDocuments } from './local/demo-data';
 import { assertJava, JavaMissingError, startDynamoDbLocal } from './local/dynamodb-local';
 import { docsRoutes } from './local/docs-routes';
 import { startJwksServer } from './local/jwks-server';
@@ -11,6 +11,7 @@ import { assertUsablePorts, lateBindProblem, PortsError, stackPorts } from './lo
 import { localDefaults, localServiceEnv } from './local/service-env';
 import { loadOrCreateSigningKey, signToken } from './local/signing-key';
 import { createTables } from './local/tables';
+import { USABLE_DOCUMENT_STATUS } from '../lib/termination/documents';
 import { startAwsStandIn, type PublishedEvent, type QueuedMessage } from './local/aws-stand-in';
 import { invokeOffline } from './local/offline-lambda';
 import { asBatchResponse, startStreamPoller } from './local/stream-poller';
@@ -80,8 +81,18 @@ const {
 
 const PORTS = stackPorts(flags.host);
 
-function curlLine(apiUrl: string, token: string, contractId: string, desiredTerminationDate: string, recipientName: string): string {
-  const body = JSON.stringify({ reasonCode: 'RELOCATION', desiredTerminationDate, bankDetails: { ...DEMO_BANK_DETAILS, recipientName } });
+function curlLine(
+  apiUrl: string,
+  token: string,
+  call: { contractId: string; desiredTerminationDate: string; recipientName: string; documentIds: string[] },
+): string {
+  const { contractId, desiredTerminationDate, recipientName, documentIds } = call;
+  const body = JSON.stringify({
+    reasonCode: 'RELOCATION',
+    desiredTerminationDate,
+    bankDetails: { ...DEMO_BANK_DETAILS, recipientName },
+    documentIds,
+  });
   return [
     `curl -i -X POST '${apiUrl}/api/v1/contracts/${contractId}/termination-requests'`,
     `-H 'Authorization: Bearer ${token}'`,
@@ -159,6 +170,7 @@ async function main(): Promise<void> {
   });
   await createTables(db.client, tables);
   await putContracts(DynamoDBDocumentClient.from(db.client), tables.contracts, DEMO_CONTRACTS);
+  await putDocuments(DynamoDBDocumentClient.from(db.client), tables.documents, DEMO_DOCUMENTS);
 
   const key = loadOrCreateSigningKey(keyDir);
   const jwks = await startJwksServer(key.jwks, jwksPort);
@@ -256,8 +268,18 @@ async function main(): Promise<void> {
     console.log(`== ${name}: customerId ${customer.customerId}`);
     for (const [label, contractId] of Object.entries(customer.contracts)) console.log(`   contract ${label.padEnd(12)} ${contractId}`);
     console.log(`   contract ${'for curl'.padEnd(12)} ${curlContract}   (new this run)`);
+    const documents = DEMO_DOCUMENTS.filter((document) => document.customerId === customer.customerId);
+    for (const { documentId, fileName, status } of documents) console.log(`   document ${documentId} ${fileName} (${status})`);
     console.log(`   token (12 h): ${token}\n`);
-    console.log(`${curlLine(offline.url, token, curlContract, date, name === 'anna' ? 'Anna Ivanova' : 'Boris Petrov')}\n`);
+    const recipientName = name === 'anna' ? 'Anna Ivanova' : 'Boris Petrov';
+    // The customer's first usable document goes with the request, as the page would attach it.
+    const documentIds = documents
+      .filter((document) => document.status === USABLE_DOCUMENT_STATUS)
+      .slice(0, 1)
+      .map((document) => document.documentId);
+    console.log(
+      `${curlLine(offline.url, token, { contractId: curlContract, desiredTerminationDate: date, recipientName, documentIds })}\n`,
+    );
   }
   console.log(readyBlock({ apiUrl: offline.url, pageUrl: page.url, docsUrl: `${page.origin}/docs/`, dynamoDb: db.endpoint }));
 }

@@ -5,6 +5,7 @@ import {
   bikInput,
   byId,
   chosenContractId,
+  chosenDocumentIds,
   commentInput,
   dateInput,
   form,
@@ -38,6 +39,7 @@ function readInput(): TerminationRequestInput {
   const reasonCode = state.reasonChoices.find((reason) => reason.reasonCode === reasonSelect.value)?.reasonCode;
   if (reasonCode === undefined) throw new Error(`Unknown reason ${reasonSelect.value}`);
   const comment = commentInput.value;
+  const documentIds = chosenDocumentIds();
   return {
     reasonCode,
     desiredTerminationDate: parseDate(dateInput.value) ?? dateInput.value,
@@ -47,6 +49,7 @@ function readInput(): TerminationRequestInput {
       recipientName: recipientInput.value.trim(),
     },
     ...(comment.trim() === '' ? {} : { comment }),
+    ...(documentIds.length === 0 ? {} : { documentIds }),
   };
 }
 

@@ -37,6 +37,7 @@ export function check(field: Field, moment: Moment): FieldProblem | undefined {
       // Not chosen for the customer: the list starts on a prompt.
       return reasonSelect.value === '' && moment === 'complete' ? { code: 'required' } : undefined;
     case 'contract':
+    case 'documents':
       return undefined;
   }
 }

@@ -17,11 +17,23 @@ export interface ContractChoice {
   maskedNumber: string;
 }
 
+/**
+ * One of the customer's documents uploaded to the bank and usable, as the personal account lists
+ * them from the documents service: the page offers them by file name, and a request names the
+ * ids of those chosen (docs/decisions/0019-documents.md).
+ */
+export interface DocumentChoice {
+  documentId: string;
+  fileName: string;
+}
+
 export interface PageConfig {
   apiUrl: string;
   token: string;
   customerId: string;
   contracts: ContractChoice[];
+  /** The customer's uploaded documents the form offers; none offered when absent. */
+  documents?: DocumentChoice[];
   /** Bank details to start the form with (the demo's, so one click submits). */
   bankDetails?: { bik: string; accountNumber: string; recipientName: string };
   /** How often the list of requests is read again (seconds). */
@@ -57,6 +69,13 @@ function parseContract(value: unknown): ContractChoice {
   };
 }
 
+function parseDocument(value: unknown): DocumentChoice {
+  if (!isRecord(value) || typeof value['documentId'] !== 'string' || typeof value['fileName'] !== 'string') {
+    throw new Error('config.json: a document needs documentId and fileName');
+  }
+  return { documentId: value['documentId'], fileName: value['fileName'] };
+}
+
 export function parseConfig(value: unknown): PageConfig {
   if (!isRecord(value)) throw new Error('config.json is not an object');
   const { apiUrl, token, customerId, contracts } = value;
@@ -78,11 +97,14 @@ export function parseConfig(value: unknown): PageConfig {
     ? listed.filter(isRecord).flatMap(({ id, name }) => (typeof id === 'string' && typeof name === 'string' ? [{ id, name }] : []))
     : [];
   const customer = value['customer'];
+  const documents = value['documents'];
+  if (documents !== undefined && !Array.isArray(documents)) throw new Error('config.json: documents must be a list');
   return {
     apiUrl,
     token,
     customerId,
     contracts: contracts.map(parseContract),
+    ...(documents === undefined ? {} : { documents: documents.map(parseDocument) }),
     refreshSeconds,
     ...(bankDetails ? { bankDetails } : {}),
     ...(customers.length > 0 ? { customers } : {}),

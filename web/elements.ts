@@ -1,5 +1,5 @@
 import type { ContractChoice } from './config.ts';
-import { state, type Field } from './state.ts';
+import { state, type ChosenField, type Field } from './state.ts';
 
 /* The page's elements (web/index.html), found once, each of the type the page uses it as. */
 
@@ -35,9 +35,11 @@ export const requestsRetry = byId('requests-retry', HTMLButtonElement);
 export const loadProblem = byId('load-problem', HTMLElement);
 export const loadRetry = byId('load-retry', HTMLButtonElement);
 export const customers = byId('customers', HTMLElement);
+export const documentsField = byId('documents-field', HTMLFieldSetElement);
+export const documentsBox = byId('documents', HTMLElement);
 
-export const FIELDS: readonly Field[] = ['contract', 'reason', 'date', 'bik', 'account', 'recipient', 'comment'];
-export const CONTROLS: Record<Exclude<Field, 'contract'>, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement> = {
+export const FIELDS: readonly Field[] = ['contract', 'reason', 'date', 'bik', 'account', 'recipient', 'comment', 'documents'];
+export const CONTROLS: Record<Exclude<Field, ChosenField>, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement> = {
   reason: reasonSelect,
   date: dateInput,
   bik: bikInput,
@@ -60,6 +62,23 @@ export const FIELD_OF = new Map<string, Field>([
   ['comment', 'comment'],
 ]);
 
+/** Whether a field is typed in one control of its own (CONTROLS), not chosen among boxes. */
+export const isTyped = (field: Field): field is Exclude<Field, ChosenField> => field !== 'contract' && field !== 'documents';
+
+/** Which of the form's documents a details path names: `documentIds[2]` is the third offered box's, if sent. */
+export const documentIndexOf = (path: string): number | undefined => {
+  const match = /^documentIds\[(\d+)\]$/.exec(path);
+  return match === null ? undefined : Number(match[1]);
+};
+
+/** The documents' boxes, in the order offered. */
+export function documentBoxes(): HTMLInputElement[] {
+  return [...documentsBox.querySelectorAll('input[name="document"]')].filter((input) => input instanceof HTMLInputElement);
+}
+
+/** The ids of the documents chosen, in the order offered: what the request names. */
+export const chosenDocumentIds = (): string[] => documentBoxes().flatMap((box) => (box.checked ? [box.value] : []));
+
 export function contractRadios(): HTMLInputElement[] {
   return [...contractsBox.querySelectorAll('input[name="contract"]')].filter((input) => input instanceof HTMLInputElement);
 }
@@ -75,5 +94,6 @@ export function chosenContract(): ContractChoice | undefined {
 
 export function controlOf(field: Field): HTMLElement | undefined {
   if (field === 'contract') return contractRadios().find((radio) => radio.checked) ?? contractRadios()[0];
+  if (field === 'documents') return documentBoxes()[0];
   return CONTROLS[field];
 }

@@ -5,6 +5,8 @@ import {
   contractNote,
   contractRadios,
   controlOf,
+  documentBoxes,
+  documentIndexOf,
   dateInput,
   FIELD_OF,
   FIELDS,
@@ -22,6 +24,7 @@ import {
   renderCommentLabel,
   renderContracts,
   renderCustomers,
+  renderDocuments,
   renderGeneral,
   renderHints,
   renderLoadProblem,
@@ -47,7 +50,7 @@ const PAGE_WORDS = new Map<string, TextKey>([
 ]);
 
 function fieldErrorText(error: FieldError, field: Field): (string | HTMLSpanElement)[] {
-  if ('key' in error) return [t(error.key)];
+  if ('key' in error) return [t(error.key, error.values)];
   if ('text' in error) return apiText(error.text.charAt(0).toUpperCase() + error.text.slice(1));
   return [problemText(field, error.problem)];
 }
@@ -55,7 +58,7 @@ function fieldErrorText(error: FieldError, field: Field): (string | HTMLSpanElem
 function renderFieldError(field: Field): void {
   const error = fieldErrors.get(field);
   byId(`${field}-error`, HTMLElement).replaceChildren(...(error === undefined ? [] : fieldErrorText(error, field)));
-  const invalid = field === 'contract' ? contractRadios() : [CONTROLS[field]];
+  const invalid = field === 'contract' ? contractRadios() : field === 'documents' ? documentBoxes() : [CONTROLS[field]];
   for (const control of invalid) {
     if (error === undefined) control.removeAttribute('aria-invalid');
     else control.setAttribute('aria-invalid', 'true');
@@ -90,6 +93,7 @@ export function applyLanguage(): void {
   renderLoadProblem();
   renderCustomers();
   if (state.config) renderContracts(state.config.contracts);
+  if (state.config) renderDocuments(state.config.documents ?? []);
   contractNote.textContent = t('contractNote');
   for (const field of FIELDS) renderFieldError(field);
   if (state.localProblem) renderLocalProblem(state.localProblem);
@@ -143,11 +147,55 @@ export function checkAll(): boolean {
   return false;
 }
 
+/** When a new request is possible, in the customer's own time and language: 24 December 2026, 12:01. */
+function localTime(iso: string): string {
+  const time = new Date(iso);
+  if (Number.isNaN(time.getTime())) return iso;
+  // Rounded up to the minute, so the time said is never before the one the bank gave.
+  time.setSeconds(time.getSeconds() > 0 || time.getMilliseconds() > 0 ? 60 : 0, 0);
+  return time.toLocaleString(state.language === 'ru' ? 'ru-RU' : 'en-GB', { dateStyle: 'long', timeStyle: 'short' });
+}
+
+/**
+ * A refusal of documents named: one error beside the documents naming each file that cannot be
+ * attached (the answer does not say why, so that it tells nothing of other customers' documents).
+ */
+function documentsError(paths: string[]): FieldError | undefined {
+  const chosen = documentBoxes().filter((box) => box.checked);
+  const files = paths.flatMap((path) => {
+    const box = chosen[documentIndexOf(path) ?? -1];
+    const name = box?.parentElement?.querySelector('.document-name')?.textContent;
+    return name ? [name] : [];
+  });
+  return files.length === 0 ? undefined : { key: 'documentNotAvailable', values: { files: files.join(', ') } };
+}
+
 /** The API's refusal: its message in the general area, each detail beside its field (or there, if the form has no such field). */
-export function showRefusal(error: { errorCode: string; message: string; correlationId: string; details: Problem[] }): void {
+export function showRefusal(error: {
+  errorCode: string;
+  message: string;
+  correlationId: string;
+  details: Problem[];
+  nextRequestAllowedAt?: string;
+}): void {
+  if (error.errorCode === 'REQUEST_LIMIT_REACHED' && error.nextRequestAllowedAt !== undefined) {
+    // Not retried, and not the customer's to fix: when a new request is possible, in their own time.
+    setFieldError('contract', { key: 'requestLimit', values: { when: localTime(error.nextRequestAllowedAt) } });
+    renderGeneral([apiText(error.message)], error.correlationId);
+    controlOf('contract')?.focus();
+    return;
+  }
+  const documents = error.details.filter(({ field }) => documentIndexOf(field) !== undefined);
+  const named = documentsError(documents.map(({ field }) => field));
   const elsewhere: (string | HTMLSpanElement)[][] = [];
   let first: Field | undefined;
-  for (const { field: path, reason } of error.details) {
+  if (named !== undefined) {
+    setFieldError('documents', named);
+    first = 'documents';
+  }
+  for (const { field: path, reason } of named === undefined
+    ? error.details
+    : error.details.filter((detail) => !documents.includes(detail))) {
     const field = FIELD_OF.get(path);
     if (field === undefined) {
       elsewhere.push(apiText(`${path}: ${reason}`));
@@ -168,7 +216,7 @@ export function setFormState(formState: FormState): void {
   state.formState = formState;
   form.dataset['state'] = formState;
   const locked = formState === 'done' || formState === 'unavailable' || formState === 'loading';
-  for (const control of Object.values(CONTROLS)) control.disabled = locked;
+  for (const control of [...Object.values(CONTROLS), ...documentBoxes()]) control.disabled = locked;
   for (const radio of contractRadios()) radio.disabled = formState === 'sending';
   contractNote.hidden = formState !== 'unavailable';
   // A request in progress is shown instead of the form: the contract can have no other.

@@ -12,6 +12,7 @@ import {
   controlOf,
   FIELDS,
   form,
+  isTyped,
   loadRetry,
   moreButton,
   reasonSelect,
@@ -76,7 +77,7 @@ function offerBankDetails(config: NonNullable<typeof state.config>): void {
 /** The field to go to on Enter: the next one after `from` that is not complete yet, if any. */
 function nextIncomplete(from: Field): Field | undefined {
   const after = FIELDS.slice(FIELDS.indexOf(from) + 1);
-  return [...after, ...FIELDS].find((field) => field !== 'contract' && check(field, 'complete') !== undefined);
+  return [...after, ...FIELDS].find((field) => isTyped(field) && check(field, 'complete') !== undefined);
 }
 
 function whenLoaded(act: (config: NonNullable<typeof state.config>) => unknown): void {
@@ -103,7 +104,7 @@ function wire(): void {
   // Enter in a field of a form not yet complete goes on to the next field to fill, instead of submitting half of it.
   form.addEventListener('keydown', (event) => {
     if (event.key !== 'Enter' || !(event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement)) return;
-    const from = FIELDS.find((field) => field !== 'contract' && CONTROLS[field] === event.target) ?? 'contract';
+    const from = FIELDS.find((field) => isTyped(field) && CONTROLS[field] === event.target) ?? 'contract';
     const next = nextIncomplete(from);
     if (next === undefined) return;
     event.preventDefault();

@@ -1,4 +1,4 @@
-import type { ContractChoice } from './config.ts';
+import type { ContractChoice, DocumentChoice } from './config.ts';
 import { formatDay, inputDay, dayInDays, withLocalDays } from './dates.ts';
 import {
   byId,
@@ -8,6 +8,9 @@ import {
   contractsBox,
   chosenContractId,
   customers,
+  documentBoxes,
+  documentsBox,
+  documentsField,
   generalError,
   loadProblem,
   submitButton,
@@ -100,6 +103,26 @@ export function renderContracts(contracts: ContractChoice[]): void {
   contractRadios()
     .find((radio) => radio.value === focused)
     ?.focus();
+}
+
+/** The customer's uploaded documents, each a box labelled with its file name; the field is hidden when there are none. */
+export function renderDocuments(documents: DocumentChoice[]): void {
+  const chosen = new Set(documentBoxes().flatMap((box) => (box.checked ? [box.value] : [])));
+  documentsField.hidden = documents.length === 0;
+  documentsBox.replaceChildren(
+    ...documents.map(({ documentId, fileName }) => {
+      const label = document.createElement('label');
+      label.className = 'document';
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.name = 'document';
+      box.value = documentId;
+      box.checked = chosen.has(documentId);
+      box.setAttribute('aria-describedby', 'documents-error');
+      label.append(box, span('document-name', fileName));
+      return label;
+    }),
+  );
 }
 
 export function renderGeneral(lines: (string | HTMLSpanElement)[][], correlationId?: string): void {

@@ -18,13 +18,16 @@ import { fill, TEXTS, type Language, type TextKey } from './texts.ts';
 export type FormState = 'loading' | 'ready' | 'sending' | 'done' | 'unavailable';
 
 /** The form's fields, each with its control and its error text (`<field>-error`). */
-export type Field = 'contract' | 'reason' | 'date' | 'bik' | 'account' | 'recipient' | 'comment';
+export type Field = 'contract' | 'reason' | 'date' | 'bik' | 'account' | 'recipient' | 'comment' | 'documents';
+
+/** The fields chosen among several boxes (the contract, the documents), not typed in one control. */
+export type ChosenField = Extract<Field, 'contract' | 'documents'>;
 
 /**
  * What each field's error says: a problem the page found (worded again in a new language), one
  * of the API's refusals the page words itself, or the API's own words where the page has none.
  */
-export type FieldError = { problem: FieldProblem } | { key: TextKey } | { text: string };
+export type FieldError = { problem: FieldProblem } | { key: TextKey; values?: Record<string, string> } | { text: string };
 
 /** The keys of one user action, kept while its outcome is unknown. */
 export interface Action {

@@ -41,6 +41,10 @@ interface ProblemParams {
   /** A withdrawal of a request the bank has moved on (or that is final): its status now. */
   notWithdrawable: { status: string };
   range: { min: number; max: number };
+  /** A documentIds item that is not one of the caller's usable documents (unknown, another's, or not usable alike). */
+  documentNotAvailable: NoParams;
+  /** The caller's requests on the contract reached `limit` in `days`; a new one is possible `from` (ISO 8601 UTC). */
+  requestLimitReached: { limit: number; days: number; from: string };
 }
 
 export type ProblemCode = keyof ProblemParams;

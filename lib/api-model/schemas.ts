@@ -58,7 +58,14 @@ export const terminationRequestInputSchema = {
       format: 'customer-text',
       description: `Up to 1000 characters (code points); line breaks are allowed. ${NO_HIDDEN_TEXT} For reasonCode OTHER it must hold a letter or a digit.`,
     },
-    documentIds: { type: 'array', maxItems: 10, uniqueItems: true, items: uuid },
+    documentIds: {
+      type: 'array',
+      maxItems: 10,
+      uniqueItems: true,
+      items: uuid,
+      description:
+        "Ids of the customer's own documents, uploaded to the bank's documents service and usable when the request is made: a create refuses any other with 422 DOCUMENT_NOT_AVAILABLE, and a repeat, compared ignoring case, with 400 VALIDATION_ERROR.",
+    },
   },
 } as const;
 
@@ -165,6 +172,12 @@ export const errorBodySchema = {
         required: ['field', 'reason'],
         properties: { field: { type: 'string' }, reason: { type: 'string' } },
       },
+    },
+    nextRequestAllowedAt: {
+      type: 'string',
+      format: 'date-time',
+      description:
+        'REQUEST_LIMIT_REACHED only: the time (UTC) from which the customer may make a new request on this contract. Not a retry hint: the same call is refused until then.',
     },
   },
 } as const;

@@ -1,14 +1,17 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { NewRequest, WriteOutcome } from '../termination/ports';
 import { contractConditionCheck } from './contract-condition';
+import { documentConditionChecks } from './document-checks';
 import { asIdempotencyRecord, type Failure, type Item } from './items';
-import { idempotencyKeyOf, numberKeyOf, requestKeyOf, slotKeyOf, type Tables } from './keys';
+import { idempotencyKeyOf, numberKeyOf, requestKeyOf, slotKeyOf, type CreateTables } from './keys';
+import { createdAtSecondsOf, requestLimitUpdate } from './request-limit';
 import type { NumberItem, RequestItem } from './request-item';
 
 /*
  * The create as data (docs/decisions/0005-one-atomic-write.md): one TransactWriteItems that binds
- * four items of the service's table (keys.ts) and a check of the contract, and the reading of its
- * first failed condition as facts. termination-table.ts sends it, and hands a refusal's item over.
+ * four items of the service's table (keys.ts), checks the contract and each document named, and
+ * records the request in the customer's limit record; and the reading of its first failed
+ * condition as facts. termination-table.ts sends it, and hands a refusal's item over.
  */
 
 // Positions of the items in the transaction; cancellation reasons come back in this order.
@@ -17,8 +20,11 @@ const KEY = 0;
 const CONTRACT = 1;
 const SLOT = 2;
 const NUMBER = 3;
+// After the request (4): a ConditionCheck per document named, then the customer's limit record.
+const FIRST_DOCUMENT = 5;
+const limitPosition = (request: NewRequest): number => FIRST_DOCUMENT + (request.input.documentIds?.length ?? 0);
 
-export function buildCreateTransaction(tables: Tables, request: NewRequest, nowSeconds: number): TransactWriteCommandInput {
+export function buildCreateTransaction(tables: CreateTables, request: NewRequest, nowSeconds: number): TransactWriteCommandInput {
   const createdAt = request.response.createdAt;
   return {
     // Makes the SDK's own retry of an attempt that committed but lost its answer succeed as a
@@ -92,6 +98,10 @@ export function buildCreateTransaction(tables: Tables, request: NewRequest, nowS
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
+      ...documentConditionChecks(tables.documents, request.input.documentIds ?? [], request.documents).map((ConditionCheck) => ({
+        ConditionCheck,
+      })),
+      { Update: requestLimitUpdate(tables.requests, request.contractId, request.customerId, request.limit, nowSeconds) },
     ],
   };
 }
@@ -104,13 +114,29 @@ const holderOf = (slot: Item | undefined): Extract<WriteOutcome, { kind: 'slot-t
     : undefined;
 };
 
+/** The documents whose check failed, by their place in documentIds: every one DynamoDB reported. */
+function failedDocuments(failure: Failure, request: NewRequest): number[] {
+  const limitAt = limitPosition(request);
+  return failure.failedPositions.filter((at) => at >= FIRST_DOCUMENT && at < limitAt).map((at) => at - FIRST_DOCUMENT);
+}
+
 /**
  * What a refused create found, from its first failed condition (items.ts): the key, the
- * contract, the slot or the number; anything else (no condition failed: a conflict; the request
- * item's own: a request id that exists already) is a conflict.
+ * contract, the slot, the number, the documents (every one refused) or the limit; anything else
+ * (no condition failed: a conflict; the request item's own: a request id that exists already)
+ * is a conflict.
  */
-export function explainCreateRefusal(failure: Failure | undefined, nowSeconds: number): Exclude<WriteOutcome, { kind: 'created' }> {
+export function explainCreateRefusal(
+  failure: Failure | undefined,
+  request: NewRequest,
+  nowSeconds: number,
+): Exclude<WriteOutcome, { kind: 'created' }> {
   if (failure === undefined) return { kind: 'conflict' };
+  const documents = failedDocuments(failure, request);
+  if (failure.position >= FIRST_DOCUMENT && documents.length > 0) return { kind: 'documents-refused', positions: documents };
+  if (failure.position === limitPosition(request)) {
+    return { kind: 'limit-reached', createdAtSeconds: createdAtSecondsOf(failure.item, request.limit) };
+  }
   switch (failure.position) {
     case KEY:
       return { kind: 'key-taken', record: asIdempotencyRecord(failure.item, nowSeconds) };

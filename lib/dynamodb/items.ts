@@ -27,6 +27,8 @@ export interface Failure {
   position: number;
   item: Item | undefined;
   readAfter: boolean;
+  /** Every position whose condition failed, in order (the first is `position`). */
+  failedPositions: readonly number[];
 }
 
 /** A request item read back as the domain's StoredRequest. */

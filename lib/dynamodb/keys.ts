@@ -4,6 +4,7 @@
  * request ids are UUIDv7, whose text sorts by creation time.
  *   CONTRACT#<contractId>           ACTIVE                the contract's one active-request slot
  *   CONTRACT#<contractId>           REQUEST#<requestId>   the request itself
+ *   CONTRACT#<contractId>           LIMIT#<customerId>    when the customer made their latest requests on it (TTL: expiresAt)
  *   IDEMPOTENCY#<customerId>#<key>  IDEMPOTENCY           the key, its fingerprint and the 201 body (TTL: expiresAt)
  *   NUMBER#<requestNumber>          NUMBER                makes request numbers unique
  *   WITHDRAWAL#<customerId>#<key>   WITHDRAWAL            a withdrawal's key, its fingerprint and its answer (TTL: expiresAt)
@@ -13,6 +14,11 @@
 export interface Tables {
   requests: string;
   contracts: string;
+}
+
+/** The create's tables: besides those, the documents service's table, which only the create checks. */
+export interface CreateTables extends Tables {
+  documents: string;
 }
 
 export interface TableKey {
@@ -32,6 +38,14 @@ export const withdrawalKeyOf = (customerId: string, key: string): TableKey => ({
   sk: 'WITHDRAWAL',
 });
 export const slotKeyOf = (contractId: string): TableKey => ({ pk: `CONTRACT#${contractId}`, sk: 'ACTIVE' });
+/**
+ * The record of one customer's latest requests on one contract (0020-request-limit.md): in the
+ * contract's partition, outside the requests' sort-key prefix, so a contract's list never reads it.
+ */
+export const limitKeyOf = (contractId: string, customerId: string): TableKey => ({
+  pk: `CONTRACT#${contractId}`,
+  sk: `LIMIT#${customerId}`,
+});
 export const numberKeyOf = (requestNumber: string): TableKey => ({ pk: `NUMBER#${requestNumber}`, sk: 'NUMBER' });
 export const requestKeyOf = (contractId: string, requestId: string): TableKey => ({
   pk: `CONTRACT#${contractId}`,

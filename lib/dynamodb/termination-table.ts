@@ -35,16 +35,18 @@ import {
 import { asIdempotencyRecord, asStoredRequest, type Failure, type Item } from './items';
 import { explainStatusRefusal } from './status-write';
 import { buildWithdrawalTransaction, explainWithdrawalRefusal } from './withdrawal-write';
-import { idempotencyKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type TableKey, type Tables } from './keys';
+import { idempotencyKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type CreateTables, type TableKey } from './keys';
 
 /** The store of a function's configuration; build it once, at module load. */
 export function storeFor(
-  config: Pick<ServiceConfig, 'dynamodb' | 'requestsTableName'> & { contractsTableName?: string },
+  config: Pick<ServiceConfig, 'dynamodb' | 'requestsTableName'> & { contractsTableName?: string; documentsTableName?: string },
 ): TerminationStore {
   return new DynamoDbTerminationStore(createDocumentClient(config.dynamodb), {
     requests: config.requestsTableName,
-    // The decision consumer never reads contracts: an empty name fails loudly if it ever tried.
+    // The decision consumer never reads contracts, and only the create checks documents: an
+    // empty name fails loudly if another function ever tried.
     contracts: config.contractsTableName ?? '',
+    documents: config.documentsTableName ?? '',
   });
 }
 
@@ -94,7 +96,7 @@ async function guarded<T>(run: () => Promise<T>): Promise<T> {
 export class DynamoDbTerminationStore implements TerminationStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
-    private readonly tables: Tables,
+    private readonly tables: CreateTables,
   ) {}
 
   /** One atomic attempt to create the request: one call when it goes through or its reasons carry their items. */
@@ -102,7 +104,7 @@ export class DynamoDbTerminationStore implements TerminationStore {
     return this.transact<WriteOutcome>(
       buildCreateTransaction(this.tables, request, nowSeconds),
       { kind: 'created' },
-      (failure) => explainCreateRefusal(failure, nowSeconds),
+      (failure) => explainCreateRefusal(failure, request, nowSeconds),
       abortSignal,
     );
   }
@@ -166,10 +168,11 @@ export class DynamoDbTerminationStore implements TerminationStore {
 
   /** The first condition that failed, in the order of the write's items, with its item (items.ts, Failure). */
   private async firstFailure(reasons: CancellationReason[], items: WriteItem[], abortSignal?: AbortSignal): Promise<Failure | undefined> {
-    const position = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-    if (position < 0) return undefined;
+    const failedPositions = reasons.flatMap((reason, at) => (reason.Code === 'ConditionalCheckFailed' ? [at] : []));
+    const position = failedPositions[0];
+    if (position === undefined) return undefined;
     const item = items[position];
-    return this.failureAt(position, reasons[position]?.Item, item && askedBack(item), abortSignal);
+    return this.failureAt(position, reasons[position]?.Item, item && askedBack(item), abortSignal, failedPositions);
   }
 
   /** The failed item as the failure returned it; else, if the write asked it back, as a consistent read finds it now. */
@@ -178,10 +181,11 @@ export class DynamoDbTerminationStore implements TerminationStore {
     returned: Record<string, AttributeValue> | undefined,
     asked: ItemAt | undefined,
     abortSignal?: AbortSignal,
+    failedPositions: readonly number[] = [position],
   ): Promise<Failure> {
-    if (returned) return { position, item: unmarshall(returned), readAfter: false };
-    if (asked?.tableName === undefined || asked.key === undefined) return { position, item: undefined, readAfter: false };
-    return { position, item: await this.readConsistently(asked.tableName, asked.key, abortSignal), readAfter: true };
+    if (returned) return { position, failedPositions, item: unmarshall(returned), readAfter: false };
+    if (asked?.tableName === undefined || asked.key === undefined) return { position, failedPositions, item: undefined, readAfter: false };
+    return { position, failedPositions, item: await this.readConsistently(asked.tableName, asked.key, abortSignal), readAfter: true };
   }
 
   /** Reads the key's record, skipping one that has expired. */

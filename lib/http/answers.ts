@@ -49,17 +49,19 @@ function json(statusCode: number, body: unknown, correlationId: string, headers:
 }
 
 function errorAnswer(refusal: Refusal<ErrorCode>, context: AnswerContext, logFields: Record<string, unknown> = {}): Answer {
-  const { code, problems, requestNumber } = refusal;
+  const { code, problems, requestNumber, nextRequestAllowedAt } = refusal;
   const row = OUTCOMES[code];
   const body: ErrorBody = {
     errorCode: code,
-    message: context.texts.error(code, { requestNumber }),
+    message: context.texts.error(code, { requestNumber, nextRequestAllowedAt }),
     correlationId: context.correlationId,
     // An error answer is never much bigger than the call (docs/decisions/0009-input-validation.md).
     details: problems.slice(0, MAX_DETAILS).map((problem) => ({
       field: Array.from(problem.field).slice(0, MAX_FIELD_CHARACTERS).join(''),
       reason: context.texts.problem(problem),
     })),
+    // REQUEST_LIMIT_REACHED: when a new request is possible, for a client to read (0020-request-limit.md).
+    ...(nextRequestAllowedAt === undefined ? {} : { nextRequestAllowedAt }),
   };
   const headers: Record<string, string> = {};
   if (code === 'SERVICE_UNAVAILABLE') headers['Retry-After'] = String(context.retryAfterSeconds);

@@ -66,6 +66,10 @@ export const OUTCOMES = {
   BANK_ACCOUNT_KEY_MISMATCH: { status: 422, log: REFUSED, metric: 'BusinessRejections' },
   COMMENT_REQUIRED: { status: 422, log: REFUSED, metric: 'BusinessRejections' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, log: REFUSED, metric: 'BusinessRejections' },
+  // Documents that are not the caller's usable ones: unknown, another customer's, or not usable alike (0019-documents.md).
+  DOCUMENT_NOT_AVAILABLE: { status: 422, log: REFUSED, metric: 'BusinessRejections' },
+  // A business refusal with the time a new request is possible, not a rate limit: clients do not retry it (0020-request-limit.md).
+  REQUEST_LIMIT_REACHED: { status: 422, log: REFUSED, metric: 'BusinessRejections' },
   INTERNAL_ERROR: { status: 500, log: FAILED, metric: 'InternalErrors' },
   SERVICE_UNAVAILABLE: { status: 503, log: FAILED, metric: 'DependencyFailures' },
 } as const satisfies Record<OutcomeKey, Row>;

@@ -8,7 +8,7 @@ export type Language = 'en' | 'ru';
 
 /** Every text a client can read, in English and Russian (docs/decisions/0010-responses-and-texts.md). */
 export interface Texts {
-  error: (code: ErrorCode, args: { requestNumber?: string | undefined }) => string;
+  error: (code: ErrorCode, args: { requestNumber?: string | undefined; nextRequestAllowedAt?: string | undefined }) => string;
   created: (requestNumber: string) => string;
   /** The message of a withdrawal's answer (docs/decisions/0018-withdrawal.md). */
   withdrawn: () => string;
@@ -25,6 +25,25 @@ type ProblemTexts = { [C in ProblemCode]: (problem: ProblemOf<C>) => string };
 function describe<C extends ProblemCode>(table: ProblemTexts, problem: ProblemOf<C>): string {
   const text: (problem: ProblemOf<C>) => string = table[problem.code];
   return text(problem);
+}
+
+/**
+ * A time for a reader, in UTC to the minute, rounded up so that it is never before the moment it
+ * names: 2026-12-24T09:00:30.000Z reads 2026-12-24 09:01 UTC. The machine-readable time is the
+ * error body's own field (nextRequestAllowedAt).
+ */
+function readableTime(iso: string | undefined): string {
+  const time = iso === undefined ? Number.NaN : Date.parse(iso);
+  if (Number.isNaN(time)) return '-';
+  const minute = 60_000;
+  return `${new Date(Math.ceil(time / minute) * minute).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** The Russian form of a noun after a count: 1 день, 2 дня, 5 дней, 21 день, 11 дней. */
+function ruPlural(count: number, one: string, few: string, many: string): string {
+  const [tens, units] = [count % 100, count % 10];
+  if (units === 1 && tens !== 11) return one;
+  return units >= 2 && units <= 4 && (tens < 12 || tens > 14) ? few : many;
 }
 
 /** The back office's own words follow the status text, as it wrote them. */
@@ -69,6 +88,9 @@ const enProblems: ProblemTexts = {
   notWithdrawable: ({ status }) => `the request is ${status}: only a ${WITHDRAWABLE_STATUSES.join(' or ')} request can be withdrawn`,
   requestNotFound: () => 'no such request on this contract',
   range: ({ min, max }) => `must be a whole number from ${min} to ${max}`,
+  documentNotAvailable: () => 'is not one of your uploaded documents, or cannot be attached yet',
+  requestLimitReached: ({ limit, days, from }) =>
+    `at most ${limit} requests per contract in ${days} ${days === 1 ? 'day' : 'days'}; a new one is possible from ${readableTime(from)}`,
 };
 
 const enSubmitted = (n: string) => `Your early termination request No. ${n} has been submitted.`;
@@ -100,6 +122,8 @@ const en: Texts = {
       BANK_ACCOUNT_KEY_MISMATCH: 'The account number does not match the BIK.',
       COMMENT_REQUIRED: 'Please describe the reason in the comment.',
       IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was already used for a different request.',
+      DOCUMENT_NOT_AVAILABLE: 'Some of the documents cannot be attached: choose among your uploaded documents.',
+      REQUEST_LIMIT_REACHED: `You have reached the limit of termination requests for this contract. A new request is possible from ${readableTime(args.nextRequestAllowedAt)}.`,
       INTERNAL_ERROR: 'Something went wrong on our side. Please try again later.',
       SERVICE_UNAVAILABLE: 'The service is temporarily unavailable. Please retry later.',
     })[code],
@@ -155,6 +179,9 @@ const ruProblems: ProblemTexts = {
     `заявка в статусе ${status}: отозвать можно только заявку в статусе ${WITHDRAWABLE_STATUSES.join(' или ')}`,
   requestNotFound: () => 'по этому договору нет такой заявки',
   range: ({ min, max }) => `должно быть целым числом от ${min} до ${max}`,
+  documentNotAvailable: () => 'не является вашим загруженным документом или пока не может быть приложен',
+  requestLimitReached: ({ limit, days, from }) =>
+    `не более ${limit} ${ruPlural(limit, 'заявки', 'заявок', 'заявок')} по договору за ${days} ${ruPlural(days, 'день', 'дня', 'дней')}; новую можно подать с ${readableTime(from)}`,
 };
 
 const ruSubmitted = (n: string) => `Ваша заявка на досрочное расторжение договора № ${n} принята.`;
@@ -185,6 +212,8 @@ const ru: Texts = {
       BANK_ACCOUNT_KEY_MISMATCH: 'Номер счёта не соответствует БИК.',
       COMMENT_REQUIRED: 'Пожалуйста, опишите причину в комментарии.',
       IDEMPOTENCY_KEY_REUSED: 'Этот Idempotency-Key уже использован для другого запроса.',
+      DOCUMENT_NOT_AVAILABLE: 'Некоторые документы нельзя приложить: выберите из загруженных вами документов.',
+      REQUEST_LIMIT_REACHED: `Достигнуто предельное число заявок на расторжение по этому договору. Новую заявку можно подать с ${readableTime(args.nextRequestAllowedAt)}.`,
       INTERNAL_ERROR: 'Что-то пошло не так. Пожалуйста, повторите попытку позже.',
       SERVICE_UNAVAILABLE: 'Сервис временно недоступен. Повторите попытку позже.',
     })[code],

@@ -4,15 +4,17 @@ import { isAccountKeyValid } from './control-key';
 import { CallForm, requireKey } from './call-form';
 import { contractRefusal } from './contract-access';
 import { contractConditionFor, judgeContract } from './contract-rules';
+import { documentConditionFor, documentsRefusal } from './documents';
 import type { Problem } from '../api-model/problems';
 import type { TerminationRequest, TerminationRequestInput } from '../api-model/schemas';
 import { validateTerminationInput } from '../api-model/validator';
 import { businessToday, isBeforeBusinessToday } from './business-date';
 import { STATUS_SUBMITTED } from './lifecycle';
-import { type IdempotencyRecord, type TerminationStore, type WriteOutcome } from './ports';
+import { type IdempotencyRecord, type RequestLimit, type TerminationStore, type WriteOutcome } from './ports';
 import { requestFingerprint } from './fingerprint';
 import { refuse, RefusedError, type Refusal } from './refusals';
 import { hasOwnWords, needsComment } from './reason-rules';
+import { limitRefusal, nextRequestAllowedAt } from './request-limit';
 import { newRequestNumber } from './request-number';
 import { withinBudget } from './within-budget';
 
@@ -25,6 +27,8 @@ export interface CreateDeps {
   store: Pick<TerminationStore, 'create' | 'findIdempotencyRecord'>;
   businessTimeZone: string;
   idempotencyTtlSeconds: number;
+  /** How many requests one customer may make on one contract, in how many days (0020-request-limit.md). */
+  requestLimit: RequestLimit;
   /** All DynamoDB work of one invocation, retries included, ends by then as unavailable. */
   budgetMs: number;
   now?: () => Date;
@@ -115,7 +119,12 @@ function answerFromRecord(record: IdempotencyRecord, call: ValidCall): CreateOut
  * refusals, or another attempt: at once with a new number, or after a pause when the cause has
  * gone by now (a race that resolved itself) or another write got in the way.
  */
-function meaningOf(outcome: Exclude<WriteOutcome, { kind: 'created' }>, call: ValidCall): CreateOutcome | 'new-number' | 'again' {
+function meaningOf(
+  outcome: Exclude<WriteOutcome, { kind: 'created' }>,
+  call: ValidCall,
+  limit: RequestLimit,
+  nowSeconds: number,
+): CreateOutcome | 'new-number' | 'again' {
   switch (outcome.kind) {
     case 'key-taken':
       return outcome.record ? answerFromRecord(outcome.record, call) : 'again';
@@ -138,6 +147,14 @@ function meaningOf(outcome: Exclude<WriteOutcome, { kind: 'created' }>, call: Va
     }
     case 'number-taken':
       return 'new-number';
+    case 'documents-refused':
+      throw documentsRefusal(outcome.positions);
+    case 'limit-reached': {
+      const allowedAt = nextRequestAllowedAt(outcome.createdAtSeconds, limit, nowSeconds);
+      // Times that leave room by now (a read after the refusal found them moved on): try again.
+      if (allowedAt === undefined) return 'again';
+      throw limitRefusal(limit, allowedAt);
+    }
     case 'conflict':
       return 'again';
   }
@@ -164,12 +181,14 @@ async function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abo
         response,
         expiresAt: nowSeconds + deps.idempotencyTtlSeconds,
         contract: contractConditionFor(call.customerId, call.input.desiredTerminationDate),
+        documents: documentConditionFor(call.customerId),
+        limit: deps.requestLimit,
       },
       nowSeconds,
       abortSignal,
     );
     if (outcome.kind === 'created') return { kind: 'created', request: response, refundAccount: call.input.bankDetails.accountNumber };
-    const meaning = meaningOf(outcome, call);
+    const meaning = meaningOf(outcome, call, deps.requestLimit, nowSeconds);
     if (typeof meaning !== 'string') return meaning;
     // A taken number draws again at once; anything else waits. The budget's signal ends it as unavailable.
     if (meaning === 'again') await backoff(attempt, 10, 200, abortSignal);

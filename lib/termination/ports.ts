@@ -31,6 +31,24 @@ export interface ContractCondition {
   latestEndDate: string;
 }
 
+/**
+ * What each document a create names must be, checked inside the write: owned by the caller and
+ * in the documents service's status that means uploaded and usable (documents.ts says why).
+ */
+export interface DocumentCondition {
+  customerId: string;
+  status: string;
+}
+
+/**
+ * How many requests one customer may make on one contract within a rolling period, checked
+ * inside the write: every request made counts, whatever became of it (request-limit.ts).
+ */
+export interface RequestLimit {
+  count: number;
+  periodDays: number;
+}
+
 /** A request about to be created, with everything its one atomic write records. */
 export interface NewRequest {
   requestId: string;
@@ -46,6 +64,10 @@ export interface NewRequest {
   /** Epoch seconds after which the idempotency record no longer counts. */
   expiresAt: number;
   contract: ContractCondition;
+  /** Each of input.documentIds must meet it. */
+  documents: DocumentCondition;
+  /** The caller's requests on this contract, this one included, must stay within it. */
+  limit: RequestLimit;
 }
 
 /** What a customer's Idempotency-Key is bound to. */
@@ -56,7 +78,7 @@ export interface IdempotencyRecord {
   expiresAt: number;
 }
 
-/** What one attempt to create found: written, or the first of its conditions that failed (key, contract, slot, number). */
+/** What one attempt to create found: written, or the first of its conditions that failed (key, contract, slot, number, documents, limit). */
 export type WriteOutcome =
   | { kind: 'created' }
   /** The key is bound: its record, or none when it had gone or expired by the read after the failure. */
@@ -66,6 +88,14 @@ export type WriteOutcome =
   /** The contract's active slot is held: by this request of this customer, or by nothing any more at the read after. */
   | { kind: 'slot-taken'; holder: { requestNumber: string; customerId: string | undefined } | undefined }
   | { kind: 'number-taken' }
+  /** Documents that failed their condition, by their place in input.documentIds: unknown, another customer's, or not usable. */
+  | { kind: 'documents-refused'; positions: number[] }
+  /**
+   * The caller's limit on this contract is reached: the creation times (epoch seconds, newest
+   * first) of their latest requests on it, as the condition refused them or a read found them
+   * after; none when the read found no record.
+   */
+  | { kind: 'limit-reached'; createdAtSeconds: number[] | undefined }
   /** Another write on the same items got in the way, or the request id exists already: no condition of ours failed. */
   | { kind: 'conflict' };
 

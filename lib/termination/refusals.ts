@@ -13,7 +13,9 @@ export type RefusalCode =
   | 'COMMENT_REQUIRED'
   | 'IDEMPOTENCY_KEY_REUSED'
   | 'TERMINATION_REQUEST_NOT_FOUND'
-  | 'REQUEST_NOT_WITHDRAWABLE';
+  | 'REQUEST_NOT_WITHDRAWABLE'
+  | 'DOCUMENT_NOT_AVAILABLE'
+  | 'REQUEST_LIMIT_REACHED';
 
 export interface Refusal<Code extends string = RefusalCode> {
   code: Code;
@@ -21,6 +23,8 @@ export interface Refusal<Code extends string = RefusalCode> {
   problems: Problem[];
   /** The request already holding the contract's slot (ACTIVE_REQUEST_ALREADY_EXISTS). */
   requestNumber?: string;
+  /** When the caller may make a new request on the contract (REQUEST_LIMIT_REACHED): an ISO 8601 UTC time. */
+  nextRequestAllowedAt?: string;
 }
 
 /** Thrown inside the use case to end it with a refusal; the use case returns it as an outcome. */

@@ -1,5 +1,5 @@
 /*
- * How long a request's personal data is kept (docs/decisions/0019-retention.md): for the
+ * How long a request's personal data is kept (docs/decisions/0021-retention.md): for the
  * retention period, counted from the moment the request became final. The write that makes it
  * final sets the time on the request item, and DynamoDB's TTL deletes the item after it. A
  * request still active has none: it never expires.

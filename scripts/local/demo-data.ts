@@ -1,4 +1,5 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 
 /** A row of the contracts table, which another system owns (docs/decisions/0007-contracts.md). */
 export interface Contract {
@@ -8,7 +9,7 @@ export interface Contract {
   endDate?: string;
 }
 
-/** Demo customers and their contracts for the local stack; the ids are stable and documented. */
+/** Demo customers, their contracts and their uploaded documents for the local stack; the ids are stable and documented. */
 export const DEMO_CUSTOMERS = {
   anna: {
     customerId: 'customer-anna',
@@ -17,12 +18,21 @@ export const DEMO_CUSTOMERS = {
       withEndDate: 'a1a1a1a1-0000-4000-8000-000000000002',
       closed: 'a1a1a1a1-0000-4000-8000-000000000003',
     },
+    documents: {
+      passport: 'd0c5e1a2-4b6f-4c3d-8e9a-000000000001',
+      relocation: 'd0c5e1a2-4b6f-4c3d-8e9a-000000000002',
+      /** Still being checked by the documents service: not usable yet. */
+      pending: 'd0c5e1a2-4b6f-4c3d-8e9a-000000000003',
+    },
   },
   boris: {
     customerId: 'customer-boris',
     contracts: {
       active: 'b2b2b2b2-0000-4000-8000-000000000001',
       withEndDate: 'b2b2b2b2-0000-4000-8000-000000000002',
+    },
+    documents: {
+      offer: 'd0c5e1a2-4b6f-4c3d-8e9a-000000000101',
     },
   },
 } as const;
@@ -72,13 +82,63 @@ export function demoContractDisplay(contractId: string): ContractDisplay {
   return display;
 }
 
+/** A row of the documents table, which the documents service owns and writes (docs/decisions/0019-documents.md). */
+export interface Document {
+  documentId: string;
+  customerId: string;
+  /** USABLE_DOCUMENT_STATUS (UPLOADED): stored, checked and usable; anything else is not. */
+  status: string;
+  fileName: string;
+  uploadedAt: string;
+}
+
+export const DEMO_DOCUMENTS: Document[] = [
+  {
+    documentId: DEMO_CUSTOMERS.anna.documents.passport,
+    customerId: DEMO_CUSTOMERS.anna.customerId,
+    status: USABLE_DOCUMENT_STATUS,
+    fileName: 'passport-scan.pdf',
+    uploadedAt: '2026-11-02T08:15:00.000Z',
+  },
+  {
+    documentId: DEMO_CUSTOMERS.anna.documents.relocation,
+    customerId: DEMO_CUSTOMERS.anna.customerId,
+    status: USABLE_DOCUMENT_STATUS,
+    fileName: 'new-employment-contract.pdf',
+    uploadedAt: '2026-11-03T17:40:00.000Z',
+  },
+  {
+    documentId: DEMO_CUSTOMERS.anna.documents.pending,
+    customerId: DEMO_CUSTOMERS.anna.customerId,
+    status: 'SCANNING',
+    fileName: 'bank-statement.pdf',
+    uploadedAt: '2026-11-04T09:05:00.000Z',
+  },
+  {
+    documentId: DEMO_CUSTOMERS.boris.documents.offer,
+    customerId: DEMO_CUSTOMERS.boris.customerId,
+    status: USABLE_DOCUMENT_STATUS,
+    fileName: 'competitor-offer.pdf',
+    uploadedAt: '2026-11-05T12:00:00.000Z',
+  },
+];
+
 /** A valid pair (docs/decisions/0008-business-rules.md): the bank's BIK and an account whose control key matches it. */
 export const DEMO_BANK_DETAILS = { bik: '044525225', accountNumber: '40817810700000000001', recipientName: 'Anna Ivanova' } as const;
 
-export async function putContracts(client: DynamoDBDocumentClient, tableName: string, contracts: Contract[]): Promise<void> {
-  for (let i = 0; i < contracts.length; i += 25) {
+async function putItems(client: DynamoDBDocumentClient, tableName: string, items: object[]): Promise<void> {
+  for (let i = 0; i < items.length; i += 25) {
     await client.send(
-      new BatchWriteCommand({ RequestItems: { [tableName]: contracts.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }),
+      new BatchWriteCommand({
+        RequestItems: { [tableName]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item: { ...Item } } })) },
+      }),
     );
   }
 }
+
+export const putContracts = (client: DynamoDBDocumentClient, tableName: string, contracts: Contract[]): Promise<void> =>
+  putItems(client, tableName, contracts);
+
+/** Writes documents as the documents service would (the service itself only checks them). */
+export const putDocuments = (client: DynamoDBDocumentClient, tableName: string, documents: Document[]): Promise<void> =>
+  putItems(client, tableName, documents);

@@ -2,7 +2,16 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, demoContractDisplay, type Contract, type ContractDisplay } from './demo-data';
+import { USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
+import {
+  DEMO_BANK_DETAILS,
+  DEMO_CONTRACTS,
+  DEMO_CUSTOMERS,
+  DEMO_DOCUMENTS,
+  demoContractDisplay,
+  type Contract,
+  type ContractDisplay,
+} from './demo-data';
 import type { ExtraRoutes } from './jwks-server';
 import { signToken, type SigningKey } from './signing-key';
 
@@ -10,7 +19,7 @@ import { signToken, type SigningKey } from './signing-key';
  * The demo page (web/) on an origin of its own, as a bank's web personal account would call the
  * API from: `/` the form, `/page.js` its bundle (built here at start with esbuild), `/page.css`,
  * and `/config.json` telling the page where the API is, whose token to send and which contracts
- * to offer. npm start serves it on localDefaults.pagePort; the browser tests on ports of their own.
+ * and documents to offer. npm start serves it on localDefaults.pagePort; the browser tests on ports of their own.
  *
  * The contracts come as a personal account knows them: status and end date as the contracts
  * table has them, and a product name and a masked number to show. The API never answers with
@@ -36,6 +45,11 @@ export interface PageConfig {
   token: string;
   customerId: string;
   contracts: PageContract[];
+  /**
+   * The customer's uploaded, usable documents, by file name: what a personal account lists from
+   * the documents service (the API never answers with documents; docs/decisions/0019-documents.md).
+   */
+  documents?: { documentId: string; fileName: string }[];
   /** Bank details the form starts with, so the demo submits in one click. */
   bankDetails?: { bik: string; accountNumber: string; recipientName: string };
   /** How often the list of requests is read again, so statuses change without a reload (default 10). */
@@ -93,6 +107,10 @@ export function demoPageConfig(key: SigningKey, apiUrl: string, customer?: strin
     customerId,
     contracts: DEMO_CONTRACTS.filter((contract) => contract.customerId === customerId).map((contract) =>
       pageContract(contract, demoContractDisplay(contract.contractId)),
+    ),
+    // The customer's uploaded, usable documents, as the personal account lists them from the documents service.
+    documents: DEMO_DOCUMENTS.filter((document) => document.customerId === customerId && document.status === USABLE_DOCUMENT_STATUS).map(
+      ({ documentId, fileName }) => ({ documentId, fileName }),
     ),
     bankDetails: { ...DEMO_BANK_DETAILS, recipientName: name },
     customers: DEMO_PAGE_CUSTOMERS.map((c) => ({ ...c })),

@@ -16,7 +16,7 @@ export interface RunningStack {
   lambdaPort: number;
   awsStandIn: string;
   pageUrl: string;
-  tables: { requests: string; contracts: string };
+  tables: { requests: string; contracts: string; documents: string };
 }
 
 /** LOCAL_STACK_FILE moves it (tests point the tools at a stack of their own), as does LOCAL_DIR with the rest. */
@@ -41,7 +41,8 @@ function isRunningStack(value: unknown): value is RunningStack {
     typeof value['pid'] === 'number' &&
     typeof value['lambdaPort'] === 'number' &&
     typeof value['tables']['requests'] === 'string' &&
-    typeof value['tables']['contracts'] === 'string'
+    typeof value['tables']['contracts'] === 'string' &&
+    typeof value['tables']['documents'] === 'string'
   );
 }
 

@@ -24,6 +24,7 @@ export const localDefaults = {
   tables: {
     requests: process.env['REQUESTS_TABLE_NAME'] ?? 'termination-requests',
     contracts: process.env['CONTRACTS_TABLE_NAME'] ?? 'contracts',
+    documents: process.env['DOCUMENTS_TABLE_NAME'] ?? 'documents',
   },
 };
 
@@ -37,7 +38,7 @@ export function localServiceEnv(running: {
   dynamoDbEndpoint: string;
   jwksUri: string;
   awsStandIn?: string;
-  tables?: { requests: string; contracts: string };
+  tables?: { requests: string; contracts: string; documents: string };
 }): Record<string, string> {
   const tables = running.tables ?? localDefaults.tables;
   const standIn = running.awsStandIn ?? `http://127.0.0.1:${localDefaults.awsStandInPort}`;
@@ -53,6 +54,7 @@ export function localServiceEnv(running: {
     JWT_AUDIENCE: LOCAL_AUDIENCE,
     REQUESTS_TABLE_NAME: tables.requests,
     CONTRACTS_TABLE_NAME: tables.contracts,
+    DOCUMENTS_TABLE_NAME: tables.documents,
     ALLOWED_ORIGINS: LOCAL_ALLOWED_ORIGINS.join(','),
   };
 }

@@ -16,6 +16,7 @@ import { tableDefinition, type TableDefinition } from './template-file';
 export interface TableNames {
   requests: string;
   contracts: string;
+  documents: string;
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[]): T {
@@ -67,4 +68,5 @@ async function createTable(client: DynamoDBClient, tableName: string, definition
 export async function createTables(client: DynamoDBClient, names: TableNames): Promise<void> {
   await createTable(client, names.requests, tableDefinition('RequestsTable'));
   await createTable(client, names.contracts, tableDefinition('ContractsTable'));
+  await createTable(client, names.documents, tableDefinition('DocumentsTable'));
 }

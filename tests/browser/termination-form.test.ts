@@ -8,7 +8,7 @@ import { headersWithKey, validBody } from '../support/bodies';
 import { useBrowser } from '../support/browser';
 import { newContract } from '../support/contracts';
 import type { FaultProxy } from '../support/fault-proxy';
-import { callHandler } from '../support/handler';
+import { callHandler, withdrawalOf } from '../support/handler';
 import { startHttpStackWithFaults, type HttpStack } from '../support/http-stack';
 import { ofKind, type TestTables } from '../support/local-tables';
 import { startLossyProxy, type LossyProxy } from '../support/lossy-proxy';
@@ -33,6 +33,8 @@ let dynamoDb: FaultProxy;
 const browser = useBrowser();
 /** The contracts the page offers on its next load. */
 let offered: PageContract[] = [];
+/** The documents the page offers on its next load (none unless a test says). */
+let offeredDocuments: { documentId: string; fileName: string }[] = [];
 
 beforeAll(async () => {
   const config = () => ({
@@ -40,6 +42,7 @@ beforeAll(async () => {
     token: signToken(stack.key, { customerId: anna }),
     customerId: anna,
     contracts: offered,
+    documents: offeredDocuments,
   });
   allowedPage = await startPageServer({ port: 0, config });
   strangerPage = await startPageServer({ port: 0, config });
@@ -48,6 +51,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterEach(() => {
+  offeredDocuments = [];
   dynamoDb.setMode('pass');
   proxy().loseAnswers(0);
   proxy().down(false);
@@ -475,6 +479,74 @@ describe('the termination form in Chromium', () => {
     );
     expect(await page.evaluate('document.activeElement?.id')).toBe('account');
     expect(await tables.contractItems(contractId)).toHaveLength(0);
+  });
+
+  it("offers the customer's uploaded documents by file name, and the request names the ones chosen", async () => {
+    const contractId = await offerContract();
+    const { passport, relocation } = DEMO_CUSTOMERS.anna.documents;
+    offeredDocuments = [
+      { documentId: passport, fileName: 'passport-scan.pdf' },
+      { documentId: relocation, fileName: 'new-employment-contract.pdf' },
+    ];
+    const page = await open(allowedPage, recordCalls);
+    expect(await page.locator('#documents-field legend').textContent()).toBe('Documents (optional)');
+    expect(await page.locator('#documents label').allTextContents()).toEqual(['passport-scan.pdf', 'new-employment-contract.pdf']);
+    await fill(page);
+    await page.getByLabel('new-employment-contract.pdf').check();
+    await page.click('#submit');
+    expect(await settled(page)).toMatchObject({ resultShown: true, general: '' });
+    const [request] = await itemsOf(contractId, 'REQUEST');
+    expect(request?.['documentIds']).toEqual([relocation]);
+    expect(await page.locator('input[name="document"]').first().isDisabled()).toBe(true);
+  });
+
+  it('names beside the documents each one that can no longer be attached, and creates nothing', async () => {
+    const contractId = await offerContract();
+    const { passport, pending } = DEMO_CUSTOMERS.anna.documents;
+    // The personal account's list was read before the documents service took one back (still being checked).
+    offeredDocuments = [
+      { documentId: passport, fileName: 'passport-scan.pdf' },
+      { documentId: pending, fileName: 'bank-statement.pdf' },
+    ];
+    const page = await open(allowedPage, recordCalls);
+    await fill(page);
+    await page.getByLabel('passport-scan.pdf').check();
+    await page.getByLabel('bank-statement.pdf').check();
+    await page.click('#submit');
+    const shown = await settled(page);
+    expect(await postsOf(page)).toHaveLength(1);
+    expect(shown.general).toContain('Some of the documents cannot be attached: choose among your uploaded documents.');
+    expect(await page.locator('#documents-error').textContent()).toBe(
+      'bank-statement.pdf: cannot be attached any more. It may have been removed, or it is still being checked: choose again.',
+    );
+    expect(await page.getByLabel('bank-statement.pdf').getAttribute('aria-invalid')).toBe('true');
+    expect(await tables.contractItems(contractId)).toHaveLength(0);
+  });
+
+  it('says from when a new request is possible once the limit on the contract is reached, and sends the create once, never again', async () => {
+    const contractId = await offerContract();
+    for (let i = 0; i < 5; i++) {
+      const made = await callHandler({ contractId, customerId: anna, body: validBody(), headers: headersWithKey() });
+      expect(made.status).toBe(201);
+      const withdrawn = await callHandler(withdrawalOf({ contractId, requestId: String(made.body['requestId']) }, anna));
+      expect(withdrawn.status).toBe(200);
+    }
+    const page = await open(allowedPage, recordCalls);
+    const posts = proxy().forwarded('POST');
+    await page.click('button[data-lang="ru"]');
+    await page.locator('#reason option', { hasText: 'Переезд' }).waitFor({ state: 'attached' });
+    await fill(page, { date: typedDay('2045-06-30', 'ru') });
+    await page.click('#submit');
+    const shown = await settled(page);
+    expect(await postsOf(page)).toHaveLength(1);
+    expect(proxy().forwarded('POST') - posts).toBe(1);
+    expect(await page.locator('form').getAttribute('data-attempts')).toBe('1');
+    expect(shown.general).toContain('Достигнуто предельное число заявок на расторжение по этому договору.');
+    expect(await page.locator('#contract-error').textContent()).toMatch(
+      // The day and time in the customer's own zone and words: "26 декабря 2026 г. в 17:11".
+      /^По этому договору вы подали столько заявок, сколько банк сейчас принимает\. Новую заявку можно подать с \d{1,2} [а-я]+ \d{4} г\.,? [а-я ]*\d{2}:\d{2}\.$/,
+    );
+    expect(await itemsOf(contractId, 'REQUEST')).toHaveLength(5);
   });
 
   it('cannot read the API from an origin not on the list: the browser stops it at the preflight', async () => {

@@ -107,6 +107,24 @@ describe('the client over HTTP', () => {
     expect(waits).toEqual([]);
   });
 
+  it('never retries 422 REQUEST_LIMIT_REACHED, and hands the caller the time a new request is possible', async () => {
+    const contractId = await newContract(tables);
+    const { api, waits } = client();
+    for (let i = 0; i < 5; i++) {
+      const made = await api.createTerminationRequest(contractId, validBody());
+      if (!made.ok) throw new Error(`request ${i + 1} was refused`);
+      expect((await api.withdrawTerminationRequest(contractId, made.value.requestId)).ok).toBe(true);
+    }
+    const before = lossy.forwarded('POST');
+    const result = await api.createTerminationRequest(contractId, validBody());
+    expect(result).toMatchObject({ ok: false, reason: 'refused', status: 422, attempts: 1, error: { errorCode: 'REQUEST_LIMIT_REACHED' } });
+    expect(lossy.forwarded('POST') - before).toBe(1);
+    expect(waits).toEqual([]);
+    // Typed: the client's CreateError names the field, a time about thirty days ahead.
+    const allowedAt = !result.ok && result.reason === 'refused' ? result.error.nextRequestAllowedAt : undefined;
+    expect(Date.parse(allowedAt ?? '') - Date.now()).toBeGreaterThan(29 * 86_400_000);
+  });
+
   it('never retries a 409: a second action on the contract is refused once, naming the first request', async () => {
     const contractId = await newContract(tables);
     const { api } = client();

@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiEvent } from '../../scripts/local/api-event';
+import { USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import { matchesPattern } from '../../scripts/local/event-pattern';
 import { lambdaRecord } from '../../scripts/local/stream-poller';
 import { validBody, headersWithKey } from '../support/bodies';
@@ -62,7 +63,10 @@ const STAGE = 'prod';
 const STACK = `contract-termination-${STAGE}`;
 /** The table another system owns in production: the rehearsal makes it, as that system would. */
 const CONTRACTS_TABLE = 'bank-contracts';
+/** And the documents service's, which the rehearsal makes as that service would. */
+const DOCUMENTS_TABLE = 'bank-documents';
 const CUSTOMER = 'customer-rehearsal';
+const DOCUMENT_ID = randomUUID();
 const DEPLOY_TIMEOUT_MS = 240_000;
 
 let moto: Moto;
@@ -86,6 +90,7 @@ async function deploy(stage: string, env: Record<string, string> = {}): Promise<
       JWT_AUDIENCE: 'termination-api',
       JWKS_URI: 'https://issuer.rehearsal.example/.well-known/jwks.json',
       CONTRACTS_TABLE_NAME: CONTRACTS_TABLE,
+      DOCUMENTS_TABLE_NAME: DOCUMENTS_TABLE,
       ...env,
     },
     timeout: DEPLOY_TIMEOUT_MS,
@@ -157,6 +162,14 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
         TableName: CONTRACTS_TABLE,
         KeySchema: [{ AttributeName: 'contractId', KeyType: 'HASH' }],
         AttributeDefinitions: [{ AttributeName: 'contractId', AttributeType: 'S' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+    await dynamodb.send(
+      new CreateTableCommand({
+        TableName: DOCUMENTS_TABLE,
+        KeySchema: [{ AttributeName: 'documentId', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'documentId', AttributeType: 'S' }],
         BillingMode: 'PAY_PER_REQUEST',
       }),
     );
@@ -289,6 +302,12 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
           Item: { contractId: { S: contractId }, customerId: { S: CUSTOMER }, status: { S: 'ACTIVE' } },
         }),
       );
+      await dynamodb.send(
+        new PutItemCommand({
+          TableName: DOCUMENTS_TABLE,
+          Item: { documentId: { S: DOCUMENT_ID }, customerId: { S: CUSTOMER }, status: { S: USABLE_DOCUMENT_STATUS } },
+        }),
+      );
     }, 120_000);
 
     it('runs all eight functions on nodejs22.x, each with every table, bus and queue its settings name in existence', async () => {
@@ -305,9 +324,9 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
       }
     });
 
-    it('creates a request (201), replays it (200) and refuses a second key on the contract (409)', async () => {
+    it("creates a request naming the customer's document (201), replays it (200), refuses a second key on the contract (409) and another's document (422)", async () => {
       const key = randomUUID();
-      const body = validBody({ documentIds: [] });
+      const body = validBody({ documentIds: [DOCUMENT_ID] });
       const create = (k: string) => apiEvent({ contractId, customerId: CUSTOMER, body, headers: headersWithKey(k) });
       const first = await callApi('CreateTerminationRequestLambdaFunction', create(key));
       expect(first.status).toBe(201);
@@ -316,6 +335,19 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
       expect([replay.status, replay.body['requestId']]).toEqual([200, requestId]);
       const other = await callApi('CreateTerminationRequestLambdaFunction', create(randomUUID()));
       expect([other.status, other.body['errorCode']]).toEqual([409, 'ACTIVE_REQUEST_ALREADY_EXISTS']);
+      // Another customer naming this customer's document, on a contract of their own.
+      const otherContractId = randomUUID();
+      await dynamodb.send(
+        new PutItemCommand({
+          TableName: CONTRACTS_TABLE,
+          Item: { contractId: { S: otherContractId }, customerId: { S: 'customer-other' }, status: { S: 'ACTIVE' } },
+        }),
+      );
+      const elsewhere = await callApi(
+        'CreateTerminationRequestLambdaFunction',
+        apiEvent({ contractId: otherContractId, customerId: 'customer-other', body, headers: headersWithKey() }),
+      );
+      expect([elsewhere.status, elsewhere.body['errorCode']]).toEqual([422, 'DOCUMENT_NOT_AVAILABLE']);
     });
 
     it("publishes the table's stream, as its deployed mapping filters it, on the deployed bus: TerminationRequestSubmitted", async () => {

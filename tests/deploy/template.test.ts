@@ -152,16 +152,18 @@ function statements(template: Json, role: string): { actions: string[]; resource
 }
 
 describe('least privilege', () => {
-  it('lets the create function put and get on its table, check and get on the contracts table, and write its own logs: nothing else', () => {
+  it('lets the create function put, update and get on its table, check and get on the contracts table, only check the documents table, and write its own logs: nothing else', () => {
     const allowed = statements(prod, 'CreateTerminationRequestRole');
     expect(allowed.map((s) => s.actions)).toEqual([
       ['logs:CreateLogStream', 'logs:PutLogEvents'],
-      ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       ['dynamodb:ConditionCheckItem', 'dynamodb:GetItem'],
+      ['dynamodb:ConditionCheckItem'],
     ]);
     expect(JSON.stringify(allowed[0]?.resource)).toContain('log-group:/aws/lambda/contract-termination-prod-createTerminationRequest:*');
     expect(JSON.stringify(allowed[1]?.resource)).toContain('table/contract-termination-prod-requests');
     expect(JSON.stringify(allowed[2]?.resource)).toContain('table/contracts-owned-elsewhere');
+    expect(JSON.stringify(allowed[3]?.resource)).toContain('table/documents-owned-elsewhere');
     for (const s of allowed) expect(JSON.stringify(s.resource)).not.toMatch(/"\*"|table\/\*/);
   });
 
@@ -528,6 +530,17 @@ describe('the tables', () => {
     ]);
     expect(at(resource(prod, 'ContractsTable'), 'Condition')).toBe('CreateContractsTable');
   });
+
+  it('leave the documents table to the documents service on prod, and make one on dev, keyed by documentId', () => {
+    expect(at(prod, 'Conditions', 'CreateDocumentsTable')).toEqual({ 'Fn::Equals': [{ Ref: 'CreateDocumentsTableSetting' }, 'true'] });
+    expect([parameterDefault(prod, 'CreateDocumentsTableSetting'), parameterDefault(dev, 'CreateDocumentsTableSetting')]).toEqual([
+      'false',
+      'true',
+    ]);
+    expect(at(resource(dev, 'DocumentsTable'), 'Condition')).toBe('CreateDocumentsTable');
+    expect(at(resource(dev, 'DocumentsTable'), 'Properties', 'TableName')).toBe('contract-termination-dev-documents');
+    expect(at(resource(dev, 'DocumentsTable'), 'Properties', 'KeySchema')).toEqual([{ AttributeName: 'documentId', KeyType: 'HASH' }]);
+  });
 });
 
 describe('alarms', () => {
@@ -709,7 +722,10 @@ describe('production protections', () => {
       );
     const noIdentity = { JWT_ISSUER: '', JWT_AUDIENCE: '', JWKS_URI: '' };
     expect(await failure('dev', noIdentity)).toMatch(/Cannot package stage "dev": JWT_ISSUER, JWT_AUDIENCE, JWKS_URI are not set/);
-    expect(await failure('prod')).toMatch(/Cannot package stage "prod": CONTRACTS_TABLE_NAME is not set/);
+    // Prod also names the tables other systems own: the contracts and the documents tables.
+    expect(await failure('prod', { DOCUMENTS_TABLE_NAME: '' })).toMatch(
+      /Cannot package stage "prod": CONTRACTS_TABLE_NAME, DOCUMENTS_TABLE_NAME are not set/,
+    );
     expect(await failure('dev', { ALLOWED_ORIGINS: 'https://lk.bank.example/' })).toMatch(/ALLOWED_ORIGINS must list origins/);
   });
 });

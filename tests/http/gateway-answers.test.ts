@@ -12,7 +12,7 @@ import { textsFor } from '../../lib/http/texts';
 import { newContract } from '../support/contracts';
 import { startHttpStackWithFaults, type HttpStack } from '../support/http-stack';
 import { parsedObject } from '../support/json';
-import { largestValidBody } from '../support/largest-body';
+import { documentsOf, largestValidBody } from '../support/largest-body';
 import type { TestTables } from '../support/local-tables';
 
 /*
@@ -103,7 +103,9 @@ describe("the gateway's own answers (issue 15.3)", () => {
 describe('the largest valid body (issue 15.4)', () => {
   it('is created: about 15.6 KB of escaped text passes every limit in front of the function and the function', async () => {
     const contractId = await newContract(tables);
-    const body = largestValidBody();
+    const documents = documentsOf(DEMO_CUSTOMERS.anna.customerId);
+    await tables.addDocuments(documents);
+    const body = largestValidBody(documents.map((document) => document.documentId));
     expect(Buffer.byteLength(body)).toBeGreaterThan(15_000);
     const answer = await fetch(route(contractId), {
       method: 'POST',

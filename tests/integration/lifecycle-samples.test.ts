@@ -224,7 +224,7 @@ describe('a request, from the stream records of its creation to its rejection', 
 
   it("stream-request-expired.json: a request removed by TTL publishes nothing, and the stream's filter drops it", async () => {
     const [record] = streams['stream-request-expired.json'].Records;
-    // A final request at the end of its retention period (0019-retention.md), deleted by DynamoDB itself.
+    // A final request at the end of its retention period (0021-retention.md), deleted by DynamoDB itself.
     expect(record).toMatchObject({
       eventName: 'REMOVE',
       userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' },

@@ -3,7 +3,7 @@ import { BatchWriteCommand, DeleteCommand, PutCommand } from '@aws-sdk/lib-dynam
 import { v7 as timeOrderedUuid } from 'uuid';
 import { buildCreateTransaction } from '../../lib/dynamodb/create-transaction';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { slotKeyOf } from '../../lib/dynamodb/keys';
+import { limitKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { headersWithKey, validBody } from '../support/bodies';
 import { newContract } from '../support/contracts';
@@ -15,7 +15,7 @@ import { newRequest } from '../support/store-contract';
 /*
  * GET one request and GET the contract's list, through their handlers against DynamoDB Local.
  * A contract holds one active request at a time; to give one several, a test releases the slot
- * in the table, as a final status will.
+ * in the table, as a final status will (and the customer's limit record, as time would).
  */
 
 const anna = DEMO_CUSTOMERS.anna;
@@ -32,9 +32,14 @@ async function create(contractId: string): Promise<HandlerAnswer> {
   return answer;
 }
 
-/** Stands in for a final status: the contract may take a new request. */
-async function releaseSlot(contractId: string): Promise<void> {
+/**
+ * Stands in for a final status, and for the months a customer would need to make this many
+ * requests on one contract (docs/decisions/0020-request-limit.md): the contract may take a new
+ * request, and its customer's count starts afresh.
+ */
+async function releaseSlot(contractId: string, customerId: string = anna.customerId): Promise<void> {
   await tables.doc.send(new DeleteCommand({ TableName: tables.names.requests, Key: { ...slotKeyOf(contractId) } }));
+  await tables.doc.send(new DeleteCommand({ TableName: tables.names.requests, Key: { ...limitKeyOf(contractId, customerId) } }));
 }
 
 const getOne = (contractId: string, requestId: string, options: { customerId?: string; headers?: Record<string, string> } = {}) =>

@@ -16,7 +16,7 @@ import { useFreshTables, type TestTables } from '../support/local-tables';
 import { localDocumentClient } from '../support/use-case';
 
 /*
- * How long a request is kept (docs/decisions/0019-retention.md): the write that makes it final
+ * How long a request is kept (docs/decisions/0021-retention.md): the write that makes it final
  * sets its expiresAt, the table's TTL attribute, to the end of the retention period; an active
  * request has none; the key records keep their own 24 h; the number item stays. Against DynamoDB
  * Local, through the withdrawal's handler (configured with REQUEST_RETENTION_DAYS) and the
@@ -127,7 +127,9 @@ describe('a decision', () => {
 describe("docs/operations.md's erasure command", () => {
   /** The runbook's `aws dynamodb delete-item`, its placeholders filled: what on-call would send. */
   function runbookDelete(request: { contractId: string; requestId: string }): DeleteItemCommand {
-    const command = /aws dynamodb delete-item [^`]*/.exec(readFileSync('docs/operations.md', 'utf8'))?.[0] ?? '';
+    const runbook = readFileSync('docs/operations.md', 'utf8');
+    const section = runbook.slice(runbook.indexOf('## A customer asks to be erased'));
+    const command = /aws dynamodb delete-item [^`]*/.exec(section)?.[0] ?? '';
     const option = (name: string) => new RegExp(`--${name} '([^']*)'`).exec(command)?.[1] ?? '';
     /** String values as the AWS CLI takes them ({"S": ...}), with the request's ids in place of the placeholders. */
     const values = (json: string): Record<string, AttributeValue> =>

@@ -166,7 +166,7 @@ describe('DynamoDB unreachable', () => {
   });
 
   it('throws on a missing table instead of calling it a refusal or an outage', async () => {
-    const missing = useCaseDeps(localDocumentClient(tables.endpoint), { requests: 'no-such-table', contracts: tables.names.contracts });
+    const missing = useCaseDeps(localDocumentClient(tables.endpoint), { ...tables.names, requests: 'no-such-table' });
     const promise = createTerminationRequest(missing, useCaseCall({ contractId: await newContract(tables) }));
     // Not a refusal and not "unavailable": a bug, which the edge answers with a bare 500.
     await expect(promise).rejects.toMatchObject({ name: 'ResourceNotFoundException' });

@@ -39,7 +39,7 @@ import { scale } from './scale';
  */
 
 const started = Date.now();
-const tables = { requests: 'reliability-requests', contracts: 'reliability-contracts' };
+const tables = { requests: 'reliability-requests', contracts: 'reliability-contracts', documents: 'reliability-documents' };
 const customers = Array.from({ length: 6 }, (_, i) => `reliability-customer-${i}`);
 const BUDGET_MS = 4000;
 const ENV = { DYNAMODB_BUDGET_MS: String(BUDGET_MS), DYNAMODB_REQUEST_TIMEOUT_MS: '1500', DYNAMODB_CONNECT_TIMEOUT_MS: '300' };
@@ -66,6 +66,7 @@ beforeAll(async () => {
     DYNAMODB_ENDPOINT: proxy.endpoint,
     REQUESTS_TABLE_NAME: tables.requests,
     CONTRACTS_TABLE_NAME: tables.contracts,
+    DOCUMENTS_TABLE_NAME: tables.documents,
     AWS_REGION: 'eu-central-1',
     POWERTOOLS_LOG_LEVEL: 'INFO',
     ...ENV,

@@ -56,6 +56,7 @@ export async function startHttpStack(options: {
       JWT_AUDIENCE: LOCAL_AUDIENCE,
       REQUESTS_TABLE_NAME: options.tables.requests,
       CONTRACTS_TABLE_NAME: options.tables.contracts,
+      DOCUMENTS_TABLE_NAME: options.tables.documents,
       LOG_LEVEL: 'SILENT',
       ...options.env,
     },

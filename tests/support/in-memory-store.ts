@@ -58,6 +58,10 @@ export class InMemoryStore implements TerminationStore {
   readonly slots = new Map<string, { requestId: string; requestNumber: string; customerId: string }>();
   readonly numbers = new Set<string>();
   readonly withdrawalKeys = new Map<string, WithdrawalRecord & { expiresAt: number }>();
+  /** The documents service's table: documentId -> the document. */
+  readonly documents = new Map<string, Record<string, unknown>>();
+  /** `contractId#customerId` -> the creation times (epoch seconds) of the customer's latest requests on it, newest first. */
+  readonly limits = new Map<string, number[]>();
   /** Every call, by method name: what the use case asked of the store, in order. */
   readonly calls: string[] = [];
 
@@ -69,6 +73,10 @@ export class InMemoryStore implements TerminationStore {
   setSlot(contractId: string, slot: { requestId: string; requestNumber: string; customerId: string } | undefined): void {
     if (slot) this.slots.set(contractId, slot);
     else this.slots.delete(contractId);
+  }
+
+  addDocument(document: Record<string, unknown> & { documentId: string }): void {
+    this.documents.set(document.documentId, document);
   }
 
   create(request: NewRequest, nowSeconds: number): Promise<WriteOutcome> {
@@ -88,6 +96,18 @@ export class InMemoryStore implements TerminationStore {
     if (holder) return { kind: 'slot-taken', holder: { requestNumber: holder.requestNumber, customerId: holder.customerId } };
     if (this.numbers.has(request.requestNumber)) return { kind: 'number-taken' };
     if (this.requests.has(request.requestId)) return { kind: 'conflict' };
+    const positions = (request.input.documentIds ?? []).flatMap((documentId, i) => {
+      const document = this.documents.get(documentId);
+      return document?.['customerId'] === request.documents.customerId && document['status'] === request.documents.status ? [] : [i];
+    });
+    if (positions.length > 0) return { kind: 'documents-refused', positions };
+    const limitKey = `${request.contractId}#${request.customerId}`;
+    const times = this.limits.get(limitKey) ?? [];
+    const oldest = times[request.limit.count - 1];
+    if (oldest !== undefined && oldest > nowSeconds - request.limit.periodDays * 86_400) {
+      return { kind: 'limit-reached', createdAtSeconds: times.slice(0, request.limit.count) };
+    }
+    this.limits.set(limitKey, [nowSeconds, ...times].slice(0, request.limit.count));
     const { requestId, requestNumber, customerId, contractId } = request;
     this.keys.set(key, { fingerprint: request.fingerprint, requestId, response: request.response, expiresAt: request.expiresAt });
     this.slots.set(contractId, { requestId, requestNumber, customerId });

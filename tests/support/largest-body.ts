@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { REASON_CODES, terminationRequestInputSchema } from '../../lib/api-model/schemas';
+import { USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import { bankDetails, validBody } from './bodies';
 
 /*
@@ -22,17 +23,36 @@ export function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-export function largestValidInput(): Record<string, unknown> {
+/**
+ * The largest valid input; `documentIds` as many as a request may name, made up unless given
+ * (a create that is to succeed names the caller's own: docs/decisions/0019-documents.md).
+ */
+export function largestValidInput(
+  documentIds: string[] = Array.from({ length: properties.documentIds.maxItems }, () => randomUUID()),
+): Record<string, unknown> {
   const longestReason = [...REASON_CODES].sort((a, b) => b.length - a.length)[0];
   return validBody({
     reasonCode: longestReason,
     bankDetails: bankDetails({ recipientName: LETTER.repeat(properties.bankDetails.properties.recipientName.maxLength) }),
     comment: SYMBOL.repeat(properties.comment.maxLength),
-    documentIds: Array.from({ length: properties.documentIds.maxItems }, () => randomUUID()),
+    documentIds,
   });
 }
 
 /** The largest valid create body, as sent. */
-export function largestValidBody(): string {
-  return asciiJson(largestValidInput());
+export function largestValidBody(documentIds?: string[]): string {
+  return asciiJson(largestValidInput(documentIds));
+}
+
+/** Ids of as many documents as a request may name, uploaded and usable, of the customer's own, for `addDocuments`. */
+export function documentsOf(
+  customerId: string,
+): { documentId: string; customerId: string; status: string; fileName: string; uploadedAt: string }[] {
+  return Array.from({ length: properties.documentIds.maxItems }, (_, i) => ({
+    documentId: randomUUID(),
+    customerId,
+    status: USABLE_DOCUMENT_STATUS,
+    fileName: `document-${i + 1}.pdf`,
+    uploadedAt: '2026-11-20T10:00:00.000Z',
+  }));
 }

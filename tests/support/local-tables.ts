@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { localClient } from '../../scripts/local/dynamodb-local';
-import { DEMO_CONTRACTS, putContracts, type Contract } from '../../scripts/local/demo-data';
+import { DEMO_CONTRACTS, DEMO_DOCUMENTS, putContracts, putDocuments, type Contract, type Document } from '../../scripts/local/demo-data';
 import { createTables, type TableNames } from '../../scripts/local/tables';
 
 export interface TestTables {
@@ -14,6 +14,8 @@ export interface TestTables {
   /** The items of the service's table that belong to one contract. */
   contractItems: (contractId: string) => Promise<Record<string, unknown>[]>;
   addContracts: (contracts: Contract[]) => Promise<void>;
+  /** Writes documents as the documents service would. */
+  addDocuments: (documents: Document[]) => Promise<void>;
 }
 
 /** Every item of a table, read consistently, page after page. */
@@ -28,12 +30,12 @@ export async function scanAll(doc: DynamoDBDocumentClient, tableName: string): P
   return items;
 }
 
-/** The items of the requests table that belong to one contract, its active-request slot included. */
+/** The items of the requests table that belong to one contract, its active-request slot and limit records included. */
 export function itemsOfContract(items: Record<string, unknown>[], contractId: string): Record<string, unknown>[] {
   return items.filter((item) => item['contractId'] === contractId || item['pk'] === `CONTRACT#${contractId}`);
 }
 
-/** The items of one kind: REQUEST, IDEMPOTENCY, ACTIVE_SLOT or REQUEST_NUMBER. */
+/** The items of one kind: REQUEST, IDEMPOTENCY, ACTIVE_SLOT, REQUEST_NUMBER or REQUEST_LIMIT. */
 export function ofKind(items: Record<string, unknown>[], kind: string): Record<string, unknown>[] {
   return items.filter((item) => item['kind'] === kind);
 }
@@ -45,15 +47,17 @@ export function ofKind(items: Record<string, unknown>[], kind: string): Record<s
 export async function useFreshTables(): Promise<TestTables> {
   const endpoint = inject('dynamoDbEndpoint');
   const suffix = randomUUID().slice(0, 8);
-  const names = { requests: `requests-${suffix}`, contracts: `contracts-${suffix}` };
+  const names = { requests: `requests-${suffix}`, contracts: `contracts-${suffix}`, documents: `documents-${suffix}` };
   const client = localClient(endpoint);
   await createTables(client, names);
   const doc = DynamoDBDocumentClient.from(client);
   await putContracts(doc, names.contracts, DEMO_CONTRACTS);
+  await putDocuments(doc, names.documents, DEMO_DOCUMENTS);
   Object.assign(process.env, {
     DYNAMODB_ENDPOINT: endpoint,
     REQUESTS_TABLE_NAME: names.requests,
     CONTRACTS_TABLE_NAME: names.contracts,
+    DOCUMENTS_TABLE_NAME: names.documents,
     AWS_REGION: 'eu-central-1',
     POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'SILENT',
   });
@@ -64,5 +68,6 @@ export async function useFreshTables(): Promise<TestTables> {
     requestItems: () => scanAll(doc, names.requests),
     contractItems: async (contractId) => itemsOfContract(await scanAll(doc, names.requests), contractId),
     addContracts: (contracts) => putContracts(doc, names.contracts, contracts),
+    addDocuments: (documents) => putDocuments(doc, names.documents, documents),
   };
 }

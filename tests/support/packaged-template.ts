@@ -58,6 +58,9 @@ export function templatePackager(): {
           JWT_ISSUER: 'https://issuer.example',
           JWT_AUDIENCE: 'termination-api',
           JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
+          // The documents service's table, which prod must name (as it must the contracts table,
+          // which each test names itself); other stages make their own.
+          ...(stage === 'prod' ? { DOCUMENTS_TABLE_NAME: 'documents-owned-elsewhere' } : {}),
           ...env,
         },
       });

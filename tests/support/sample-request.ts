@@ -4,6 +4,7 @@ import { buildCreateTransaction } from '../../lib/dynamodb/create-transaction';
 import { buildDecisionWrite } from '../../lib/dynamodb/decision-write';
 import { buildWithdrawalTransaction } from '../../lib/dynamodb/withdrawal-write';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
+import { documentConditionFor } from '../../lib/termination/documents';
 import { moveTo } from '../../lib/termination/lifecycle';
 import type { Decision, NewRequest } from '../../lib/termination/ports';
 import type { TableNames } from '../../scripts/local/tables';
@@ -44,6 +45,8 @@ export const SAMPLE_REQUEST: NewRequest = {
   },
   expiresAt: 4_102_444_800,
   contract: contractConditionFor(DEMO_CUSTOMERS.anna.customerId, desiredTerminationDate),
+  documents: documentConditionFor(DEMO_CUSTOMERS.anna.customerId),
+  limit: { count: 5, periodDays: 30 },
 };
 
 const seconds = (time: string) => Math.floor(Date.parse(time) / 1000);
@@ -105,7 +108,7 @@ export async function writeWithdrawnSample(doc: DynamoDBDocumentClient, names: T
       response: { requestId: WITHDRAWN_SAMPLE_ID, status: 'WITHDRAWN', withdrawnAt: WITHDRAWN_AT, message: 'Withdrawn.' },
       expiresAt: 4_102_444_800,
       from: moveTo('WITHDRAWN').from,
-      // Five years from the withdrawal (docs/decisions/0019-retention.md), as stream-request-expired.json records.
+      // Five years from the withdrawal (docs/decisions/0021-retention.md), as stream-request-expired.json records.
       retainUntil: seconds(WITHDRAWN_AT) + 1827 * 86_400,
     },
     seconds(WITHDRAWN_AT),

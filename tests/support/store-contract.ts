@@ -3,6 +3,7 @@ import { v7 as timeOrderedUuid } from 'uuid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STATUSES, type Status } from '../../lib/api-model/schemas';
 import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
+import { documentConditionFor } from '../../lib/termination/documents';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
 import { FINAL_STATUSES, moveTo, STATUS_SUBMITTED, WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
 import type { Decision, NewRequest, TerminationStore, WithdrawalIntent } from '../../lib/termination/ports';
@@ -53,6 +54,9 @@ export function newRequest(contractId: string, fields: Partial<NewRequest> & { d
     response: { requestId, requestNumber, status: STATUS_SUBMITTED, createdAt: new Date().toISOString(), message: 'Submitted.' },
     expiresAt: nowSeconds() + HOUR,
     contract: contractConditionFor(customerId, desired),
+    documents: documentConditionFor(customerId),
+    // Far more than a suite's requests on one contract: the limit is not what these cases are about.
+    limit: { count: 50, periodDays: 30 },
     ...overrides,
   };
 }

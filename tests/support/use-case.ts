@@ -18,12 +18,13 @@ export function localDocumentClient(endpoint: string): DynamoDBDocumentClient {
   return createDocumentClient({ region: 'eu-central-1', endpoint, requestTimeoutMs: 2000, connectTimeoutMs: 500, maxAttempts: 2 });
 }
 
-/** What the use case needs, on the given tables: the service's time zone and key lifetime, a 2 s budget. */
+/** What the use case needs, on the given tables: the service's time zone, key lifetime and request limit, a 2 s budget. */
 export function useCaseDeps(client: DynamoDBDocumentClient, tables: TableNames, overrides: Partial<CreateDeps> = {}): CreateDeps {
   return {
-    store: new DynamoDbTerminationStore(client, { requests: tables.requests, contracts: tables.contracts }),
+    store: new DynamoDbTerminationStore(client, { requests: tables.requests, contracts: tables.contracts, documents: tables.documents }),
     businessTimeZone: 'Europe/Moscow',
     idempotencyTtlSeconds: 24 * 3600,
+    requestLimit: { count: 5, periodDays: 30 },
     budgetMs: 2000,
     ...overrides,
   };

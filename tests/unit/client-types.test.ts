@@ -19,6 +19,7 @@ function actionFor(code: CreateErrorCode): 'fix the form' | 'sign in' | 'show th
     case 'BANK_ACCOUNT_KEY_MISMATCH':
     case 'COMMENT_REQUIRED':
     case 'TERMINATION_DATE_AFTER_CONTRACT_END':
+    case 'DOCUMENT_NOT_AVAILABLE':
       return 'fix the form';
     case 'UNAUTHORIZED':
       return 'sign in';
@@ -31,6 +32,8 @@ function actionFor(code: CreateErrorCode): 'fix the form' | 'sign in' | 'show th
     case 'IDEMPOTENCY_KEY_REUSED':
     case 'REQUEST_TOO_LARGE':
     case 'WAF_FILTERED':
+    case 'REQUEST_LIMIT_REACHED':
+      // Not retried: REQUEST_LIMIT_REACHED's message says from when a new request is possible (nextRequestAllowedAt).
       return 'show the message';
     case 'THROTTLED':
     case 'INTERNAL_ERROR':
@@ -52,6 +55,7 @@ export function forgetsOne(code: CreateErrorCode): string {
     case 'BANK_ACCOUNT_KEY_MISMATCH':
     case 'COMMENT_REQUIRED':
     case 'TERMINATION_DATE_AFTER_CONTRACT_END':
+    case 'DOCUMENT_NOT_AVAILABLE':
     case 'UNAUTHORIZED':
     case 'CONTRACT_ACCESS_DENIED':
     case 'ACCESS_DENIED':
@@ -60,6 +64,7 @@ export function forgetsOne(code: CreateErrorCode): string {
     case 'ACTIVE_REQUEST_ALREADY_EXISTS':
     case 'CONTRACT_NOT_ACTIVE':
     case 'IDEMPOTENCY_KEY_REUSED':
+    case 'REQUEST_LIMIT_REACHED':
     case 'REQUEST_TOO_LARGE':
     case 'WAF_FILTERED':
     case 'THROTTLED':
@@ -81,6 +86,7 @@ const HANDLED = [
   'BANK_ACCOUNT_KEY_MISMATCH',
   'COMMENT_REQUIRED',
   'TERMINATION_DATE_AFTER_CONTRACT_END',
+  'DOCUMENT_NOT_AVAILABLE',
   'UNAUTHORIZED',
   'CONTRACT_ACCESS_DENIED',
   'ACCESS_DENIED',
@@ -89,6 +95,7 @@ const HANDLED = [
   'ACTIVE_REQUEST_ALREADY_EXISTS',
   'CONTRACT_NOT_ACTIVE',
   'IDEMPOTENCY_KEY_REUSED',
+  'REQUEST_LIMIT_REACHED',
   'REQUEST_TOO_LARGE',
   'WAF_FILTERED',
   'THROTTLED',

@@ -33,6 +33,7 @@ function depsAnswering(...answers: WriteOutcome[]): CreateDeps & { seen: NewRequ
     },
     businessTimeZone: 'Europe/Moscow',
     idempotencyTtlSeconds: 3600,
+    requestLimit: { count: 5, periodDays: 30 },
     budgetMs: 2000,
     now: () => new Date('2026-11-24T09:00:00Z'),
   };

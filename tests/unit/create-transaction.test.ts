@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { buildCreateTransaction, explainCreateRefusal } from '../../lib/dynamodb/create-transaction';
 import type { Failure } from '../../lib/dynamodb/items';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
+import { documentConditionFor } from '../../lib/termination/documents';
 import { createTerminationRequest } from '../../lib/termination/create-termination-request';
 import type { NewRequest } from '../../lib/termination/ports';
 
-const tables = { requests: 'requests', contracts: 'contracts' };
+const tables = { requests: 'requests', contracts: 'contracts', documents: 'documents' };
 const NOW = 1_900_000_000;
 const response = {
   requestId: '0f8fad5b-d9cb-469f-a165-70867728950e',
@@ -29,6 +30,8 @@ const request: NewRequest = {
   response,
   expiresAt: NOW + 86_400,
   contract: contractConditionFor('customer-anna', '2030-06-30'),
+  documents: documentConditionFor('customer-anna'),
+  limit: { count: 3, periodDays: 30 },
 };
 
 // Positions of the create's items: the key, the contract, the slot, the number, the request.
@@ -38,7 +41,12 @@ const SLOT = 2;
 const NUMBER = 3;
 const REQUEST = 4;
 /** The first failed condition, with the item as the failure returned it, or as the store read it after. */
-const failedAt = (position: number, item?: Record<string, unknown>, readAfter = false): Failure => ({ position, item, readAfter });
+const failedAt = (position: number, item?: Record<string, unknown>, readAfter = false, failedPositions = [position]): Failure => ({
+  position,
+  item,
+  readAfter,
+  failedPositions,
+});
 const idempotencyItem = (fingerprint: string, expiresAt = NOW + 10) => ({
   pk: 'x',
   fingerprint,
@@ -50,26 +58,33 @@ const idempotencyItem = (fingerprint: string, expiresAt = NOW + 10) => ({
 describe('buildCreateTransaction', () => {
   const items = buildCreateTransaction(tables, request, NOW).TransactItems ?? [];
 
-  it('binds key, contract check, slot, number and request in that order, every one conditional', () => {
+  it('binds key, contract check, slot, number, request and the limit record in that order, every one conditional', () => {
     const keyOf = (i: (typeof items)[number]) =>
-      i.Put ? `${String(i.Put.Item?.['pk'])} ${String(i.Put.Item?.['sk'])}` : `check ${String(i.ConditionCheck?.Key?.['contractId'])}`;
+      i.Put
+        ? `${String(i.Put.Item?.['pk'])} ${String(i.Put.Item?.['sk'])}`
+        : i.Update
+          ? `update ${String(i.Update.Key?.['pk'])} ${String(i.Update.Key?.['sk'])}`
+          : `check ${String(i.ConditionCheck?.Key?.['contractId'])}`;
     expect(items.map(keyOf)).toEqual([
       `IDEMPOTENCY#customer-anna#${request.idempotencyKey} IDEMPOTENCY`,
       `check ${request.contractId}`,
       `CONTRACT#${request.contractId} ACTIVE`,
       'NUMBER#TR-7KQM-X2PF NUMBER',
       `CONTRACT#${request.contractId} REQUEST#${request.requestId}`,
+      `update CONTRACT#${request.contractId} LIMIT#customer-anna`,
     ]);
-    for (const item of items) expect(item.Put?.ConditionExpression ?? item.ConditionCheck?.ConditionExpression).toBeTruthy();
+    for (const item of items)
+      expect(item.Put?.ConditionExpression ?? item.ConditionCheck?.ConditionExpression ?? item.Update?.ConditionExpression).toBeTruthy();
   });
 
-  it('asks for the old items of the key, the contract and the slot, which explain a refusal', () => {
-    expect(items.map((i) => (i.Put ?? i.ConditionCheck)?.ReturnValuesOnConditionCheckFailure)).toEqual([
+  it('asks for the old items of the key, the contract, the slot and the limit record, which explain a refusal', () => {
+    expect(items.map((i) => (i.Put ?? i.ConditionCheck ?? i.Update)?.ReturnValuesOnConditionCheckFailure)).toEqual([
       'ALL_OLD',
       'ALL_OLD',
       'ALL_OLD',
       undefined,
       undefined,
+      'ALL_OLD',
     ]);
   });
 
@@ -90,19 +105,19 @@ describe('buildCreateTransaction', () => {
 
 describe('explainCreateRefusal: the first condition that failed, with its item', () => {
   it('a used key with its record: the record', () => {
-    expect(explainCreateRefusal(failedAt(KEY, idempotencyItem('fp-1')), NOW)).toMatchObject({
+    expect(explainCreateRefusal(failedAt(KEY, idempotencyItem('fp-1')), request, NOW)).toMatchObject({
       kind: 'key-taken',
       record: { fingerprint: 'fp-1', response },
     });
   });
 
   it('a used key whose record had gone or expired by the read after: no record', () => {
-    expect(explainCreateRefusal(failedAt(KEY, idempotencyItem('fp-2'), true), NOW)).toMatchObject({
+    expect(explainCreateRefusal(failedAt(KEY, idempotencyItem('fp-2'), true), request, NOW)).toMatchObject({
       kind: 'key-taken',
       record: { fingerprint: 'fp-2' },
     });
-    expect(explainCreateRefusal(failedAt(KEY, undefined, true), NOW)).toEqual({ kind: 'key-taken', record: undefined });
-    expect(explainCreateRefusal(failedAt(KEY, idempotencyItem('fp-2', NOW - 1), true), NOW)).toEqual({
+    expect(explainCreateRefusal(failedAt(KEY, undefined, true), request, NOW)).toEqual({ kind: 'key-taken', record: undefined });
+    expect(explainCreateRefusal(failedAt(KEY, idempotencyItem('fp-2', NOW - 1), true), request, NOW)).toEqual({
       kind: 'key-taken',
       record: undefined,
     });
@@ -110,12 +125,12 @@ describe('explainCreateRefusal: the first condition that failed, with its item',
 
   it('a key record without a numeric expiresAt is malformed (a 500), not a retry until the budget ends', () => {
     const broken = { ...idempotencyItem('fp-1'), expiresAt: 'tomorrow' };
-    expect(() => explainCreateRefusal(failedAt(KEY, broken), NOW)).toThrow(/Malformed idempotency record/);
+    expect(() => explainCreateRefusal(failedAt(KEY, broken), request, NOW)).toThrow(/Malformed idempotency record/);
   });
 
   it('the contract: the item the condition refused, as it came back', () => {
     const contract = { contractId: request.contractId, customerId: 'customer-boris', status: 'ACTIVE' };
-    expect(explainCreateRefusal(failedAt(CONTRACT, contract), NOW)).toEqual({
+    expect(explainCreateRefusal(failedAt(CONTRACT, contract), request, NOW)).toEqual({
       kind: 'contract-condition-failed',
       contract,
       readAfter: false,
@@ -124,12 +139,12 @@ describe('explainCreateRefusal: the first condition that failed, with its item',
 
   it('the contract read after the failure: said so, found or not', () => {
     const contract = { contractId: request.contractId, customerId: 'customer-anna', status: 'ACTIVE' };
-    expect(explainCreateRefusal(failedAt(CONTRACT, contract, true), NOW)).toEqual({
+    expect(explainCreateRefusal(failedAt(CONTRACT, contract, true), request, NOW)).toEqual({
       kind: 'contract-condition-failed',
       contract,
       readAfter: true,
     });
-    expect(explainCreateRefusal(failedAt(CONTRACT, undefined, true), NOW)).toEqual({
+    expect(explainCreateRefusal(failedAt(CONTRACT, undefined, true), request, NOW)).toEqual({
       kind: 'contract-condition-failed',
       contract: undefined,
       readAfter: true,
@@ -138,18 +153,34 @@ describe('explainCreateRefusal: the first condition that failed, with its item',
 
   it('the slot: the request that holds it and its customer; none when the slot had gone', () => {
     const holder = { requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-other' };
-    expect(explainCreateRefusal(failedAt(SLOT, holder), NOW)).toEqual({ kind: 'slot-taken', holder });
-    expect(explainCreateRefusal(failedAt(SLOT, { requestNumber: 'TR-ABCD-EFGH', customerId: 42 }, true), NOW)).toEqual({
+    expect(explainCreateRefusal(failedAt(SLOT, holder), request, NOW)).toEqual({ kind: 'slot-taken', holder });
+    expect(explainCreateRefusal(failedAt(SLOT, { requestNumber: 'TR-ABCD-EFGH', customerId: 42 }, true), request, NOW)).toEqual({
       kind: 'slot-taken',
       holder: { requestNumber: 'TR-ABCD-EFGH', customerId: undefined },
     });
-    expect(explainCreateRefusal(failedAt(SLOT, undefined, true), NOW)).toEqual({ kind: 'slot-taken', holder: undefined });
+    expect(explainCreateRefusal(failedAt(SLOT, undefined, true), request, NOW)).toEqual({ kind: 'slot-taken', holder: undefined });
   });
 
   it('a taken number; no failed condition, or a request-id clash, is a conflict', () => {
-    expect(explainCreateRefusal(failedAt(NUMBER), NOW)).toEqual({ kind: 'number-taken' });
-    expect(explainCreateRefusal(undefined, NOW)).toEqual({ kind: 'conflict' });
-    expect(explainCreateRefusal(failedAt(REQUEST), NOW)).toEqual({ kind: 'conflict' });
+    expect(explainCreateRefusal(failedAt(NUMBER), request, NOW)).toEqual({ kind: 'number-taken' });
+    expect(explainCreateRefusal(undefined, request, NOW)).toEqual({ kind: 'conflict' });
+    expect(explainCreateRefusal(failedAt(REQUEST), request, NOW)).toEqual({ kind: 'conflict' });
+  });
+
+  it('documents: every one refused, by its place in documentIds; the limit record: the times it holds', () => {
+    const named = { ...request, input: { ...request.input, documentIds: ['d-0', 'd-1', 'd-2'] } };
+    const firstDocument = REQUEST + 1;
+    expect(explainCreateRefusal(failedAt(firstDocument + 1, undefined, false, [firstDocument + 1, firstDocument + 2]), named, NOW)).toEqual(
+      {
+        kind: 'documents-refused',
+        positions: [1, 2],
+      },
+    );
+    expect(explainCreateRefusal(failedAt(firstDocument + 3, { t0: NOW - 10, t1: NOW - 20, t2: 0 }), named, NOW)).toEqual({
+      kind: 'limit-reached',
+      createdAtSeconds: [NOW - 10, NOW - 20],
+    });
+    expect(explainCreateRefusal(failedAt(firstDocument, { t0: NOW - 10 }), request, NOW)).toMatchObject({ kind: 'limit-reached' });
   });
 });
 
@@ -159,11 +190,12 @@ describe('a cancellation read back here, then judged by the create (lib/terminat
     const outcome = await createTerminationRequest(
       {
         store: {
-          create: (_newRequest, nowSeconds) => Promise.resolve(explainCreateRefusal(failure, nowSeconds)),
+          create: (_newRequest, nowSeconds) => Promise.resolve(explainCreateRefusal(failure, request, nowSeconds)),
           findIdempotencyRecord: () => Promise.resolve(undefined),
         },
         businessTimeZone: 'Europe/Moscow',
         idempotencyTtlSeconds: 3600,
+        requestLimit: request.limit,
         budgetMs: 1000,
       },
       {

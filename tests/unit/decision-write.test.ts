@@ -37,8 +37,14 @@ const requestFailed = (item?: Record<string, unknown>, readAfter = false): Failu
   position: DECISION_ITEMS.request,
   item,
   readAfter,
+  failedPositions: [DECISION_ITEMS.request],
 });
-const slotFailed = (item?: Record<string, unknown>): Failure => ({ position: DECISION_ITEMS.slot, item, readAfter: false });
+const slotFailed = (item?: Record<string, unknown>): Failure => ({
+  position: DECISION_ITEMS.slot,
+  item,
+  readAfter: false,
+  failedPositions: [DECISION_ITEMS.slot],
+});
 const requestItem = (status: string, decisionIds: unknown = []) => ({
   ...requestKeyOf(CONTRACT_ID, REQUEST_ID),
   kind: 'REQUEST',

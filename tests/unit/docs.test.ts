@@ -2,7 +2,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { loadAuthConfig, loadDecisionConfig, loadEdgeConfig, loadPublisherConfig, loadServiceConfig } from '../../lib/config';
+import {
+  loadAuthConfig,
+  loadCreateConfig,
+  loadDecisionConfig,
+  loadEdgeConfig,
+  loadPublisherConfig,
+  loadServiceConfig,
+} from '../../lib/config';
 import * as config from '../../lib/config';
 import { ERROR_CODES, OUTCOMES } from '../../lib/http/outcomes';
 import { gatewayResponses } from '../../scripts/local/template-file';
@@ -171,7 +178,7 @@ describe('docs/configuration.md', () => {
         },
       },
     );
-    const loaders = [loadServiceConfig, loadEdgeConfig, loadAuthConfig, loadDecisionConfig, loadPublisherConfig];
+    const loaders = [loadServiceConfig, loadCreateConfig, loadEdgeConfig, loadAuthConfig, loadDecisionConfig, loadPublisherConfig];
     // A loader added to lib/config.ts without being listed here fails this test too.
     expect(Object.keys(config).filter((name) => name.startsWith('load'))).toEqual(expect.arrayContaining(loaders.map((l) => l.name)));
     expect(Object.keys(config).filter((name) => name.startsWith('load'))).toHaveLength(loaders.length);

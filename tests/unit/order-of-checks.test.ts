@@ -25,6 +25,7 @@ import { InMemoryStore } from '../support/in-memory-store';
 const ANNA = 'customer-anna';
 const BORIS = 'customer-boris';
 const NOW = new Date('2026-11-24T09:00:00Z');
+const LIMIT = { count: 3, periodDays: 30 };
 
 function storeWith(...contracts: { customerId?: string; status?: string; endDate?: string }[]): { store: InMemoryStore; ids: string[] } {
   const store = new InMemoryStore();
@@ -41,6 +42,7 @@ const createDeps = (store: InMemoryStore, now = NOW): CreateDeps => ({
   businessTimeZone: 'Europe/Moscow',
   // Keys live three days here, so that a key can outlive its request's date (IDEMPOTENCY_TTL_HOURS allows up to 30 days).
   idempotencyTtlSeconds: 72 * 3600,
+  requestLimit: LIMIT,
   budgetMs: 1000,
   now: () => now,
 });
@@ -159,6 +161,80 @@ describe('create: the first rule broken answers (0013-order-of-checks.md)', () =
     expect(second.kind === 'refused' && first.kind === 'created' ? second.refusal.requestNumber : 'none').toBe(
       first.kind === 'created' ? first.request.requestNumber : 'created',
     );
+  });
+});
+
+describe('create: the documents and the limit come last (0013-order-of-checks.md, steps 11 and 12)', () => {
+  const DOCUMENT = '0b6f1c1e-2f7a-4d35-9a6b-0c1d2e3f4a5b';
+  const withDocument = (store: InMemoryStore, fields: { customerId?: string; status?: string } = {}) =>
+    store.addDocument({ documentId: DOCUMENT, customerId: ANNA, status: 'UPLOADED', ...fields });
+  /** A request made on the contract and ended (its slot freed), as a withdrawal or a rejection leaves it. */
+  async function madeAndEnded(store: InMemoryStore, contractId: string, now = NOW): Promise<void> {
+    expect(codeOf(await createTerminationRequest(createDeps(store, now), call(contractId)))).toBe('created');
+    store.slots.delete(contractId);
+  }
+
+  it("10 before 11: an active request answers 409 even when a document named is not the caller's", async () => {
+    const { store, ids } = storeWith({});
+    const contractId = ids[0] ?? '';
+    withDocument(store, { customerId: BORIS });
+    await createTerminationRequest(createDeps(store), call(contractId));
+    const outcome = await createTerminationRequest(createDeps(store), call(contractId, { body: validBody({ documentIds: [DOCUMENT] }) }));
+    expect(codeOf(outcome)).toBe('ACTIVE_REQUEST_ALREADY_EXISTS');
+  });
+
+  it.each([
+    ['unknown', undefined],
+    ["another customer's", { customerId: BORIS }],
+    ['not usable', { status: 'SCANNING' }],
+  ])('11: a document %s answers 422 DOCUMENT_NOT_AVAILABLE naming it, in the one write', async (_case, fields) => {
+    const { store, ids } = storeWith({});
+    if (fields !== undefined) withDocument(store, fields);
+    const outcome = await createTerminationRequest(createDeps(store), call(ids[0] ?? '', { body: validBody({ documentIds: [DOCUMENT] }) }));
+    expect(outcome).toMatchObject({
+      kind: 'refused',
+      refusal: { code: 'DOCUMENT_NOT_AVAILABLE', problems: [{ field: 'documentIds[0]', code: 'documentNotAvailable' }] },
+    });
+    expect(store.calls).toEqual(['create']);
+  });
+
+  it('11 before 12: the documents answer before the limit', async () => {
+    const { store, ids } = storeWith({});
+    const contractId = ids[0] ?? '';
+    for (let i = 0; i < LIMIT.count; i++) await madeAndEnded(store, contractId);
+    const outcome = await createTerminationRequest(createDeps(store), call(contractId, { body: validBody({ documentIds: [DOCUMENT] }) }));
+    expect(codeOf(outcome)).toBe('DOCUMENT_NOT_AVAILABLE');
+    expect(codeOf(await createTerminationRequest(createDeps(store), call(contractId)))).toBe('REQUEST_LIMIT_REACHED');
+  });
+
+  it('12: the limit reached answers 422 with the time a new request is possible; 10 before 12', async () => {
+    const { store, ids } = storeWith({});
+    const contractId = ids[0] ?? '';
+    const first = new Date(NOW.getTime() - 5 * 86_400_000);
+    await madeAndEnded(store, contractId, first);
+    for (let i = 1; i < LIMIT.count; i++) await madeAndEnded(store, contractId);
+    const outcome = await createTerminationRequest(createDeps(store), call(contractId));
+    expect(outcome).toMatchObject({
+      kind: 'refused',
+      refusal: {
+        code: 'REQUEST_LIMIT_REACHED',
+        nextRequestAllowedAt: new Date(first.getTime() + LIMIT.periodDays * 86_400_000).toISOString(),
+      },
+    });
+    // An active request of another customer (the contract changed owner) answers 409 first.
+    store.slots.set(contractId, { requestId: 'r', requestNumber: 'TR-AAAA-BBBB', customerId: BORIS });
+    expect(codeOf(await createTerminationRequest(createDeps(store), call(contractId)))).toBe('ACTIVE_REQUEST_ALREADY_EXISTS');
+  });
+
+  it('6 before 12: a key accepted before the limit was reached still replays', async () => {
+    const { store, ids } = storeWith({});
+    const contractId = ids[0] ?? '';
+    const key = randomUUID();
+    expect(codeOf(await createTerminationRequest(createDeps(store), call(contractId, { idempotencyKey: key })))).toBe('created');
+    store.slots.delete(contractId);
+    for (let i = 1; i < LIMIT.count; i++) await madeAndEnded(store, contractId);
+    expect(codeOf(await createTerminationRequest(createDeps(store), call(contractId)))).toBe('REQUEST_LIMIT_REACHED');
+    expect(codeOf(await createTerminationRequest(createDeps(store), call(contractId, { idempotencyKey: key })))).toBe('replayed');
   });
 });
 

@@ -31,6 +31,8 @@ const EXPECTED: Record<OutcomeKey, [number, string]> = {
   BANK_ACCOUNT_KEY_MISMATCH: [422, 'BusinessRejections'],
   COMMENT_REQUIRED: [422, 'BusinessRejections'],
   IDEMPOTENCY_KEY_REUSED: [422, 'BusinessRejections'],
+  DOCUMENT_NOT_AVAILABLE: [422, 'BusinessRejections'],
+  REQUEST_LIMIT_REACHED: [422, 'BusinessRejections'],
   INTERNAL_ERROR: [500, 'InternalErrors'],
   SERVICE_UNAVAILABLE: [503, 'DependencyFailures'],
 };

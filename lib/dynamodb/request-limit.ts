@@ -1,0 +1,66 @@
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { MalformedItemError, type RequestLimit } from '../termination/ports';
+import type { Item } from './items';
+import { limitKeyOf } from './keys';
+
+type Update = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']>[number]['Update']>;
+
+/*
+ * The limit of one customer's requests on one contract, as the create's write checks it
+ * (docs/decisions/0020-request-limit.md): one item per contract and customer, in the contract's
+ * partition (keys.ts), holding the creation times of the customer's latest `count` requests on
+ * it in fixed attributes, t0 the newest. The create's transaction updates it: the times shift
+ * by one and t0 takes now, under the condition that the oldest kept time is outside the period.
+ * DynamoDB evaluates every right-hand side against the item as it was before the update, so
+ * `t1 = if_not_exists(t0, :none)` takes the old t0 (checked on DynamoDB Local:
+ * tests/integration/request-limit.test.ts). 0 stands for "no request", which every window
+ * start exceeds. The item expires a period after the latest request: by then no time it holds
+ * counts any more.
+ */
+
+/** The record's `kind`; the stream's filter publishes only REQUEST items. */
+export const LIMIT_KIND = 'REQUEST_LIMIT';
+
+const timeAttribute = (i: number): string => `t${i}`;
+
+/** The Update of the create's transaction that records this request and holds the customer to the limit. */
+export function requestLimitUpdate(
+  tableName: string,
+  contractId: string,
+  customerId: string,
+  limit: RequestLimit,
+  nowSeconds: number,
+): Update {
+  const periodSeconds = limit.periodDays * 86_400;
+  const shifts = Array.from({ length: limit.count - 1 }, (_, i) => `${timeAttribute(i + 1)} = if_not_exists(${timeAttribute(i)}, :none)`);
+  const oldest = timeAttribute(limit.count - 1);
+  return {
+    TableName: tableName,
+    Key: { ...limitKeyOf(contractId, customerId) },
+    UpdateExpression: `SET #kind = :kind, expiresAt = :expiresAt, ${[`${timeAttribute(0)} = :now`, ...shifts].join(', ')}`,
+    ConditionExpression: `attribute_not_exists(${oldest}) OR ${oldest} <= :windowStart`,
+    ExpressionAttributeNames: { '#kind': 'kind' },
+    ExpressionAttributeValues: {
+      ':kind': LIMIT_KIND,
+      ':now': nowSeconds,
+      ':none': 0,
+      ':windowStart': nowSeconds - periodSeconds,
+      ':expiresAt': nowSeconds + periodSeconds,
+    },
+    // The refused item says when a new request is possible: one call, no read after.
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+/** The creation times a limit record holds, newest first, up to the first it has none for; undefined for no record. */
+export function createdAtSecondsOf(item: Item | undefined, limit: RequestLimit): number[] | undefined {
+  if (item === undefined) return undefined;
+  const times: number[] = [];
+  for (let i = 0; i < limit.count; i++) {
+    const time = item[timeAttribute(i)];
+    if (time === undefined || time === 0) break;
+    if (typeof time !== 'number' || !Number.isSafeInteger(time)) throw new MalformedItemError(`request limit record: ${timeAttribute(i)}`);
+    times.push(time);
+  }
+  return times;
+}

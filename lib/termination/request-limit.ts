@@ -1,0 +1,46 @@
+import type { RequestLimit } from './ports';
+import { RefusedError } from './refusals';
+
+/*
+ * How many requests one customer may make on one contract within a rolling period
+ * (docs/decisions/0020-request-limit.md). Every request made counts, whatever became of it
+ * (withdrawn, rejected, completed); a previous owner's do not. The write keeps the creation
+ * times of the caller's latest `count` requests on the contract and refuses a new one while the
+ * oldest of them is within the period; this module judges what a refused write found.
+ */
+
+/** The most a setting may allow: the write keeps one time per allowed request (lib/dynamodb/request-limit.ts). */
+export const MAX_LIMIT_COUNT = 10;
+
+export const SECONDS_PER_DAY = 86_400;
+
+/** The period in seconds. */
+export const periodSecondsOf = (limit: RequestLimit): number => limit.periodDays * SECONDS_PER_DAY;
+
+/**
+ * When the caller may make a new request (epoch seconds): `period` after the oldest of their
+ * latest `count` requests on the contract; undefined when those times leave room now (the
+ * refusal came from times that have passed since, or a record that is no longer there).
+ */
+export function nextRequestAllowedAt(
+  createdAtSeconds: readonly number[] | undefined,
+  limit: RequestLimit,
+  nowSeconds: number,
+): number | undefined {
+  const oldest = createdAtSeconds?.[limit.count - 1];
+  if (oldest === undefined) return undefined;
+  const allowedAt = oldest + periodSecondsOf(limit);
+  return allowedAt > nowSeconds ? allowedAt : undefined;
+}
+
+/** REQUEST_LIMIT_REACHED: how many, in how many days, and from when a new request is possible. */
+export function limitRefusal(limit: RequestLimit, allowedAtSeconds: number): RefusedError {
+  const nextRequestAllowedAt = new Date(allowedAtSeconds * 1000).toISOString();
+  return new RefusedError({
+    code: 'REQUEST_LIMIT_REACHED',
+    problems: [
+      { field: 'contractId', code: 'requestLimitReached', limit: limit.count, days: limit.periodDays, from: nextRequestAllowedAt },
+    ],
+    nextRequestAllowedAt,
+  });
+}
