@@ -6,6 +6,16 @@
 
 type Env = Record<string, string | undefined>;
 
+/** The names of this machine in a URL (`URL.hostname`): where plain HTTP may be trusted, for the local stack only. */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** True for a plain-HTTP URL on loopback: the local stack's JWKS, never a deployed one. */
+export function isLoopbackHttp(uri: string): boolean {
+  if (!URL.canParse(uri)) return false;
+  const url = new URL(uri);
+  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+}
+
 /** `localhost:3007` parses as a URL of scheme `localhost:`: only http and https are endpoints. */
 const isHttpUrl = (value: string) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol);
 
@@ -44,6 +54,14 @@ class Reader {
     return value;
   }
 
+  oneOf<T extends string>(name: string, values: readonly T[], fallback: T): T {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    const value = values.find((v) => v === raw);
+    if (value === undefined) this.problems.push(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+    return value ?? fallback;
+  }
+
   /** An AWS account id: twelve digits. */
   accountId(name: string): string {
     const value = this.string(name);
@@ -60,12 +78,8 @@ class Reader {
   /** HTTPS, or plain HTTP on loopback for the local stack only. */
   jwksUri(name: string): string {
     const value = this.url(name);
-    if (value && URL.canParse(value)) {
-      const url = new URL(value);
-      const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-      if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
-        this.problems.push(`${name} must be an https URL, got "${value}"`);
-    }
+    if (value && URL.canParse(value) && new URL(value).protocol !== 'https:' && !isLoopbackHttp(value))
+      this.problems.push(`${name} must be an https URL, got "${value}"`);
     return value;
   }
 
@@ -125,9 +139,23 @@ export interface ServiceConfig {
   dynamodb: DynamoDbConfig;
 }
 
+/**
+ * How a token proves it is an access token, not an ID token (docs/decisions/0003-authentication.md):
+ * `token_use` is `access` (Cognito), the header's `typ` is `at+jwt` (RFC 9068), or its `scope`
+ * holds JWT_REQUIRED_SCOPE (a provider that marks neither; ID tokens carry no scope).
+ */
+export const ACCESS_TOKEN_PROOFS = ['token_use', 'at+jwt', 'scope'] as const;
+export type AccessTokenProof = (typeof ACCESS_TOKEN_PROOFS)[number];
+
+/** A scope token as RFC 6749 writes them: printable ASCII but space, `"` and `\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,256}$/;
+
 export interface AuthConfig {
   issuer: string;
   audience: string;
+  accessTokenProof: AccessTokenProof;
+  /** A scope every token's `scope` must hold: required with the `scope` proof, optional with the others. */
+  requiredScope: string | undefined;
   jwksUri: string;
   customerIdClaim: string;
   /** Longest accepted token lifetime (exp - iat). */
@@ -192,6 +220,8 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
   const config = read.done({
     issuer: read.string('JWT_ISSUER'),
     audience: read.string('JWT_AUDIENCE'),
+    accessTokenProof: read.oneOf('JWT_ACCESS_TOKEN_PROOF', ACCESS_TOKEN_PROOFS, 'token_use'),
+    requiredScope: read.optional('JWT_REQUIRED_SCOPE'),
     jwksUri: read.jwksUri('JWKS_URI'),
     customerIdClaim: read.string('CUSTOMER_ID_CLAIM', 'sub'),
     maxTokenLifetimeSeconds: read.integer('JWT_MAX_LIFETIME_SECONDS', 86_400, 60, 7 * 86_400),
@@ -203,6 +233,10 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
     // API Gateway's own bounds for the authorizer result cache: 0 to 3600 s.
     cacheTtlSeconds: read.integer('AUTHORIZER_CACHE_TTL_SECONDS', 60, 0, 3600),
   });
+  if (config.accessTokenProof === 'scope' && config.requiredScope === undefined)
+    throw new ConfigError(['JWT_REQUIRED_SCOPE is required when JWT_ACCESS_TOKEN_PROOF is scope']);
+  if (config.requiredScope !== undefined && !SCOPE_TOKEN.test(config.requiredScope))
+    throw new ConfigError([`JWT_REQUIRED_SCOPE must be one scope (printable ASCII, no space), got "${config.requiredScope}"`]);
   // A token with less life left than the cache keeps an answer is refused: no token could pass.
   if (config.cacheTtlSeconds >= config.maxTokenLifetimeSeconds) {
     throw new ConfigError([

@@ -9,7 +9,7 @@ import {
   ParameterValidationError,
 } from 'aws-jwt-verify/error';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
-import type { AuthConfig } from '../config';
+import { isLoopbackHttp, type AuthConfig } from '../config';
 import { RefreshingJwksCache } from './jwks-cache';
 import { tokenRuleBreach, tokenShapeBreach } from './token-rules';
 
@@ -28,14 +28,6 @@ export function bearerToken(authorization: string | undefined): string {
   const match = authorization === undefined ? null : BEARER.exec(authorization);
   if (!match?.[1]) throw new InvalidTokenError('no bearer token');
   return match[1];
-}
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** True for a JWKS served over plain HTTP on loopback: the local stack's signing key. */
-export function isLoopbackHttp(uri: string): boolean {
-  const url = new URL(uri);
-  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
 }
 
 /**
@@ -81,6 +73,8 @@ export function createTokenVerifier(config: AuthConfig, now: () => number = Date
   const shape = { issuer: config.issuer, maxTokenBytes: config.maxTokenBytes };
   const rules = {
     audience: config.audience,
+    accessTokenProof: config.accessTokenProof,
+    requiredScope: config.requiredScope,
     maxLifetimeSeconds: config.maxTokenLifetimeSeconds,
     clockSkewSeconds: config.clockSkewSeconds,
     cacheTtlSeconds: config.cacheTtlSeconds,

@@ -59,16 +59,26 @@ export interface TokenOptions {
   notBefore?: number;
   extraClaims?: Record<string, unknown>;
   header?: Record<string, unknown>;
+  /**
+   * Which token: an access token marked the way Cognito marks one (`token_use: access`, what the
+   * local stack's default JWT_ACCESS_TOKEN_PROOF asks for), one marked the way RFC 9068 marks it
+   * (header `typ: at+jwt`), or a standard OIDC ID token (neither mark), which the authorizer refuses.
+   */
+  kind?: TokenKind;
 }
 
-/** An RS256 JWT signed with the local key. */
+export type TokenKind = 'access' | 'at+jwt' | 'oidc-id';
+
+/** An RS256 JWT signed with the local key: an access token unless `kind` says otherwise. */
 export function signToken(key: SigningKey, options: TokenOptions): string {
   const now = Math.floor(Date.now() / 1000);
-  const header = { alg: 'RS256', typ: 'JWT', kid: key.kid, ...options.header };
+  const kind = options.kind ?? 'access';
+  const header = { alg: 'RS256', typ: kind === 'at+jwt' ? 'at+jwt' : 'JWT', kid: key.kid, ...options.header };
   const payload = {
     iss: options.issuer ?? LOCAL_ISSUER,
     aud: options.audience ?? LOCAL_AUDIENCE,
     sub: options.customerId,
+    ...(kind === 'access' ? { token_use: 'access' } : {}),
     iat: now,
     exp: now + (options.expiresIn ?? 3600),
     ...(options.notBefore !== undefined ? { nbf: now + options.notBefore } : {}),

@@ -152,6 +152,8 @@ describe('loadAuthConfig', () => {
     expect(loadAuthConfig({ ...AUTH_REQUIRED })).toEqual({
       issuer: 'https://issuer.example.com',
       audience: 'termination-api',
+      accessTokenProof: 'token_use',
+      requiredScope: undefined,
       jwksUri: 'https://issuer.example.com/.well-known/jwks.json',
       customerIdClaim: 'sub',
       maxTokenLifetimeSeconds: 86_400,
@@ -210,6 +212,23 @@ describe('loadAuthConfig', () => {
       jwksTtlSeconds: 900,
       maxTokenLifetimeSeconds: 3600,
     });
+  });
+
+  it('reads how a token proves it is an access token, and the scope the scope proof needs', () => {
+    expect(loadAuthConfig({ ...AUTH_REQUIRED, JWT_ACCESS_TOKEN_PROOF: 'at+jwt' }).accessTokenProof).toBe('at+jwt');
+    expect(loadAuthConfig({ ...AUTH_REQUIRED, JWT_ACCESS_TOKEN_PROOF: 'scope', JWT_REQUIRED_SCOPE: 'termination/requests' })).toMatchObject(
+      {
+        accessTokenProof: 'scope',
+        requiredScope: 'termination/requests',
+      },
+    );
+    expect(configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, JWT_ACCESS_TOKEN_PROOF: 'typ' }))).toContain(
+      'JWT_ACCESS_TOKEN_PROOF must be one of token_use, at+jwt, scope, got "typ"',
+    );
+    expect(configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, JWT_ACCESS_TOKEN_PROOF: 'scope' }))).toContain(
+      'JWT_REQUIRED_SCOPE is required when JWT_ACCESS_TOKEN_PROOF is scope',
+    );
+    expect(configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, JWT_REQUIRED_SCOPE: 'two scopes' }))).toContain('JWT_REQUIRED_SCOPE');
   });
 
   it('reads CUSTOMER_ID_CLAIM', () => {
