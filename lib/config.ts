@@ -150,16 +150,9 @@ export type AccessTokenProof = (typeof ACCESS_TOKEN_PROOFS)[number];
 /** A scope token as RFC 6749 writes them: printable ASCII but space, `"` and `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,256}$/;
 
-export interface AuthConfig {
-  issuer: string;
-  audience: string;
-  accessTokenProof: AccessTokenProof;
-  /** A scope every token's `scope` must hold: required with the `scope` proof, optional with the others. */
-  requiredScope: string | undefined;
+/** Where a signer's public keys are, and how they are cached: customer tokens and decisions alike. */
+export interface JwksSettings {
   jwksUri: string;
-  customerIdClaim: string;
-  /** Longest accepted token lifetime (exp - iat). */
-  maxTokenLifetimeSeconds: number;
   /** How long a fetched JWKS is trusted before it is fetched again. */
   jwksTtlSeconds: number;
   /**
@@ -167,10 +160,31 @@ export interface AuthConfig {
    * long ago; sooner, the token is refused at once from the JWKS in hand.
    */
   jwksMinRefetchSeconds: number;
+  /** How far ahead of ours the signer's clock may run (`iat`). */
+  clockSkewSeconds: number;
+}
+
+/** The JWKS at `uriName`, cached as JWKS_TTL_SECONDS and JWKS_MIN_REFETCH_SECONDS say, with JWT_CLOCK_SKEW_SECONDS. */
+function readJwksSettings(read: Reader, uriName: string): JwksSettings {
+  return {
+    jwksUri: read.jwksUri(uriName),
+    jwksTtlSeconds: read.integer('JWKS_TTL_SECONDS', 300, 10, 900),
+    jwksMinRefetchSeconds: read.integer('JWKS_MIN_REFETCH_SECONDS', 30, 1, 300),
+    clockSkewSeconds: read.integer('JWT_CLOCK_SKEW_SECONDS', 30, 0, 300),
+  };
+}
+
+export interface AuthConfig extends JwksSettings {
+  issuer: string;
+  audience: string;
+  accessTokenProof: AccessTokenProof;
+  /** A scope every token's `scope` must hold: required with the `scope` proof, optional with the others. */
+  requiredScope: string | undefined;
+  customerIdClaim: string;
+  /** Longest accepted token lifetime (exp - iat). */
+  maxTokenLifetimeSeconds: number;
   /** Longest token accepted, in bytes (a JWT is ASCII); a longer one is refused unread. */
   maxTokenBytes: number;
-  /** How far ahead of ours the issuer's clock may run (`iat`). */
-  clockSkewSeconds: number;
   /** API Gateway's authorizer result cache TTL: the same number as in serverless.yml. */
   cacheTtlSeconds: number;
 }
@@ -222,14 +236,11 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
     audience: read.string('JWT_AUDIENCE'),
     accessTokenProof: read.oneOf('JWT_ACCESS_TOKEN_PROOF', ACCESS_TOKEN_PROOFS, 'token_use'),
     requiredScope: read.optional('JWT_REQUIRED_SCOPE'),
-    jwksUri: read.jwksUri('JWKS_URI'),
+    ...readJwksSettings(read, 'JWKS_URI'),
     customerIdClaim: read.string('CUSTOMER_ID_CLAIM', 'sub'),
     maxTokenLifetimeSeconds: read.integer('JWT_MAX_LIFETIME_SECONDS', 86_400, 60, 7 * 86_400),
-    jwksTtlSeconds: read.integer('JWKS_TTL_SECONDS', 300, 10, 900),
-    jwksMinRefetchSeconds: read.integer('JWKS_MIN_REFETCH_SECONDS', 30, 1, 300),
     // API Gateway takes at most 10,240 bytes of request line and headers together.
     maxTokenBytes: read.integer('JWT_MAX_BYTES', 8192, 1024, 10_240),
-    clockSkewSeconds: read.integer('JWT_CLOCK_SKEW_SECONDS', 30, 0, 300),
     // API Gateway's own bounds for the authorizer result cache: 0 to 3600 s.
     cacheTtlSeconds: read.integer('AUTHORIZER_CACHE_TTL_SECONDS', 60, 0, 3600),
   });
@@ -268,6 +279,12 @@ export interface DecisionConfig {
   decisionSource: string;
   decisionDetailType: string;
   decisionAccountId: string;
+  /**
+   * The back office's public keys (DECISION_JWKS_URI), which every decision's signature must
+   * verify against, whatever path brought it (docs/decisions/0017-lifecycle.md). No switch turns
+   * the check off.
+   */
+  signatures: JwksSettings;
   /** Where a decision that can never apply goes, with the reason. */
   deadLetterQueueUrl: string;
   sqs: AwsServiceConfig;
@@ -281,6 +298,7 @@ export function loadDecisionConfig(env: Env = process.env): DecisionConfig {
     decisionSource: read.string('DECISION_SOURCE', DEFAULT_DECISION_SOURCE),
     decisionDetailType: read.string('DECISION_DETAIL_TYPE', 'TerminationRequestStatusChanged'),
     decisionAccountId: read.accountId('DECISION_ACCOUNT_ID'),
+    signatures: readJwksSettings(read, 'DECISION_JWKS_URI'),
     deadLetterQueueUrl: read.url('DECISION_DEAD_LETTER_QUEUE_URL'),
     sqs: readAwsService(read, 'SQS_ENDPOINT'),
   });

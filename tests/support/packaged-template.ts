@@ -58,6 +58,7 @@ export function templatePackager(): {
           JWT_ISSUER: 'https://issuer.example',
           JWT_AUDIENCE: 'termination-api',
           JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
+          DECISION_JWKS_URI: 'https://back-office.example/.well-known/jwks.json',
           ...env,
         },
       });

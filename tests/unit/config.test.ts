@@ -169,7 +169,7 @@ describe('loadAuthConfig', () => {
     ['JWKS_MIN_REFETCH_SECONDS', 'jwksMinRefetchSeconds'],
     ['JWT_MAX_BYTES', 'maxTokenBytes'],
   ] as const)('docs/configuration.md gives %s the default and the bounds lib/config.ts applies', (name, field) => {
-    const row = new RegExp(`^\\| \`${name}\` \\| authorizer \\| (\\d+) \\|.*\\((\\d+) to (\\d+)\\) \\|$`, 'm').exec(
+    const row = new RegExp(`^\\| \`${name}\` \\| authorizer(?:, consumer)? \\| (\\d+) \\|.*\\((\\d+) to (\\d+)\\) \\|$`, 'm').exec(
       readFileSync('docs/configuration.md', 'utf8'),
     );
     expect(row, `a row for ${name} with its default and bounds`).not.toBeNull();
