@@ -98,7 +98,8 @@ function signingSection(): string {
   });
   const events = templateFile('events.yml');
   const retentionDays = Number(at(events, 'Resources', 'DecisionDeadLetterQueue', 'Properties', 'MessageRetentionPeriod')) / 86_400;
-  const ruleHours = Number(at(events, 'Resources', 'DecisionRule', 'Properties', 'Targets', 0, 'RetryPolicy', 'MaximumEventAgeInSeconds')) / 3600;
+  const ruleHours =
+    Number(at(events, 'Resources', 'DecisionRule', 'Properties', 'Targets', 0, 'RetryPolicy', 'MaximumEventAgeInSeconds')) / 3600;
   const keepDays = retentionDays + Math.ceil(ruleHours / 24);
   const fields = DECISION_SIGNED_FIELDS.map((field) => `\`${field}\``).join(', ');
   return `## Signing a decision

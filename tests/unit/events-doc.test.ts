@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { COMPACT_JWS, ESCAPE_ON_OUTPUT, statusChangedEventSchema, statusDecisionSchema, submittedEventSchema } from '../../lib/api-model/event-schemas';
+import {
+  COMPACT_JWS,
+  ESCAPE_ON_OUTPUT,
+  statusChangedEventSchema,
+  statusDecisionSchema,
+  submittedEventSchema,
+} from '../../lib/api-model/event-schemas';
 import { isSubmittedDetail, validateTerminationInput } from '../../lib/api-model/validator';
 import { buildEventsDoc, EVENTS_DOC, textFields } from '../../scripts/events-doc';
 import { bankDetails, validBody } from '../support/bodies';
