@@ -87,7 +87,8 @@ export const statusDecisionSchema = {
       type: 'string',
       pattern: COMPACT_JWS,
       description:
-        "The back office's signature over every other field: a compact JWS whose claims repeat them exactly (docs/events.md, Signing a decision).",
+        "The back office's signature over every other field: a compact JWS whose claims repeat them exactly (docs/events.md, Signing a decision). It carries the reason too, encoded, not encrypted.",
+      ...personal,
     },
   },
 } as const;
