@@ -16,6 +16,9 @@ export function isLoopbackHttp(uri: string): boolean {
   return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
 }
 
+/** Where "today" is decided when BUSINESS_TIME_ZONE is unset (the API description says it too). */
+export const DEFAULT_BUSINESS_TIME_ZONE = 'Europe/Moscow';
+
 /** `localhost:3007` parses as a URL of scheme `localhost:`: only http and https are endpoints. */
 const isHttpUrl = (value: string) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol);
 
@@ -207,7 +210,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
     requestsTableName: read.string('REQUESTS_TABLE_NAME'),
     contractsTableName: read.string('CONTRACTS_TABLE_NAME'),
     idempotencyTtlSeconds: read.integer('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30) * 3600,
-    businessTimeZone: read.timeZone('BUSINESS_TIME_ZONE', 'Europe/Moscow'),
+    businessTimeZone: read.timeZone('BUSINESS_TIME_ZONE', DEFAULT_BUSINESS_TIME_ZONE),
     budgetMs: read.integer('DYNAMODB_BUDGET_MS', 6000, 100, 25000),
     retryAfterSeconds: read.integer('RETRY_AFTER_SECONDS', 1, 1, 3600),
     allowedOrigins: read.origins('ALLOWED_ORIGINS'),
@@ -305,17 +308,22 @@ export function loadDecisionConfig(env: Env = process.env): DecisionConfig {
 }
 
 export interface PublisherConfig {
+  /** The table every event is checked against before it is published. */
+  requestsTableName: string;
+  dynamodb: DynamoDbConfig;
   eventBusName: string;
   /** The source of the events the service publishes; never the back office's. */
   eventSource: string;
   eventBridge: AwsServiceConfig;
-  /** PutEvents attempts for entries that keep failing, before the records are handed back. */
+  /** Attempts per batch for PutEvents entries that keep failing, and for request reads DynamoDB leaves unprocessed, before the records are handed back. */
   maxAttempts: number;
 }
 
 export function loadPublisherConfig(env: Env = process.env): PublisherConfig {
   const read = new Reader(env);
   const config = {
+    requestsTableName: read.string('REQUESTS_TABLE_NAME'),
+    dynamodb: readDynamoDb(read),
     eventBusName: read.string('EVENT_BUS_NAME'),
     eventSource: read.string('EVENT_SOURCE', 'bank.contract-termination'),
     eventBridge: readAwsService(read, 'EVENTBRIDGE_ENDPOINT'),
