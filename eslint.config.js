@@ -8,9 +8,15 @@ export default tseslint.config(
   ...tseslint.configs.strictTypeChecked,
   { languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } } },
   {
-    // The JavaScript files (this one, serverless.yml's CommonJS plugins) are in no tsconfig.
-    files: ['**/*.js', '**/*.cjs'],
+    // The JavaScript files (this one, serverless.yml's CommonJS plugins, the back office's signing
+    // example in docs/examples) are in no tsconfig.
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // Run by Node as it is, by another team: Node's globals.
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly' } },
   },
   {
     // serverless.yml loads local plugins with require(): CommonJS.

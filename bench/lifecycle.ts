@@ -10,6 +10,7 @@ import { apiEvent } from '../scripts/local/api-event';
 import { moveTo } from '../lib/termination/lifecycle';
 import type { Decision } from '../lib/termination/ports';
 import { startAwsStandIn } from '../scripts/local/aws-stand-in';
+import { startJwksServer } from '../scripts/local/jwks-server';
 import { decisionEvent } from '../scripts/local/decision-event';
 import { startStreamPoller } from '../scripts/local/stream-poller';
 import { percentile, stops } from './measure';
@@ -66,7 +67,11 @@ const ms = (values: number[], p: number) => percentile(values, p).toFixed(2);
 export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
   const standIn = await startAwsStandIn();
   stops.push(standIn.stop);
+  // The local back office's keys: every decision is signed, and the consumer checks it.
+  const jwks = await startJwksServer({ keys: [] }, 0);
+  stops.push(jwks.stop);
   Object.assign(process.env, {
+    DECISION_JWKS_URI: jwks.backOfficeUri,
     EVENT_BUS_NAME: 'bench-events',
     EVENTBRIDGE_ENDPOINT: standIn.endpoint,
     SQS_ENDPOINT: standIn.endpoint,

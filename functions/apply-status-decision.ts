@@ -5,11 +5,14 @@ import { logger } from '../lib/observability/logger';
 import { applyStatusDecision, type DecisionDeps } from '../lib/termination/apply-status-decision';
 import { storeFor } from '../lib/dynamodb/termination-table';
 import { withLambdaContext } from '../lib/observability/lambda-context';
+import { createDecisionSignatureCheck } from '../lib/auth/decision-signature';
 
 const config = loadDecisionConfig();
 const deps: DecisionDeps = {
   store: storeFor(config),
   expected: { source: config.decisionSource, detailType: config.decisionDetailType, account: config.decisionAccountId },
+  // The back office signs as the source it sends from.
+  checkSignature: createDecisionSignatureCheck({ ...config.signatures, issuer: config.decisionSource }),
   now: () => new Date(),
   retentionSeconds: config.retentionSeconds,
 };
@@ -18,8 +21,8 @@ const deadLetters = deadLetterQueueFor(config.deadLetterQueueUrl, config.sqs);
 /**
  * EventBridge -> a back-office decision (docs/events.md). A decision that can never apply is
  * logged as an ERROR and sent to the dead-letter queue, and the invocation succeeds: it is never
- * retried and blocks nothing. What may pass (DynamoDB unavailable) throws: Lambda tries the event
- * again, then hands it to the same queue.
+ * retried and blocks nothing. What may pass (DynamoDB unavailable, the back office's JWKS out of
+ * reach) throws: Lambda tries the event again, then hands it to the same queue.
  */
 export const handler = withLambdaContext(async (event: EventBridgeEvent<string, unknown>): Promise<{ outcome: string }> => {
   const outcome = await applyStatusDecision(deps, {

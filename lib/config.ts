@@ -8,6 +8,16 @@ import { MAX_LIMIT_COUNT } from './termination/request-limit';
 
 type Env = Record<string, string | undefined>;
 
+/** The names of this machine in a URL (`URL.hostname`): where plain HTTP may be trusted, for the local stack only. */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** True for a plain-HTTP URL on loopback: the local stack's JWKS, never a deployed one. */
+export function isLoopbackHttp(uri: string): boolean {
+  if (!URL.canParse(uri)) return false;
+  const url = new URL(uri);
+  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+}
+
 /** Where "today" is decided when BUSINESS_TIME_ZONE is unset (the API description says it too). */
 export const DEFAULT_BUSINESS_TIME_ZONE = 'Europe/Moscow';
 
@@ -49,6 +59,14 @@ class Reader {
     return value;
   }
 
+  oneOf<T extends string>(name: string, values: readonly T[], fallback: T): T {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    const value = values.find((v) => v === raw);
+    if (value === undefined) this.problems.push(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+    return value ?? fallback;
+  }
+
   /** An AWS account id: twelve digits. */
   accountId(name: string): string {
     const value = this.string(name);
@@ -65,12 +83,8 @@ class Reader {
   /** HTTPS, or plain HTTP on loopback for the local stack only. */
   jwksUri(name: string): string {
     const value = this.url(name);
-    if (value && URL.canParse(value)) {
-      const url = new URL(value);
-      const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-      if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
-        this.problems.push(`${name} must be an https URL, got "${value}"`);
-    }
+    if (value && URL.canParse(value) && new URL(value).protocol !== 'https:' && !isLoopbackHttp(value))
+      this.problems.push(`${name} must be an https URL, got "${value}"`);
     return value;
   }
 
@@ -135,13 +149,20 @@ export interface ServiceConfig {
   dynamodb: DynamoDbConfig;
 }
 
-export interface AuthConfig {
-  issuer: string;
-  audience: string;
+/**
+ * How a token proves it is an access token, not an ID token (docs/decisions/0003-authentication.md):
+ * `token_use` is `access` (Cognito), the header's `typ` is `at+jwt` (RFC 9068), or its `scope`
+ * holds JWT_REQUIRED_SCOPE (a provider that marks neither; ID tokens carry no scope).
+ */
+export const ACCESS_TOKEN_PROOFS = ['token_use', 'at+jwt', 'scope'] as const;
+export type AccessTokenProof = (typeof ACCESS_TOKEN_PROOFS)[number];
+
+/** A scope token as RFC 6749 writes them: printable ASCII but space, `"` and `\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,256}$/;
+
+/** Where a signer's public keys are, and how they are cached: customer tokens and decisions alike. */
+export interface JwksSettings {
   jwksUri: string;
-  customerIdClaim: string;
-  /** Longest accepted token lifetime (exp - iat). */
-  maxTokenLifetimeSeconds: number;
   /** How long a fetched JWKS is trusted before it is fetched again. */
   jwksTtlSeconds: number;
   /**
@@ -149,10 +170,31 @@ export interface AuthConfig {
    * long ago; sooner, the token is refused at once from the JWKS in hand.
    */
   jwksMinRefetchSeconds: number;
+  /** How far ahead of ours the signer's clock may run (`iat`). */
+  clockSkewSeconds: number;
+}
+
+/** The JWKS at `uriName`, cached as JWKS_TTL_SECONDS and JWKS_MIN_REFETCH_SECONDS say, with JWT_CLOCK_SKEW_SECONDS. */
+function readJwksSettings(read: Reader, uriName: string): JwksSettings {
+  return {
+    jwksUri: read.jwksUri(uriName),
+    jwksTtlSeconds: read.integer('JWKS_TTL_SECONDS', 300, 10, 900),
+    jwksMinRefetchSeconds: read.integer('JWKS_MIN_REFETCH_SECONDS', 30, 1, 300),
+    clockSkewSeconds: read.integer('JWT_CLOCK_SKEW_SECONDS', 30, 0, 300),
+  };
+}
+
+export interface AuthConfig extends JwksSettings {
+  issuer: string;
+  audience: string;
+  accessTokenProof: AccessTokenProof;
+  /** A scope every token's `scope` must hold: required with the `scope` proof, optional with the others. */
+  requiredScope: string | undefined;
+  customerIdClaim: string;
+  /** Longest accepted token lifetime (exp - iat). */
+  maxTokenLifetimeSeconds: number;
   /** Longest token accepted, in bytes (a JWT is ASCII); a longer one is refused unread. */
   maxTokenBytes: number;
-  /** How far ahead of ours the issuer's clock may run (`iat`). */
-  clockSkewSeconds: number;
   /** API Gateway's authorizer result cache TTL: the same number as in serverless.yml. */
   cacheTtlSeconds: number;
 }
@@ -226,17 +268,20 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
   const config = read.done({
     issuer: read.string('JWT_ISSUER'),
     audience: read.string('JWT_AUDIENCE'),
-    jwksUri: read.jwksUri('JWKS_URI'),
+    accessTokenProof: read.oneOf('JWT_ACCESS_TOKEN_PROOF', ACCESS_TOKEN_PROOFS, 'token_use'),
+    requiredScope: read.optional('JWT_REQUIRED_SCOPE'),
+    ...readJwksSettings(read, 'JWKS_URI'),
     customerIdClaim: read.string('CUSTOMER_ID_CLAIM', 'sub'),
     maxTokenLifetimeSeconds: read.integer('JWT_MAX_LIFETIME_SECONDS', 86_400, 60, 7 * 86_400),
-    jwksTtlSeconds: read.integer('JWKS_TTL_SECONDS', 300, 10, 900),
-    jwksMinRefetchSeconds: read.integer('JWKS_MIN_REFETCH_SECONDS', 30, 1, 300),
     // API Gateway takes at most 10,240 bytes of request line and headers together.
     maxTokenBytes: read.integer('JWT_MAX_BYTES', 8192, 1024, 10_240),
-    clockSkewSeconds: read.integer('JWT_CLOCK_SKEW_SECONDS', 30, 0, 300),
     // API Gateway's own bounds for the authorizer result cache: 0 to 3600 s.
     cacheTtlSeconds: read.integer('AUTHORIZER_CACHE_TTL_SECONDS', 60, 0, 3600),
   });
+  if (config.accessTokenProof === 'scope' && config.requiredScope === undefined)
+    throw new ConfigError(['JWT_REQUIRED_SCOPE is required when JWT_ACCESS_TOKEN_PROOF is scope']);
+  if (config.requiredScope !== undefined && !SCOPE_TOKEN.test(config.requiredScope))
+    throw new ConfigError([`JWT_REQUIRED_SCOPE must be one scope (printable ASCII, no space), got "${config.requiredScope}"`]);
   // A token with less life left than the cache keeps an answer is refused: no token could pass.
   if (config.cacheTtlSeconds >= config.maxTokenLifetimeSeconds) {
     throw new ConfigError([
@@ -270,6 +315,12 @@ export interface DecisionConfig {
   decisionSource: string;
   decisionDetailType: string;
   decisionAccountId: string;
+  /**
+   * The back office's public keys (DECISION_JWKS_URI), which every decision's signature must
+   * verify against, whatever path brought it (docs/decisions/0017-lifecycle.md). No switch turns
+   * the check off.
+   */
+  signatures: JwksSettings;
   /** Where a decision that can never apply goes, with the reason. */
   deadLetterQueueUrl: string;
   sqs: AwsServiceConfig;
@@ -284,6 +335,7 @@ export function loadDecisionConfig(env: Env = process.env): DecisionConfig {
     decisionSource: read.string('DECISION_SOURCE', DEFAULT_DECISION_SOURCE),
     decisionDetailType: read.string('DECISION_DETAIL_TYPE', 'TerminationRequestStatusChanged'),
     decisionAccountId: read.accountId('DECISION_ACCOUNT_ID'),
+    signatures: readJwksSettings(read, 'DECISION_JWKS_URI'),
     deadLetterQueueUrl: read.url('DECISION_DEAD_LETTER_QUEUE_URL'),
     sqs: readAwsService(read, 'SQS_ENDPOINT'),
   });

@@ -16,8 +16,9 @@ import { localEndpoint } from '../lib/aws/local-endpoint';
 /*
  * npm run backoffice -- --request <requestNumber or requestId> --status <STATUS> [--reason "..."]
  * [--event-id <id>]: the bank's back office deciding on a request of the running local stack
- * (npm start). It puts a TerminationRequestStatusChanged event on the bus with PutEvents, as the
- * back office does in AWS; the stack's stand-in routes it by the template's own rule pattern to
+ * (npm start). It signs the decision with the local back office's key (scripts/local/decision-event.ts,
+ * as docs/events.md tells the back office to sign) and puts a TerminationRequestStatusChanged
+ * event on the bus with PutEvents, as the back office does in AWS; the stack's stand-in routes it by the template's own rule pattern to
  * the real consumer in serverless offline. It then says, here, what became of the decision: the
  * stand-in tells which rule took the event, what the consumer answered (applied, duplicate, or
  * the refusal) and the dead letter that carries the refusal's reasons; the request is read after.

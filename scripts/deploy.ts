@@ -7,7 +7,8 @@ import { buildFunctions } from './build';
 /*
  * npm run deploy -- --stage <stage> [--region <region>]: builds, then runs one serverless deploy,
  * which packages and deploys that package in the same run, with one set of settings
- * (docs/deploy.md). The identity settings and the contracts and documents tables come from the environment, or
+ * (docs/deploy.md). The identity settings, the back office's keys and the contracts and documents tables come from
+ * the environment, or
  * else from SSM Parameter Store under /contract-termination/<stage>/ (names below).
  */
 
@@ -15,6 +16,7 @@ const SETTINGS = {
   JWT_ISSUER: 'jwt-issuer',
   JWT_AUDIENCE: 'jwt-audience',
   JWKS_URI: 'jwks-uri',
+  DECISION_JWKS_URI: 'decision-jwks-uri',
   CONTRACTS_TABLE_NAME: 'contracts-table-name',
   DOCUMENTS_TABLE_NAME: 'documents-table-name',
 } as const;

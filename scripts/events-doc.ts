@@ -1,6 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { supportedSignatureAlgorithms } from 'aws-jwt-verify/jwt-verifier';
+import { MAX_SIGNATURE_BYTES } from '../lib/auth/decision-signature';
+import { loadDecisionConfig } from '../lib/config';
+import { at, templateFile } from './local/template-file';
 import { FINAL_STATUSES, mayMove } from '../lib/termination/lifecycle';
 import {
+  DECISION_SIGNED_FIELDS,
   ESCAPE_ON_OUTPUT,
   EVENT_TYPES,
   statusChangedEventSchema,
@@ -78,6 +83,84 @@ function transitionTable(): string {
   const header = `| from \\ to | ${STATUSES.join(' | ')} |`;
   const rows = STATUSES.map((from) => `| ${from} | ${STATUSES.map((to) => (mayMove(from, to) ? 'yes' : '')).join(' | ')} |`);
   return [header, `|---|${STATUSES.map(() => '---').join('|')}|`, ...rows].join('\n');
+}
+
+/** The example the back-office team runs, shown as it is in the repository (a test runs it). */
+export const SIGNING_EXAMPLE = 'docs/examples/sign-decision.mjs';
+
+/** How the back office signs a decision: algorithm, claims, lifetime, rotation, from the code and the template. */
+function signingSection(): string {
+  const { signatures } = loadDecisionConfig({
+    REQUESTS_TABLE_NAME: 'x',
+    DECISION_ACCOUNT_ID: '123456789012',
+    DECISION_DEAD_LETTER_QUEUE_URL: 'https://x.example',
+    DECISION_JWKS_URI: 'https://x.example',
+  });
+  const events = templateFile('events.yml');
+  const retentionDays = Number(at(events, 'Resources', 'DecisionDeadLetterQueue', 'Properties', 'MessageRetentionPeriod')) / 86_400;
+  const ruleHours =
+    Number(at(events, 'Resources', 'DecisionRule', 'Properties', 'Targets', 0, 'RetryPolicy', 'MaximumEventAgeInSeconds')) / 3600;
+  const keepDays = retentionDays + Math.ceil(ruleHours / 24);
+  const fields = DECISION_SIGNED_FIELDS.map((field) => `\`${field}\``).join(', ');
+  return `## Signing a decision
+
+The consumer applies a decision only when the back office signed it, and checks that itself
+whatever path brought the decision (the rule, a redrive of the dead-letter queue, a direct
+invoke): the bus, rule and queue policies keep others out, the signature proves the author. A
+decision without a valid signature is refused to the dead-letter queue (\`unauthenticated\`), and
+nothing moves. There is no setting that turns this off, on any stage.
+
+**The signature** is the detail's \`signature\` field: a compact JWS (RFC 7515), what JWT
+libraries call a signed JWT, at most ${MAX_SIGNATURE_BYTES} bytes.
+
+- Header: \`alg\` one of ${supportedSignatureAlgorithms.map((alg) => `\`${alg}\``).join(', ')} (never \`none\`, never HMAC);
+  \`kid\` the id of the signing key in the back office's JWKS (1 to 128 printable ASCII characters,
+  no space); no \`crit\`. \`typ\` may be \`JWT\` or absent.
+- Claims: \`iss\`, the decisions' source (\`bank.back-office\`, \`DECISION_SOURCE\`); \`iat\`, when it
+  was signed, in seconds, at most ${signatures.clockSkewSeconds} s (\`JWT_CLOCK_SKEW_SECONDS\`) ahead of the consumer's clock;
+  and ${fields}, each exactly as the detail carries it (the same string, the same case; a
+  \`reason\` the detail lacks is absent from the claims too). \`nbf\` may be set; other claims are
+  ignored. A claim that differs from the detail's field refuses the decision, naming the field:
+  a signature covers one decision of one request, never another's, and no field can be changed
+  after signing.
+- **No \`exp\`**: a signature with \`exp\` is refused. A decision may wait in the dead-letter queue
+  (${retentionDays} days) and must still apply when it is redriven, so its lifetime is its key's life in
+  the JWKS, not a time in the token. Sending a signed decision again is harmless: its \`eventId\`
+  applies once, and no status moves back.
+
+**The keys** are the back office's own: an RSA (or EC, or Ed25519) key pair per signing key, the
+public keys published as a JWKS on an HTTPS URL that the service's team sets as
+\`DECISION_JWKS_URI\` for each stage (a deployed stage cannot be packaged without it). The consumer
+fetches the JWKS again when its copy is ${signatures.jwksTtlSeconds} s old (\`JWKS_TTL_SECONDS\`), and for a \`kid\` it does not
+know at most every ${signatures.jwksMinRefetchSeconds} s (\`JWKS_MIN_REFETCH_SECONDS\`), the same rules as for customer tokens
+([0003-authentication.md](decisions/0003-authentication.md)).
+
+- Rotation: publish the new key at least ${signatures.jwksMinRefetchSeconds} s before signing with it (a decision signed with
+  a key the consumer has not fetched yet is refused to the dead-letter queue; a redrive applies
+  it once the key is fetched). Keep a retired key published for at least ${keepDays} days after its last
+  signature (the dead-letter queue keeps a decision ${retentionDays} days, and EventBridge retries a
+  delivery for up to ${ruleHours} hours before that), then remove it: its signatures stop verifying within
+  ${signatures.jwksTtlSeconds} s.
+- A leaked key: remove it from the JWKS at once. Decisions it signed that were not applied yet are
+  then refused; sign them again with a new key and send them again (same \`eventId\`).
+- An outage of the JWKS is no refusal: the consumer fails the invocation, Lambda retries it twice,
+  then the decision waits in the dead-letter queue for a redrive ([operations.md](operations.md)).
+- The key of the local stack and the tests (\`scripts/local/back-office-test-key.json\`, which
+  signs \`npm run backoffice\`'s decisions and the samples of \`events/\`) is committed, and no
+  deployed stage trusts it.
+
+**An example to run** (\`${SIGNING_EXAMPLE}\`; Node 18 or later, nothing to install):
+
+\`\`\`sh
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out back-office-key.pem
+node sign-decision.mjs jwks back-office-key.pem back-office-2026-11 > jwks.json    # publish at DECISION_JWKS_URI
+echo '{"eventId":"bo-2026-11-24-000342","requestId":"0190f5a2-7c3e-7d4a-9b1e-5a6c7d8e9f01","contractId":"a1a1a1a1-0000-4000-8000-000000000001","status":"REJECTED","reason":"The contract is pledged","occurredAt":"2026-11-24T08:40:00Z"}' > detail.json
+node sign-decision.mjs sign back-office-key.pem back-office-2026-11 detail.json   # the Detail to put on the bus
+\`\`\`
+
+\`\`\`js
+${readFileSync(SIGNING_EXAMPLE, 'utf8').trimEnd()}
+\`\`\``;
 }
 
 export function buildEventsDoc(): string {
@@ -167,15 +250,19 @@ What the consumer does with each event:
 | this \`eventId\` was applied, or the request already has that status and that reason | \`duplicate\` | nothing; INFO log |
 | a move the table above forbids (back, out of a final status, or the same status with another reason) | \`forbidden-transition\` | nothing changes; ERROR log; the event goes to the dead-letter queue with the reason |
 | no such request on that contract | \`unknown-request\` | the same |
-| another source, detail-type or sender's account (a decision planted past the rule, e.g. in the dead-letter queue, is refused by the consumer too), or a detail that breaks the schema (\`occurredAt\` outside the years 2000-2999 included) | \`unexpected-event\`, \`malformed-detail\` | the same, with every problem named |
+| another source, detail-type or sender's account (a decision planted past the rule, e.g. in the dead-letter queue, is refused by the consumer too) | \`unexpected-event\` | the same |
+| no signature, one the back office's keys do not verify, or one whose claims are not exactly this decision's fields ([Signing a decision](#signing-a-decision)), whatever path brought it: the rule, a redrive, a direct invoke | \`unauthenticated\` | the same, naming what failed (fields by name, never their values) |
+| a signed detail that breaks the schema (\`occurredAt\` outside the years 2000-2999 included) | \`malformed-detail\` | the same, with every problem named |
 | a final status whose contract slot does not name the request (broken data) | \`slot-mismatch\` | the same |
-| DynamoDB throttled or unreachable | (throws) | Lambda retries the event twice, then sends it to the same dead-letter queue |
+| DynamoDB throttled or unreachable, or the back office's JWKS out of reach | (throws) | Lambda retries the event twice, then sends it to the same dead-letter queue |
 
 A refused event is never retried and never holds back the events behind it. A decision that
 arrives after a later one (IN_REVIEW after APPROVED) would move the request back: it is refused
 and lands in the dead-letter queue, unless it is the very event that was applied before.
 
 ${schemaBlock(statusDecisionSchema)}
+
+${signingSection()}
 
 ## Out: \`${EVENT_TYPES.submitted}\`
 
@@ -219,7 +306,8 @@ ${schemaBlock(statusChangedEventSchema)}
 ## Personal data
 
 Fields marked **personal data** above identify a customer or hold what a person wrote:
-\`customerId\`, the account number, the recipient's name, the comment, the back office's reason.
+\`customerId\`, the account number, the recipient's name, the comment, the back office's reason
+(and the decision's \`signature\`, whose claims repeat that reason).
 They travel on the bus (the back office needs them) and rest in the dead-letter queues
 (encrypted, 14 days), and never reach a log: the functions log ids, statuses and outcomes only.
 A consumer that keeps these events keeps personal data.

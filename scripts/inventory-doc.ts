@@ -22,6 +22,7 @@ export const PLACEHOLDER_SETTINGS = {
   JWT_ISSUER: 'https://issuer.example',
   JWT_AUDIENCE: 'termination-api',
   JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
+  DECISION_JWKS_URI: 'https://back-office.example/.well-known/jwks.json',
   CONTRACTS_TABLE_NAME: 'contracts-owned-elsewhere',
   DOCUMENTS_TABLE_NAME: 'documents-owned-elsewhere',
 };

@@ -20,6 +20,7 @@ const placeholders = {
   JWT_ISSUER: 'https://issuer.example',
   JWT_AUDIENCE: 'termination-api',
   JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
+  DECISION_JWKS_URI: 'https://back-office.example/.well-known/jwks.json',
   CONTRACTS_TABLE_NAME: 'contracts',
   DOCUMENTS_TABLE_NAME: 'documents',
   SLS_TELEMETRY_DISABLED: '1',

@@ -57,6 +57,9 @@ const requestIdentity = {
   requestNumber: { type: 'string', maxLength: 20 },
 } as const;
 
+/** A compact JWS (RFC 7515): three base64url parts, the last the signature. */
+export const COMPACT_JWS = '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$';
+
 /**
  * The detail of the back office's `TerminationRequestStatusChanged`. contractId is required
  * as well as requestId: the request is stored under its contract, so a decision is applied in
@@ -66,7 +69,7 @@ const requestIdentity = {
 export const statusDecisionSchema = {
   $id: 'StatusDecision',
   type: 'object',
-  required: ['eventId', 'requestId', 'contractId', 'status', 'occurredAt'],
+  required: ['eventId', 'requestId', 'contractId', 'status', 'occurredAt', 'signature'],
   properties: {
     eventId: {
       type: 'string',
@@ -80,8 +83,28 @@ export const statusDecisionSchema = {
     status: { type: 'string', enum: DECISION_STATUSES },
     reason: reasonText,
     occurredAt: { ...timestamp, description: 'When the back office decided.' },
+    signature: {
+      type: 'string',
+      pattern: COMPACT_JWS,
+      description:
+        "The back office's signature over every other field: a compact JWS whose claims repeat them exactly (docs/events.md, Signing a decision). It carries the reason too, encoded, not encrypted.",
+      ...personal,
+    },
   },
 } as const;
+
+/**
+ * The fields a decision's signature covers: every field of the detail but the signature, each of
+ * which its claims must repeat exactly (docs/decisions/0017-lifecycle.md).
+ */
+export const DECISION_SIGNED_FIELDS = [
+  'eventId',
+  'requestId',
+  'contractId',
+  'status',
+  'reason',
+  'occurredAt',
+] as const satisfies readonly Exclude<keyof typeof statusDecisionSchema.properties, 'signature'>[];
 
 export type StatusDecisionDetail = FromSchema<typeof statusDecisionSchema>;
 

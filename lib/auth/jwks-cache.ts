@@ -1,7 +1,16 @@
-import { KidNotFoundInJwksError, JwtWithoutValidKidError } from 'aws-jwt-verify/error';
+import {
+  FetchError,
+  JwkValidationError,
+  JwksNotAvailableInCacheError,
+  JwksValidationError,
+  KidNotFoundInJwksError,
+  JwtWithoutValidKidError,
+  ParameterValidationError,
+} from 'aws-jwt-verify/error';
 import type { Fetcher } from 'aws-jwt-verify/https';
 import { SimpleJwksCache, type Jwks, type JwksCache, type JwkWithKid } from 'aws-jwt-verify/jwk';
 import type { JwtHeader, JwtPayload } from 'aws-jwt-verify/jwt-model';
+import { isLoopbackHttp, type JwksSettings } from '../config';
 
 interface DecomposedJwt {
   header: JwtHeader;
@@ -102,4 +111,46 @@ export class RefreshingJwksCache implements JwksCache {
     const triedAt = this.triedAt.get(jwksUri);
     return triedAt === undefined || this.now() - triedAt >= this.options.minRefetchMs;
   }
+}
+
+/**
+ * aws-jwt-verify fetches JWKS over HTTPS only. The local stack serves its JWKS over HTTP on
+ * loopback, so only there the keys come through Node's fetch; every other URI keeps the
+ * library's own HTTPS fetcher.
+ */
+const loopbackFetcher: Fetcher = {
+  fetch: async (uri) => {
+    const response = await fetch(uri, { signal: AbortSignal.timeout(3000) }).catch((error: unknown) => {
+      throw new FetchError(uri, error instanceof Error ? error.message : 'fetch failed');
+    });
+    if (!response.ok) throw new FetchError(uri, `status ${response.status}`);
+    return response.arrayBuffer();
+  },
+};
+
+/**
+ * The cache for one JWKS, as the authorizer (customer tokens) and the consumer (the back
+ * office's decisions) both use it: the same refresh by age and the same bound on refetches.
+ */
+export function jwksCacheFor(settings: JwksSettings, now: () => number = Date.now): RefreshingJwksCache {
+  return new RefreshingJwksCache({
+    ...(isLoopbackHttp(settings.jwksUri) ? { fetcher: loopbackFetcher } : {}),
+    ttlMs: settings.jwksTtlSeconds * 1000,
+    minRefetchMs: settings.jwksMinRefetchSeconds * 1000,
+    now,
+  });
+}
+
+/**
+ * A JWKS that cannot be had, or that the issuer broke (one malformed key fails every token), is
+ * an outage: never the fault of the token or signature being checked, so never a refusal.
+ */
+export function isJwksOutage(error: unknown): boolean {
+  return (
+    error instanceof FetchError ||
+    error instanceof JwksValidationError ||
+    error instanceof JwkValidationError ||
+    error instanceof JwksNotAvailableInCacheError ||
+    error instanceof ParameterValidationError
+  );
 }

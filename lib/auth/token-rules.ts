@@ -2,6 +2,7 @@ import { JwtBaseError } from 'aws-jwt-verify/error';
 import { decomposeUnverifiedJwt } from 'aws-jwt-verify/jwt';
 import type { JwtHeader, JwtPayload } from 'aws-jwt-verify/jwt-model';
 import { supportedSignatureAlgorithms } from 'aws-jwt-verify/jwt-verifier';
+import type { AccessTokenProof } from '../config';
 
 /*
  * The checks aws-jwt-verify leaves to its caller (docs/decisions/0003-authentication.md), in two
@@ -43,6 +44,9 @@ export function tokenShapeBreach(token: string, shape: TokenShape): string | und
 
 export interface TokenRules {
   audience: string;
+  accessTokenProof: AccessTokenProof;
+  /** A scope the token's `scope` must hold; required with the `scope` proof, optional with the others. */
+  requiredScope: string | undefined;
   /** Longest accepted `exp - iat`. */
   maxLifetimeSeconds: number;
   /** How far ahead of this clock an issuer's clock may be: `iat` up to this far ahead is accepted. */
@@ -61,6 +65,23 @@ function isForUs(payload: JwtPayload, audience: string): boolean {
   return payload['client_id'] === audience;
 }
 
+/** RFC 9068's media type, with or without its `application/` prefix, in any case (RFC 7515's `typ`). */
+const AT_JWT = /^(application\/)?at\+jwt$/i;
+
+/** Why the token is not an access token by the configured proof, or undefined when it is one. */
+function accessTokenBreach(header: JwtHeader, payload: JwtPayload, rules: TokenRules): string | undefined {
+  // Cognito's ID tokens say what they are whatever the proof configured.
+  if (payload['token_use'] === 'id') return 'an ID token is not an access token';
+  if (rules.accessTokenProof === 'token_use' && payload['token_use'] !== 'access') return 'not an access token: token_use is not "access"';
+  if (rules.accessTokenProof === 'at+jwt' && !(typeof header.typ === 'string' && AT_JWT.test(header.typ)))
+    return 'not an access token: typ is not at+jwt';
+  if (rules.requiredScope !== undefined) {
+    const scope = payload['scope'];
+    if (typeof scope !== 'string' || !scope.split(' ').includes(rules.requiredScope)) return `no ${rules.requiredScope} in scope`;
+  }
+  return undefined;
+}
+
 /** Why the token must be refused, or undefined when these rules accept it. */
 export function tokenRuleBreach(header: JwtHeader, payload: JwtPayload, rules: TokenRules, nowSeconds: number): string | undefined {
   // A critical extension is one we must understand to use the token; we understand none.
@@ -71,7 +92,8 @@ export function tokenRuleBreach(header: JwtHeader, payload: JwtPayload, rules: T
   if (iat > nowSeconds + rules.clockSkewSeconds) return 'iat in the future';
   if (exp - iat > rules.maxLifetimeSeconds) return `lifetime over ${rules.maxLifetimeSeconds} s`;
   if (exp - nowSeconds < rules.cacheTtlSeconds) return `expires within the ${rules.cacheTtlSeconds} s the authorizer's answer is cached`;
-  if (payload['token_use'] === 'id') return 'an ID token is not an access token';
+  const notAccess = accessTokenBreach(header, payload, rules);
+  if (notAccess !== undefined) return notAccess;
   if (!isForUs(payload, rules.audience)) return 'audience not allowed';
   return undefined;
 }

@@ -1,16 +1,8 @@
 import { JwtVerifier } from 'aws-jwt-verify';
-import type { Fetcher } from 'aws-jwt-verify/https';
-import {
-  FetchError,
-  JwkValidationError,
-  JwksNotAvailableInCacheError,
-  JwksValidationError,
-  JwtBaseError,
-  ParameterValidationError,
-} from 'aws-jwt-verify/error';
+import { JwtBaseError } from 'aws-jwt-verify/error';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { AuthConfig } from '../config';
-import { RefreshingJwksCache } from './jwks-cache';
+import { isJwksOutage, jwksCacheFor } from './jwks-cache';
 import { tokenRuleBreach, tokenShapeBreach } from './token-rules';
 
 /** A refusal of the caller's credentials: API Gateway turns it into 401. */
@@ -30,40 +22,6 @@ export function bearerToken(authorization: string | undefined): string {
   return match[1];
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** True for a JWKS served over plain HTTP on loopback: the local stack's signing key. */
-export function isLoopbackHttp(uri: string): boolean {
-  const url = new URL(uri);
-  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
-}
-
-/**
- * aws-jwt-verify fetches JWKS over HTTPS only. The local stack serves its JWKS over HTTP on
- * loopback, so only there the keys come through Node's fetch; every other URI keeps the
- * library's own HTTPS fetcher.
- */
-const loopbackFetcher: Fetcher = {
-  fetch: async (uri) => {
-    const response = await fetch(uri, { signal: AbortSignal.timeout(3000) }).catch((error: unknown) => {
-      throw new FetchError(uri, error instanceof Error ? error.message : 'fetch failed');
-    });
-    if (!response.ok) throw new FetchError(uri, `status ${response.status}`);
-    return response.arrayBuffer();
-  },
-};
-
-function isTokenFault(error: unknown): error is JwtBaseError {
-  const outage =
-    error instanceof FetchError ||
-    error instanceof JwksValidationError ||
-    // A JWKS with one malformed key is the issuer's fault: every token would fail with it.
-    error instanceof JwkValidationError ||
-    error instanceof JwksNotAvailableInCacheError ||
-    error instanceof ParameterValidationError;
-  return error instanceof JwtBaseError && !outage;
-}
-
 export type CustomerIdOf = (token: string) => Promise<string>;
 
 /**
@@ -72,15 +30,12 @@ export type CustomerIdOf = (token: string) => Promise<string>;
  * of token-rules.ts, and returns the customer id from the configured claim.
  */
 export function createTokenVerifier(config: AuthConfig, now: () => number = Date.now): CustomerIdOf {
-  const jwksCache = new RefreshingJwksCache({
-    ...(isLoopbackHttp(config.jwksUri) ? { fetcher: loopbackFetcher } : {}),
-    ttlMs: config.jwksTtlSeconds * 1000,
-    minRefetchMs: config.jwksMinRefetchSeconds * 1000,
-    now,
-  });
+  const jwksCache = jwksCacheFor(config, now);
   const shape = { issuer: config.issuer, maxTokenBytes: config.maxTokenBytes };
   const rules = {
     audience: config.audience,
+    accessTokenProof: config.accessTokenProof,
+    requiredScope: config.requiredScope,
     maxLifetimeSeconds: config.maxTokenLifetimeSeconds,
     clockSkewSeconds: config.clockSkewSeconds,
     cacheTtlSeconds: config.cacheTtlSeconds,
@@ -109,7 +64,7 @@ export function createTokenVerifier(config: AuthConfig, now: () => number = Date
       if (error instanceof InvalidTokenError) throw error;
       // Only the token's own faults are a 401; a JWKS that cannot be had is an outage (503).
       // The library's message says what failed (expired, signature, kid...) without the token itself.
-      if (isTokenFault(error)) throw new InvalidTokenError(error.message);
+      if (error instanceof JwtBaseError && !isJwksOutage(error)) throw new InvalidTokenError(error.message);
       throw error;
     }
     const customerId = payload[config.customerIdClaim];

@@ -1,15 +1,17 @@
 import { backoff } from '../backoff';
 import type { Status } from '../api-model/schemas';
+import { DECISION_SIGNED_FIELDS } from '../api-model/event-schemas';
 import { validateStatusDecisionDetail } from '../api-model/validator';
 import { isFinal, moveTo } from './lifecycle';
 import { retainedUntil } from './retention';
-import type { Decision, StatusMove, StatusWriteRefusal, TerminationStore } from './ports';
+import type { CheckSignature, Decision, StatusMove, StatusWriteRefusal, TerminationStore } from './ports';
 
 /*
  * A back-office decision in (docs/decisions/0017-lifecycle.md). Each event is judged alone:
  * applied, a duplicate (nothing to do), or refused for good (it goes to the dead-letter queue,
  * never blocking the events behind it). Only a failure that may pass (DynamoDB throttled,
- * unreachable, contended) is thrown, for the invocation to be tried again.
+ * unreachable, contended; the back office's keys out of reach) is thrown, for the invocation to
+ * be tried again.
  */
 
 export interface DecisionEvent {
@@ -28,6 +30,11 @@ export interface DecisionDeps {
    * applies anything else.
    */
   expected: { source: string; detailType: string; account: string };
+  /**
+   * The back office's signature over the decision, checked here whatever path brought it: what
+   * is applied proves who decided it. There is no way to turn it off.
+   */
+  checkSignature: CheckSignature;
   now: () => Date;
   /** How long a request made final is kept (REQUEST_RETENTION_DAYS). */
   retentionSeconds: number;
@@ -35,7 +42,8 @@ export interface DecisionDeps {
   maxAttempts?: number;
 }
 
-export type DecisionRefusal = 'unexpected-event' | 'malformed-detail' | 'forbidden-transition' | 'unknown-request' | 'slot-mismatch';
+export type DecisionRefusal =
+  'unexpected-event' | 'unauthenticated' | 'malformed-detail' | 'forbidden-transition' | 'unknown-request' | 'slot-mismatch';
 
 export type DecisionOutcome =
   | { kind: 'applied'; decision: Decision }
@@ -49,7 +57,28 @@ export class DecisionContendedError extends Error {
   }
 }
 
-function readDecision(event: DecisionEvent, expected: DecisionDeps['expected']): Decision | DecisionOutcome {
+const unauthenticated = (problem: string): DecisionOutcome => ({ kind: 'refused', refusal: 'unauthenticated', problems: [problem] });
+
+/**
+ * Whether the back office signed exactly this decision (0017-lifecycle.md): a signature that
+ * verifies against its keys, whose claims repeat every signed field of the detail as it is, a
+ * field absent from one absent from the other. Problems name fields, never their values (the
+ * reason is words for the customer).
+ */
+async function authenticate(detail: unknown, checkSignature: CheckSignature): Promise<DecisionOutcome | undefined> {
+  const fields: Readonly<Record<string, unknown>> = typeof detail === 'object' && detail !== null ? { ...detail } : {};
+  const signature = fields['signature'];
+  if (typeof signature !== 'string' || signature === '') return unauthenticated('no signature: the back office signs every decision');
+  const verdict = await checkSignature(signature);
+  if (!verdict.ok) return unauthenticated(`signature: ${verdict.problem}`);
+  const { claims } = verdict;
+  const uncovered = DECISION_SIGNED_FIELDS.filter((field) => JSON.stringify(claims[field]) !== JSON.stringify(fields[field]));
+  if (uncovered.length > 0) return unauthenticated(`the signature does not cover this decision's ${uncovered.join(', ')}`);
+  return undefined;
+}
+
+async function readDecision(event: DecisionEvent, deps: DecisionDeps): Promise<Decision | DecisionOutcome> {
+  const { expected } = deps;
   if (event.source !== expected.source || event.detailType !== expected.detailType || event.account !== expected.account) {
     return {
       kind: 'refused',
@@ -57,6 +86,8 @@ function readDecision(event: DecisionEvent, expected: DecisionDeps['expected']):
       problems: [`expected source ${expected.source}, detail-type ${expected.detailType} and account ${expected.account}`],
     };
   }
+  const refused = await authenticate(event.detail, deps.checkSignature);
+  if (refused !== undefined) return refused;
   const checked = validateStatusDecisionDetail(event.detail);
   if (!checked.ok) return { kind: 'refused', refusal: 'malformed-detail', problems: checked.problems };
   const { eventId, requestId, contractId, status, reason, occurredAt } = checked.detail;
@@ -122,7 +153,7 @@ function meaningOf(outcome: StatusWriteRefusal, decision: Decision, move: Status
 }
 
 export async function applyStatusDecision(deps: DecisionDeps, event: DecisionEvent): Promise<DecisionOutcome> {
-  const decision = readDecision(event, deps.expected);
+  const decision = await readDecision(event, deps);
   if ('kind' in decision) return decision;
   const move = moveTo(decision.status);
   const maxAttempts = deps.maxAttempts ?? 5;

@@ -7,6 +7,7 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { collectOutput, stopChild } from './child-process';
 import { assertLoopbackOnly } from './reachability';
 import { localEndpoint } from '../../lib/aws/local-endpoint';
+import { LOOPBACK_HOSTS } from '../../lib/config';
 
 export interface RunningDynamoDb {
   endpoint: string;
@@ -85,7 +86,8 @@ function javaArgs(options: { port: number; path: string | null; host: string; st
 /** Source-file mode needs the JDK's compiler; a bare JRE says so and exits. */
 const NO_COMPILER = /jdk\.compiler|source-file mode|Could not find or load main class|Unrecognized option/i;
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+/** The loopback names of lib/config.ts as an address to bind: IPv6 without its URL brackets. */
+const LOOPBACK = new Set([...LOOPBACK_HOSTS].map((host) => host.replace(/^\[(.*)\]$/, '$1')));
 
 /** DYNAMODB_LOCAL_ANY_INTERFACE=true: run the stock launcher, which listens on every interface. */
 const anyInterfaceAllowed = () => process.env['DYNAMODB_LOCAL_ANY_INTERFACE'] === 'true';

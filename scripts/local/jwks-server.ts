@@ -1,22 +1,28 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { BACK_OFFICE_JWKS_PATH, LOCAL_BACK_OFFICE_KEY } from './decision-event';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
 
 /** More routes for the same server (the API description); true when it answered. */
 export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-/** Serves the local JWKS over HTTP on loopback, as an identity provider would over HTTPS. */
+/**
+ * Serves the local JWKS over HTTP on loopback, as an identity provider would over HTTPS, and the
+ * local back office's (BACK_OFFICE_JWKS_PATH), whose key signs the decisions of the local stack.
+ */
 export async function startJwksServer(
   /** The keys, or a function giving the keys of the moment (a test rotating them). */
   jwks: unknown,
   port: number,
   extra?: ExtraRoutes,
-): Promise<{ uri: string; origin: string; stop: () => Promise<void> }> {
+): Promise<{ uri: string; backOfficeUri: string; origin: string; stop: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === JWKS_PATH) {
       res
         .writeHead(200, { 'Content-Type': 'application/json' })
         .end(JSON.stringify(typeof jwks === 'function' ? Reflect.apply(jwks, undefined, []) : jwks));
+    } else if (req.method === 'GET' && req.url === BACK_OFFICE_JWKS_PATH) {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(LOCAL_BACK_OFFICE_KEY.jwks));
     } else if (!extra?.(req, res)) {
       res.writeHead(404).end();
     }
@@ -30,6 +36,7 @@ export async function startJwksServer(
   const origin = `http://127.0.0.1:${bound}`;
   return {
     uri: `${origin}${JWKS_PATH}`,
+    backOfficeUri: `${origin}${BACK_OFFICE_JWKS_PATH}`,
     origin,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -1,12 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { collectOutput, stopChild } from './child-process';
 import { freePort } from './free-port';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { startLocalGateway, type AnsweredCall } from './gateway';
+import { startLambdaGuard } from './lambda-guard';
 import { InvokeError, invokeOffline } from './offline-lambda';
 import { LOCAL_ALLOWED_ORIGINS } from './service-env';
 
@@ -15,6 +17,7 @@ export interface OfflineOptions {
   apiPort: number;
   /** The address it listens on: loopback unless told otherwise (a phone on the LAN: 0.0.0.0). */
   host?: string;
+  /** Where the tools call the Lambda API: the guard (lambda-guard.ts), on loopback, in front of serverless offline's. */
   lambdaPort: number;
   env: Record<string, string>;
   /**
@@ -70,10 +73,18 @@ async function authorizerRefuses(
 
 /**
  * Starts `serverless offline --stage local` on a loopback port of its own, waits until it
- * answers, and puts the local gateway (gateway.ts) in front of it on apiPort.
+ * answers, and puts the local gateway (gateway.ts) in front of it on apiPort. Its Lambda API
+ * listens on a Unix socket in a private folder, which no browser can reach, and the guard
+ * (lambda-guard.ts) answers on lambdaPort.
  */
 export async function startOffline(options: OfflineOptions): Promise<RunningOffline> {
   const offlinePort = await freePort();
+  const socketDir = mkdtempSync(join(tmpdir(), 'contract-termination-lambda-'));
+  const lambdaSocket = join(socketDir, 'lambda.sock');
+  const guard = await startLambdaGuard({ port: options.lambdaPort, socketPath: lambdaSocket }).catch((error: unknown) => {
+    rmSync(socketDir, { recursive: true, force: true });
+    throw error;
+  });
   const allowedOrigins = options.env['ALLOWED_ORIGINS'] ?? LOCAL_ALLOWED_ORIGINS.join(',');
   const child = spawn(process.execPath, [serverlessBin, 'offline', 'start', '--stage', 'local'], {
     env: {
@@ -82,7 +93,8 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
       ALLOWED_ORIGINS: allowedOrigins,
       API_HOST: '127.0.0.1',
       API_PORT: String(offlinePort),
-      LAMBDA_PORT: String(options.lambdaPort),
+      // A path: hapi, under serverless offline's Lambda API, listens on a Unix socket.
+      LAMBDA_PORT: lambdaSocket,
       SLS_TELEMETRY_DISABLED: '1',
     },
     stdio: ['ignore', options.output === 'inherit' ? 'inherit' : 'pipe', options.output === 'inherit' ? 'inherit' : 'pipe'],
@@ -97,10 +109,17 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
   }
   const output = collectOutput(child, toFile === undefined ? Infinity : 20_000);
   const upstream = `http://127.0.0.1:${offlinePort}`;
-  const stopOffline = () => stopChild(child);
+  const stopOffline = async () => {
+    await stopChild(child);
+    await guard.stop();
+    rmSync(socketDir, { recursive: true, force: true });
+  };
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`serverless offline exited with code ${child.exitCode}:\n${output()}`);
+    if (child.exitCode !== null) {
+      await stopOffline();
+      throw new Error(`serverless offline exited with code ${child.exitCode}:\n${output()}`);
+    }
     const up = await fetch(`${upstream}/`, { signal: AbortSignal.timeout(1000) }).then(
       () => true,
       () => false,

@@ -1,5 +1,6 @@
 import { LOCAL_ACCOUNT_ID } from './template-patterns';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from './signing-key';
+import { BACK_OFFICE_JWKS_PATH } from './decision-event';
 
 /** Where the local stack keeps its files (git-ignored); LOCAL_DIR moves it (a test's stack keeps its own). */
 const localDir = process.env['LOCAL_DIR'] ?? '.local';
@@ -48,6 +49,8 @@ export function localServiceEnv(running: {
     EVENT_BUS_NAME: LOCAL_EVENT_BUS,
     DECISION_DEAD_LETTER_QUEUE_URL: `${standIn}/000000000000/decision-dead-letters`,
     DECISION_ACCOUNT_ID: LOCAL_ACCOUNT_ID,
+    // The local back office's key, which the local JWKS server publishes beside the customers' (jwks-server.ts).
+    DECISION_JWKS_URI: new URL(BACK_OFFICE_JWKS_PATH, running.jwksUri).href,
     DYNAMODB_ENDPOINT: running.dynamoDbEndpoint,
     JWKS_URI: running.jwksUri,
     JWT_ISSUER: LOCAL_ISSUER,

@@ -8,7 +8,8 @@ const cors = require('../../resources/cors.json');
  * compiled template before it is saved:
  *
  * 1. Before packaging: a deployed stage (anything but `local`) must name its identity provider
- *    (JWT_ISSUER, JWT_AUDIENCE, JWKS_URI) and, on prod, the contracts table another system owns,
+ *    (JWT_ISSUER, JWT_AUDIENCE, JWKS_URI), the back office's keys (DECISION_JWKS_URI) and, on
+ *    prod, the contracts table another system owns,
  *    and its ALLOWED_ORIGINS must be origins; packaging fails with one message naming each
  *    (custom.stageSettings.required), instead of shipping a stack that answers every call 503.
  * 2. Preflights: with allowed origins, every route gets osls's CORS preflight (a MOCK integration

@@ -44,6 +44,9 @@ import { TemplateResolver } from '../support/cfn-intrinsics';
 import { at, jsonObject, parsedObject } from '../support/json';
 import { serviceFolder } from '../support/packaged-template';
 import { MOTO_ACCOUNT_ID, motoInstalled, startMoto, type Moto } from '../support/moto';
+import { signDecision } from '../../scripts/local/decision-event';
+import { startJwksServer } from '../../scripts/local/jwks-server';
+import { makeSigningKey } from '../../scripts/local/signing-key';
 
 /*
  * The deploy, rehearsed: `npm run deploy -- --stage prod`, the very command and template
@@ -77,6 +80,8 @@ let cloudFormation: CloudFormationClient;
 let dynamodb: DynamoDBClient;
 let events: EventBridgeClient;
 let sqs: SQSClient;
+/** The back office of the rehearsal: its own signing key, its JWKS served on loopback. */
+const backOffice = { key: makeSigningKey('rehearsal-back-office'), jwksUri: '', stop: () => Promise.resolve() };
 const deploys: { ms: number; output: string }[] = [];
 
 async function deploy(stage: string, env: Record<string, string> = {}): Promise<{ ms: number; output: string }> {
@@ -89,6 +94,8 @@ async function deploy(stage: string, env: Record<string, string> = {}): Promise<
       JWT_ISSUER: 'https://issuer.rehearsal.example',
       JWT_AUDIENCE: 'termination-api',
       JWKS_URI: 'https://issuer.rehearsal.example/.well-known/jwks.json',
+      // The back office's keys: a JWKS of the test's own, on loopback, where the deployed consumer (run here) fetches it.
+      DECISION_JWKS_URI: backOffice.jwksUri,
       CONTRACTS_TABLE_NAME: CONTRACTS_TABLE,
       DOCUMENTS_TABLE_NAME: DOCUMENTS_TABLE,
       ...env,
@@ -150,6 +157,8 @@ async function receive(target: { url: string }, count: number): Promise<Record<s
 describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => {
   beforeAll(async () => {
     moto = await startMoto();
+    const jwks = await startJwksServer(backOffice.key.jwks, 0);
+    Object.assign(backOffice, { jwksUri: jwks.uri, stop: jwks.stop });
     work = mkdtempSync(join(tmpdir(), 'rehearsal-'));
     service = serviceFolder({ linkBundles: false });
     const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };
@@ -177,6 +186,7 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
 
   afterAll(async () => {
     await moto.stop();
+    await backOffice.stop();
     service.remove();
     rmSync(work, { recursive: true, force: true });
   });
@@ -375,7 +385,7 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
       expect(refused.output).toContain('"why":"other-content"');
     });
 
-    it('matches a decision by the deployed rule, and the deployed consumer applies it: the request is final, the contract free', async () => {
+    it("matches a signed decision by the deployed rule, and the deployed consumer checks the back office's signature and applies it: the request is final, the contract free", async () => {
       const consumer = fn('ApplyStatusDecisionLambdaFunction');
       const rule = physicalId('DecisionRule');
       const bus = fn('PublishRequestEventsLambdaFunction').environment['EVENT_BUS_NAME'] ?? '';
@@ -386,18 +396,24 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
       const routed = await queue('rehearsal-decisions');
       await events.send(new PutTargetsCommand({ Rule: rule, EventBusName: bus, Targets: [{ Id: 'rehearsal', Arn: routed.arn }] }));
 
+      const fields = {
+        eventId: `bo-${randomUUID()}`,
+        requestId,
+        contractId,
+        status: 'REJECTED',
+        reason: 'The contract is pledged',
+        occurredAt: new Date().toISOString(),
+      } as const;
+      // The consumer trusts the back office's JWKS the stack was deployed with, and no other.
+      expect(consumer.environment['DECISION_JWKS_URI']).toBe(backOffice.jwksUri);
+      const decisionSource = consumer.environment['DECISION_SOURCE'] ?? '';
+      // Signed by the back office's key, as docs/events.md tells the back office to sign.
+      const signature = signDecision(fields, { key: backOffice.key }, decisionSource);
       const decision = (source: string) => ({
         EventBusName: bus,
         Source: source,
         DetailType: consumer.environment['DECISION_DETAIL_TYPE'],
-        Detail: JSON.stringify({
-          eventId: `bo-${randomUUID()}`,
-          requestId,
-          contractId,
-          status: 'REJECTED',
-          reason: 'The contract is pledged',
-          occurredAt: new Date().toISOString(),
-        }),
+        Detail: JSON.stringify({ ...fields, signature }),
       });
       // The rule's pattern passes the back office's decision and nothing in another source's name.
       await events.send(
@@ -409,7 +425,8 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
       // hands the target the whole event, account included, and the consumer reads it.
       const [event] = delivered;
       expect(at(event, 'account')).toBeUndefined();
-      await call('ApplyStatusDecisionLambdaFunction', { ...event, account: MOTO_ACCOUNT_ID });
+      // The deployed consumer fetched the back office's JWKS from its deployed DECISION_JWKS_URI and verified the signature.
+      expect(await call('ApplyStatusDecisionLambdaFunction', { ...event, account: MOTO_ACCOUNT_ID })).toEqual({ outcome: 'applied' });
       const read = await callApi(
         'GetTerminationRequestLambdaFunction',
         apiEvent({ method: 'GET', contractId, requestId, customerId: CUSTOMER }),

@@ -3,7 +3,9 @@ import { MAX_KEYS_PER_READ } from '../../lib/dynamodb/request-reads';
 import { UNCONFIRMED_RECORDS_METRIC } from '../../lib/events/publish-request-events';
 import { OUTCOMES } from '../../lib/http/outcomes';
 import { at, jsonObject } from '../support/json';
-import { ofType, parameterDefault, resource, templatePackager, type Json } from '../support/packaged-template';
+import { readFileSync } from 'node:fs';
+import { BACK_OFFICE_JWKS_PATH, LOCAL_BACK_OFFICE_KEY } from '../../scripts/local/decision-event';
+import { ofType, PACKAGED_DECISION_JWKS_URI, parameterDefault, resource, templatePackager, type Json } from '../support/packaged-template';
 
 /*
  * Reads the CloudFormation that `serverless package` makes for prod and dev (offline, no AWS
@@ -460,6 +462,28 @@ describe('the lifecycle (docs/events.md)', () => {
     expect(at(resource(prod, 'DecisionRule'), 'Properties', 'EventPattern', 'account')).toEqual([at(env(prod), 'DECISION_ACCOUNT_ID')]);
   });
 
+  it("gives no deployed stage the local back office's key: the consumer checks decisions against the JWKS the stage was packaged with", () => {
+    const env = (template: Json) => at(resource(template, 'ApplyStatusDecisionLambdaFunction'), 'Properties', 'Environment', 'Variables');
+    for (const template of [prod, dev]) {
+      expect(at(env(template), 'DECISION_JWKS_URI')).toBe(PACKAGED_DECISION_JWKS_URI);
+      const text = JSON.stringify(template);
+      expect(text).not.toContain(BACK_OFFICE_JWKS_PATH);
+      expect(text).not.toContain(LOCAL_BACK_OFFICE_KEY.kid);
+    }
+    // In serverless.yml, the stages' params: only `local` names a back office's JWKS; every other stage takes the environment's.
+    const params = readFileSync('serverless.yml', 'utf8').split(/^provider:/m)[0] ?? '';
+    const stages = [...params.matchAll(/^ {2}(\w+):\n((?: {4}.*\n|\n)*)/gm)].map(([, stage, block]) => ({
+      stage,
+      value: /^ {4}decisionJwksUri: (.*)$/m.exec(block ?? '')?.[1],
+    }));
+    expect(stages.map((s) => s.stage)).toEqual(expect.arrayContaining(['default', 'prod', 'local']));
+    for (const { stage, value } of stages) {
+      if (stage === 'default') expect(value).toBe("${env:DECISION_JWKS_URI, ''}");
+      else if (stage === 'local') expect(value).toContain(BACK_OFFICE_JWKS_PATH);
+      else expect(value, stage).toBeUndefined();
+    }
+  });
+
   it('lets only the rule invoke the consumer (issue 15.2)', () => {
     const permissions = ofType(prod, 'AWS::Lambda::Permission').filter(([, p]) =>
       JSON.stringify(at(p, 'Properties', 'FunctionName')).includes('ApplyStatusDecisionLambdaFunction'),
@@ -720,8 +744,14 @@ describe('production protections', () => {
         () => 'packaged',
         (error: unknown) => `${String(at(error, 'stdout'))}${String(at(error, 'stderr'))}`,
       );
-    const noIdentity = { JWT_ISSUER: '', JWT_AUDIENCE: '', JWKS_URI: '' };
-    expect(await failure('dev', noIdentity)).toMatch(/Cannot package stage "dev": JWT_ISSUER, JWT_AUDIENCE, JWKS_URI are not set/);
+    const noIdentity = { JWT_ISSUER: '', JWT_AUDIENCE: '', JWKS_URI: '', DECISION_JWKS_URI: '' };
+    expect(await failure('dev', noIdentity)).toMatch(
+      /Cannot package stage "dev": JWT_ISSUER, JWT_AUDIENCE, JWKS_URI, DECISION_JWKS_URI are not set/,
+    );
+    // Without the back office's keys no deployed stage packages: none can fall back on the local back office's.
+    expect(await failure('prod', { CONTRACTS_TABLE_NAME: 'contracts', DECISION_JWKS_URI: '' })).toMatch(
+      /Cannot package stage "prod": DECISION_JWKS_URI is not set/,
+    );
     // Prod also names the tables other systems own: the contracts and the documents tables.
     expect(await failure('prod', { DOCUMENTS_TABLE_NAME: '' })).toMatch(
       /Cannot package stage "prod": CONTRACTS_TABLE_NAME, DOCUMENTS_TABLE_NAME are not set/,

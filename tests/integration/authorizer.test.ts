@@ -132,6 +132,63 @@ describe('authorizer', () => {
   });
 });
 
+describe('access tokens only, whichever way the identity provider marks them (JWT_ACCESS_TOKEN_PROOF)', () => {
+  const customerId = 'customer-anna';
+  const shapes = {
+    cognitoAccess: () => signToken(key, { customerId, kind: 'access' }),
+    cognitoId: () => signToken(key, { customerId, extraClaims: { token_use: 'id' } }),
+    rfc9068Access: () => signToken(key, { customerId, kind: 'at+jwt' }),
+    rfc9068AccessFullType: () => signToken(key, { customerId, kind: 'at+jwt', header: { typ: 'application/AT+JWT' } }),
+    oidcId: () => signToken(key, { customerId, kind: 'oidc-id' }),
+    scoped: () => signToken(key, { customerId, kind: 'oidc-id', extraClaims: { scope: 'openid termination-api/requests' } }),
+  };
+  type Shape = keyof typeof shapes;
+  let jwksUri: string;
+  let stop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ uri: jwksUri, stop } = await startJwksServer(key.jwks, 0));
+  });
+  afterAll(() => stop());
+
+  const verdicts = async (overrides: Partial<AuthConfig>, names: Shape[]) => {
+    const { createTokenVerifier } = await import('../../lib/auth/token-verifier');
+    const verify = createTokenVerifier(settingsFor(jwksUri, overrides));
+    return Object.fromEntries(await Promise.all(names.map(async (name) => [name, await outcomeOf(verify(shapes[name]()))] as const)));
+  };
+  const accepted = { customerId };
+
+  it('token_use (Cognito, the default): an access token passes; an ID token of Cognito or of a standard OIDC provider is refused', async () => {
+    expect(settingsFor(jwksUri).accessTokenProof).toBe('token_use');
+    expect(await verdicts({}, ['cognitoAccess', 'cognitoId', 'oidcId', 'rfc9068Access'])).toEqual({
+      cognitoAccess: accepted,
+      cognitoId: 'an ID token is not an access token',
+      oidcId: 'not an access token: token_use is not "access"',
+      rfc9068Access: 'not an access token: token_use is not "access"',
+    });
+  });
+
+  it('at+jwt (RFC 9068): a token typed at+jwt passes, in either spelling; an OIDC ID token and an untyped one are refused', async () => {
+    expect(
+      await verdicts({ accessTokenProof: 'at+jwt' }, ['rfc9068Access', 'rfc9068AccessFullType', 'oidcId', 'cognitoAccess', 'cognitoId']),
+    ).toEqual({
+      rfc9068Access: accepted,
+      rfc9068AccessFullType: accepted,
+      oidcId: 'not an access token: typ is not at+jwt',
+      cognitoAccess: 'not an access token: typ is not at+jwt',
+      cognitoId: 'an ID token is not an access token',
+    });
+  });
+
+  it('scope: a token whose scope holds the required one passes; an OIDC ID token, which carries no scope, is refused', async () => {
+    const settings = { accessTokenProof: 'scope', requiredScope: 'termination-api/requests' } as const;
+    expect(await verdicts(settings, ['scoped', 'oidcId', 'cognitoAccess'])).toEqual({
+      scoped: accepted,
+      oidcId: 'no termination-api/requests in scope',
+      cognitoAccess: 'no termination-api/requests in scope',
+    });
+  });
+});
+
 describe('refused at sight, before the library keeps anything (issue 22.4)', () => {
   it.each([
     ['another issuer', () => signToken(key, { customerId: 'customer-anna', issuer: 'https://evil.test' }), /iss/],

@@ -13,6 +13,9 @@ import streamStatusChanged from '../../events/stream-status-changed.json' with {
 import streamWithdrawn from '../../events/stream-withdrawn.json' with { type: 'json' };
 import withdrawalSampleRequest from '../../events/withdrawal-sample-request.json' with { type: 'json' };
 import { sendEvent } from '../support/handler';
+import { DECISION_SIGNED_FIELDS } from '../../lib/api-model/event-schemas';
+import { signatureCheckWith } from '../support/decision-signatures';
+import { jsonObject } from '../support/json';
 import { eventIdOf } from '../../lib/events/request-events';
 import type { PutEventsFault } from '../../scripts/local/aws-stand-in';
 import { matchesPattern } from '../../scripts/local/event-pattern';
@@ -33,10 +36,11 @@ import {
 import { streamEvent } from '../support/stream-events';
 
 /*
- * Replays the lifecycle's sample events (events/decision-*.json, events/stream-*.json) through
- * the real handlers, in the order of a request's life: the samples are about the requests of
- * tests/support/sample-request.ts, written by the service's own writes. The publisher checks
- * every stream record against the table, so each stream sample says what the table holds.
+ * Replays the lifecycle's sample events (events/decision-*.json, signed with the local back
+ * office's key; events/stream-*.json) through the real handlers, in the order of a request's
+ * life: the samples are about the requests of tests/support/sample-request.ts, written by the
+ * service's own writes. The publisher checks every stream record against the table, so each
+ * stream sample says what the table holds.
  */
 
 let stack: LifecycleStack;
@@ -80,6 +84,17 @@ async function decide(file: string) {
 }
 
 describe('the samples of events/', () => {
+  it("carry the local back office's signature over exactly their fields (scripts/local/sign-samples.ts signs them again after an edit)", async () => {
+    const check = signatureCheckWith();
+    for (const [file, event] of Object.entries(decisions)) {
+      const detail = jsonObject(event.detail);
+      const verdict = await check(String(detail['signature']));
+      expect(verdict.ok, file).toBe(true);
+      const claims = verdict.ok ? verdict.claims : {};
+      for (const field of DECISION_SIGNED_FIELDS) expect(claims[field], `${file}: ${field}`).toEqual(detail[field]);
+    }
+  });
+
   it('are all replayed here', () => {
     const files = readdirSync(new URL('../../events/', import.meta.url)).filter((file) => /^(decision|stream|withdrawal)-/.test(file));
     expect(files.sort()).toEqual([...Object.keys(decisions), ...Object.keys(streams), 'withdrawal-sample-request.json'].sort());

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventIdOf } from '../../lib/events/request-events';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { requestKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
-import { decisionEvent, type DecisionOptions } from '../../scripts/local/decision-event';
+import { decisionEvent, LOCAL_BACK_OFFICE_KEY, signatureOver, type DecisionOptions } from '../../scripts/local/decision-event';
+import { makeSigningKey } from '../../scripts/local/signing-key';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import type { StreamPoller } from '../../scripts/local/stream-poller';
 import { headersWithKey, validBody } from '../support/bodies';
@@ -234,7 +235,7 @@ describe('decisions that can never apply go to the dead-letter queue, and block 
     [
       'no detail',
       { ...decisionEvent({ requestId: randomUUID(), contractId: randomUUID(), status: 'REJECTED' }), detail: null },
-      'malformed-detail',
+      'unauthenticated',
     ],
     ['a status the back office may not set', withDetail({ status: 'SUBMITTED' }), 'malformed-detail'],
     ['no contractId', withDetail({ contractId: undefined }), 'malformed-detail'],
@@ -243,13 +244,55 @@ describe('decisions that can never apply go to the dead-letter queue, and block 
     [
       'a detail that is a string',
       { ...decisionEvent({ requestId: randomUUID(), contractId: randomUUID(), status: 'REJECTED' }), detail: 'REJECTED' },
-      'malformed-detail',
+      'unauthenticated',
     ],
   ])('%s', async (_title, event, refusal) => {
     expect((await stack.decide(event)).outcome).toBe(refusal);
     expect(stack.standIn.messages).toEqual([
       { queueUrl: stack.deadLetterQueueUrl, body: expect.objectContaining({ reason: refusal, event }) },
     ]);
+  });
+});
+
+describe("only the back office's signature moves a request, whatever path brought the decision", () => {
+  it.each([
+    [
+      'an unsigned decision',
+      (genuine: Detail) => ({ ...genuine, signature: undefined }),
+      'no signature: the back office signs every decision',
+    ],
+    [
+      'a decision signed with another key under the back office key id',
+      (genuine: Detail) => ({ ...genuine, signature: signatureOver(genuine, { key: makeSigningKey(LOCAL_BACK_OFFICE_KEY.kid) }) }),
+      'signature: Invalid signature',
+    ],
+    [
+      "a genuine signature over another request's decision",
+      (genuine: Detail) => ({ ...genuine, signature: signatureOver({ ...genuine, requestId: randomUUID() }) }),
+      "the signature does not cover this decision's requestId",
+    ],
+    [
+      'a genuine decision whose reason was changed on the way',
+      (genuine: Detail) => ({ ...genuine, reason: 'Call +7 495 000 00 00 to pay the penalty' }),
+      "the signature does not cover this decision's reason",
+    ],
+  ])('%s: refused to the dead-letter queue with its reason, nothing moved, nothing published', async (_title, forge, problem) => {
+    const contractId = await freshContract();
+    const { requestId } = await createdOn(contractId, anna.customerId);
+    await poller.drain();
+    stack.standIn.clear();
+    const before = await stack.tables.contractItems(contractId);
+    const genuine = decisionEvent({ requestId, contractId, status: 'REJECTED', reason: 'The contract is pledged' });
+    const forged = { ...genuine, detail: forge(genuine.detail) };
+
+    expect((await stack.decide(forged)).outcome).toBe('unauthenticated');
+    expect(stack.standIn.messages).toEqual([
+      { queueUrl: stack.deadLetterQueueUrl, body: { reason: 'unauthenticated', problems: [problem], event: forged } },
+    ]);
+    expect(await stack.tables.contractItems(contractId)).toEqual(before);
+    expect(await published()).toEqual([]);
+    // The back office's own decision, as it signed it, still applies.
+    expect((await stack.decide(genuine)).outcome).toBe('applied');
   });
 });
 
@@ -284,9 +327,13 @@ describe('publishing when EventBridge fails', () => {
   });
 });
 
+type Detail = ReturnType<typeof decisionEvent>['detail'];
+
+/** A decision with its detail changed, then signed by the back office: refused for what it says, not who said it. */
 function withDetail(change: Record<string, unknown>) {
   const event = decisionEvent({ requestId: randomUUID(), contractId: randomUUID(), status: 'REJECTED' });
-  return { ...event, detail: { ...event.detail, ...change } };
+  const detail = { ...event.detail, ...change };
+  return { ...event, detail: { ...detail, signature: signatureOver(detail) } };
 }
 
 /** A fresh active contract of Anna's. */

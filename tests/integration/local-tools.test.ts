@@ -84,12 +84,17 @@ describe('tools reach a stack on other ports (issue 15.9)', () => {
     expect(out).toContain('TERMINATION_REQUEST_NOT_FOUND');
   }, 40_000);
 
-  it('npm run backoffice puts a decision on that stack’s bus, and the rule applies it', async () => {
+  it('npm run backoffice puts a signed decision on that stack’s bus, and the rule applies it', async () => {
     const contractId = await newContract(stack.tables);
     const created = await callHandler({ contractId, body: validBody(), headers: headersWithKey() });
     expect(created.status).toBe(201);
     const out = await runTool('scripts/backoffice.ts', ['--request', String(created.body['requestNumber']), '--status', 'IN_REVIEW']);
     expect(out).toContain(`Applied. The request is now IN_REVIEW (${String(created.body['requestNumber'])}, was SUBMITTED)`);
     expect(bus.events.map((e) => e.source)).toContain('bank.back-office');
+    // Signed with the local back office's key: the consumer applies nothing unsigned.
+    expect(bus.events.at(-1)?.detail).toMatchObject({
+      status: 'IN_REVIEW',
+      signature: expect.stringMatching(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/),
+    });
   }, 40_000);
 });

@@ -213,6 +213,64 @@ describe('the decision dead-letter queue', () => {
     expect(await statusOf(contractId, requestId)).toBe('SUBMITTED');
   });
 
+  it("applies a decision signed 13 days ago, left in the queue by an outage of the back office's JWKS: a redrive within the queue's retention still verifies", async () => {
+    const contractId = await freshContract();
+    const requestId = await createdOn(contractId);
+    const signedAt = new Date(Date.now() - 13 * 86_400_000);
+    const old = decisionEvent({
+      requestId,
+      contractId,
+      status: 'REJECTED',
+      reason: 'Late',
+      occurredAt: signedAt.toISOString(),
+      signature: { issuedAt: signedAt },
+    });
+    // Lambda's record of the invocation that failed while the JWKS could not be fetched.
+    await send(stack.deadLetterQueueUrl, {
+      version: '1.0',
+      timestamp: signedAt.toISOString(),
+      requestContext: {
+        requestId: randomUUID(),
+        functionArn: 'arn:aws:lambda:eu-central-1:000000000000:function:x',
+        condition: 'RetriesExhausted',
+        approximateInvokeCount: 3,
+      },
+      requestPayload: old,
+      responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+      responsePayload: { errorType: 'FetchError', errorMessage: 'Failed to fetch the back office JWKS' },
+    });
+
+    const results = await redriveDecisionQueue();
+
+    expect(results.map((r) => [r.kind, r.outcome, r.action])).toEqual([['retries exhausted (RetriesExhausted)', 'applied', 'deleted']]);
+    expect(await statusOf(contractId, requestId)).toBe('REJECTED');
+  });
+
+  it("refuses, through the consumer's own check, an unsigned decision planted in the queue with the back office's account: the request stays as it was", async () => {
+    const contractId = await freshContract();
+    const requestId = await createdOn(contractId);
+    const genuine = decisionEvent({ requestId, contractId, status: 'APPROVED' });
+    const planted = { ...genuine, detail: { ...genuine.detail, signature: undefined } };
+    await send(stack.deadLetterQueueUrl, planted);
+
+    const results = await redriveDecisionQueue();
+
+    expect(results.map((r) => [r.outcome, r.action])).toEqual([
+      ['refused again (unauthenticated): the consumer wrote a new dead letter', 'deleted'],
+    ]);
+    expect(stack.standIn.queued(stack.deadLetterQueueUrl)).toEqual([
+      {
+        queueUrl: stack.deadLetterQueueUrl,
+        body: {
+          reason: 'unauthenticated',
+          problems: ['no signature: the back office signs every decision'],
+          event: JSON.parse(JSON.stringify(planted)),
+        },
+      },
+    ]);
+    expect(await statusOf(contractId, requestId)).toBe('SUBMITTED');
+  });
+
   it("reads the rule's undelivered event and Lambda's record of a failed invocation as well; keeps what it cannot read", async () => {
     const contractId = await freshContract();
     const requestId = await createdOn(contractId);

@@ -52,6 +52,7 @@ export async function startHttpStack(options: {
     env: {
       DYNAMODB_ENDPOINT: options.dynamoDbEndpoint,
       JWKS_URI: jwks.uri,
+      DECISION_JWKS_URI: jwks.backOfficeUri,
       JWT_ISSUER: LOCAL_ISSUER,
       JWT_AUDIENCE: LOCAL_AUDIENCE,
       REQUESTS_TABLE_NAME: options.tables.requests,

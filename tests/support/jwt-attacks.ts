@@ -12,7 +12,7 @@ const BAD_SIGNATURE = Buffer.alloc(256, 7).toString('base64url');
  */
 export function forgedWithIssuer(key: SigningKey, issuer: string, customerId = 'customer-anna'): string {
   const now = Math.floor(Date.now() / 1000);
-  const payload = { iss: issuer, aud: LOCAL_AUDIENCE, sub: customerId, iat: now, exp: now + 3600 };
+  const payload = { iss: issuer, aud: LOCAL_AUDIENCE, sub: customerId, token_use: 'access', iat: now, exp: now + 3600 };
   return `${b64({ alg: 'RS256', typ: 'JWT', kid: key.kid })}.${b64(payload)}.${BAD_SIGNATURE}`;
 }
 
@@ -51,7 +51,12 @@ export function refusedAuthorizations(key: SigningKey, customerId: string): [str
       'another aud, with our client_id',
       `Bearer ${signToken(key, { customerId, audience: 'other-api', extraClaims: { client_id: LOCAL_AUDIENCE } })}`,
     ],
-    ['an ID token', `Bearer ${signToken(key, { customerId, extraClaims: { token_use: 'id' } })}`],
+    ["Cognito's ID token", `Bearer ${signToken(key, { customerId, extraClaims: { token_use: 'id' } })}`],
+    ["a standard OIDC ID token (aud the app's client id, no token_use)", `Bearer ${signToken(key, { customerId, kind: 'oidc-id' })}`],
+    [
+      'a token marked at+jwt where the issuer marks access tokens with token_use',
+      `Bearer ${signToken(key, { customerId, kind: 'at+jwt' })}`,
+    ],
     ['a crit header the verifier does not understand', `Bearer ${signToken(key, { customerId, header: { crit: ['exp'], exp: 1 } })}`],
     ['a unique 7 KB issuer with the public kid and a bad signature', `Bearer ${forgedWithIssuer(key, sevenKilobyteIssuer(1), customerId)}`],
     ['a kid of 129 characters', `Bearer ${signToken(key, { customerId, header: { kid: 'k'.repeat(129) } })}`],

@@ -1,6 +1,7 @@
 import { LOCAL_ACCOUNT_ID } from '../../scripts/local/template-patterns';
 import type { DynamoDBRecord, EventBridgeEvent } from 'aws-lambda';
 import { startAwsStandIn, type AwsStandIn } from '../../scripts/local/aws-stand-in';
+import { startJwksServer } from '../../scripts/local/jwks-server';
 import { localClient } from '../../scripts/local/dynamodb-local';
 import { startStreamPoller, type StreamPoller } from '../../scripts/local/stream-poller';
 import { streamFilterPatterns } from '../../scripts/local/template-patterns';
@@ -12,6 +13,8 @@ export interface LifecycleStack {
   tables: TestTables;
   standIn: AwsStandIn;
   deadLetterQueueUrl: string;
+  /** Where the consumer finds the local back office's keys (DECISION_JWKS_URI). */
+  backOfficeJwksUri: string;
   /** Records the poller gave up on, as the mapping's on-failure destination would. */
   unpublished: DynamoDBRecord[];
   /** Starts reading the table's stream into the real publisher handler; drain() waits for it to catch up. */
@@ -22,14 +25,16 @@ export interface LifecycleStack {
 }
 
 /**
- * Fresh tables (stream on), the EventBridge/SQS stand-in, and the environment both lifecycle
- * functions read at import. Import handlers only after it.
+ * Fresh tables (stream on), the EventBridge/SQS stand-in, the local back office's JWKS, and the
+ * environment both lifecycle functions read at import. Import handlers only after it.
  */
 export async function useLifecycleStack(): Promise<LifecycleStack> {
   const tables = await useFreshTables();
   const standIn = await startAwsStandIn();
   const deadLetterQueueUrl = `${standIn.endpoint}/000000000000/decision-dead-letters`;
+  const jwks = await startJwksServer({ keys: [] }, 0);
   Object.assign(process.env, {
+    DECISION_JWKS_URI: jwks.backOfficeUri,
     EVENT_BUS_NAME: TEST_BUS,
     EVENTBRIDGE_ENDPOINT: standIn.endpoint,
     SQS_ENDPOINT: standIn.endpoint,
@@ -43,6 +48,7 @@ export async function useLifecycleStack(): Promise<LifecycleStack> {
     tables,
     standIn,
     deadLetterQueueUrl,
+    backOfficeJwksUri: jwks.backOfficeUri,
     unpublished,
     startPublishing: async () => {
       const { handler } = await import('../../functions/publish-request-events');
@@ -64,6 +70,7 @@ export async function useLifecycleStack(): Promise<LifecycleStack> {
     stop: async () => {
       for (const poller of pollers) await poller.stop();
       await standIn.stop();
+      await jwks.stop();
     },
   };
 }

@@ -58,6 +58,7 @@ export function templatePackager(): {
           JWT_ISSUER: 'https://issuer.example',
           JWT_AUDIENCE: 'termination-api',
           JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
+          DECISION_JWKS_URI: PACKAGED_DECISION_JWKS_URI,
           // The documents service's table, which prod must name (as it must the contracts table,
           // which each test names itself); other stages make their own.
           ...(stage === 'prod' ? { DOCUMENTS_TABLE_NAME: 'documents-owned-elsewhere' } : {}),
@@ -69,6 +70,9 @@ export function templatePackager(): {
     cleanUp: () => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })),
   };
 }
+
+/** The back office's JWKS the templates are packaged with: a placeholder, as a deployed stage's setting. */
+export const PACKAGED_DECISION_JWKS_URI = 'https://back-office.example/.well-known/jwks.json';
 
 export const resources = (template: Json): [string, unknown][] => Object.entries(jsonObject(template['Resources']));
 export const ofType = (template: Json, type: string): [string, unknown][] => resources(template).filter(([, r]) => at(r, 'Type') === type);

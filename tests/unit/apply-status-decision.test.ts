@@ -2,9 +2,17 @@ import { LOCAL_ACCOUNT_ID } from '../../scripts/local/template-patterns';
 import { describe, expect, it } from 'vitest';
 import { applyStatusDecision, DecisionContendedError, type DecisionDeps } from '../../lib/termination/apply-status-decision';
 import type { Decision, DecisionWriteOutcome, RequestState, StatusMove } from '../../lib/termination/ports';
-import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
+import { DECISION_SIGNED_FIELDS, DECISION_STATUSES, statusDecisionSchema } from '../../lib/api-model/event-schemas';
 import { STATUSES, type Status } from '../../lib/api-model/schemas';
-import { decisionEvent, DECISION_DETAIL_TYPE, LOCAL_DECISION_SOURCE } from '../../scripts/local/decision-event';
+import {
+  decisionEvent,
+  DECISION_DETAIL_TYPE,
+  LOCAL_BACK_OFFICE_KEY,
+  LOCAL_DECISION_SOURCE,
+  type DecisionOptions,
+} from '../../scripts/local/decision-event';
+import { makeSigningKey } from '../../scripts/local/signing-key';
+import { signatureCheckWith } from '../support/decision-signatures';
 
 /*
  * The use case with a store that answers what a test needs: contention and refusals are faults a
@@ -41,15 +49,24 @@ function depsAnswering(...answers: DecisionWriteOutcome[]): DecisionDeps & { see
       },
     },
     expected: { source: LOCAL_DECISION_SOURCE, detailType: DECISION_DETAIL_TYPE, account: LOCAL_ACCOUNT_ID },
+    checkSignature,
     now: () => new Date('2026-11-23T10:00:00.000Z'),
     retentionSeconds: RETENTION_SECONDS,
     maxAttempts: 3,
   };
 }
 
-const eventOf = (detail: Record<string, unknown> = {}) => {
-  const event = decisionEvent({ requestId: REQUEST_ID.toUpperCase(), contractId: CONTRACT_ID.toUpperCase(), status: 'REJECTED' });
-  return { source: event.source, detailType: event['detail-type'], account: event.account, detail: { ...event.detail, ...detail } };
+const checkSignature = signatureCheckWith();
+
+/** A decision the back office signed, as the use case takes it. */
+const eventOf = (options: Partial<DecisionOptions> = {}) => {
+  const event = decisionEvent({
+    requestId: REQUEST_ID.toUpperCase(),
+    contractId: CONTRACT_ID.toUpperCase(),
+    status: 'REJECTED',
+    ...options,
+  });
+  return { source: event.source, detailType: event['detail-type'], account: event.account, detail: event.detail };
 };
 
 describe('applyStatusDecision', () => {
@@ -172,6 +189,101 @@ describe('applyStatusDecision', () => {
       });
     }
     expect(deps.seen).toEqual([]);
+  });
+});
+
+describe('the back office signs every decision, whatever path brought it (0017-lifecycle.md)', () => {
+  /** The outcome, and whether the store was asked to write anything. */
+  const judge = async (event: ReturnType<typeof eventOf>, check = checkSignature) => {
+    const deps = { ...depsAnswering({ kind: 'applied' }), checkSignature: check };
+    const outcome = await applyStatusDecision(deps, event);
+    return { outcome, wrote: deps.seen.length > 0 };
+  };
+  const withDetail = (event: ReturnType<typeof eventOf>, detail: Record<string, unknown>) => ({
+    ...event,
+    detail: { ...event.detail, ...detail },
+  });
+  const refusedFor = (problem: string | RegExp) => ({
+    outcome: {
+      kind: 'refused',
+      refusal: 'unauthenticated',
+      problems: [typeof problem === 'string' ? problem : expect.stringMatching(problem)],
+    },
+    wrote: false,
+  });
+
+  it('applies a decision signed by the back office over exactly its fields', async () => {
+    expect(await judge(eventOf({ reason: 'Unpaid balance' }))).toMatchObject({ outcome: { kind: 'applied' }, wrote: true });
+  });
+
+  it('refuses an unsigned decision, moving nothing', async () => {
+    expect(await judge(withDetail(eventOf(), { signature: undefined }))).toEqual(
+      refusedFor('no signature: the back office signs every decision'),
+    );
+    expect(await judge(withDetail(eventOf(), { signature: '' }))).toEqual(refusedFor('no signature: the back office signs every decision'));
+  });
+
+  it('refuses a decision signed with another key, even under the back office key id', async () => {
+    const impostor = makeSigningKey(LOCAL_BACK_OFFICE_KEY.kid);
+    expect(await judge(eventOf({ signature: { key: impostor } }))).toEqual(refusedFor(/^signature: .*signature/i));
+    expect(await judge(eventOf({ signature: { key: makeSigningKey('another-kid') } }))).toEqual(refusedFor(/^signature: .*not found/));
+  });
+
+  it("refuses a genuine signature over another request: it names the field, never the customer's words", async () => {
+    const same = { eventId: 'bo-000187', occurredAt: '2026-11-23T10:00:00Z' };
+    const genuine = eventOf({ ...same, requestId: '0190f5a2-0000-7000-8000-000000000000' });
+    const forged = withDetail(eventOf(same), { signature: genuine.detail.signature });
+    expect(await judge(forged)).toEqual(refusedFor("the signature does not cover this decision's requestId"));
+    // The signature of another decision altogether: every field that differs is named.
+    expect(
+      await judge(withDetail(eventOf({ ...same, reason: 'x' }), { signature: eventOf({ status: 'IN_REVIEW' }).detail.signature })),
+    ).toEqual(refusedFor("the signature does not cover this decision's eventId, status, reason, occurredAt"));
+  });
+
+  it('refuses a signed decision whose fields were changed or added after signing: the reason, the status', async () => {
+    const signed = eventOf({ reason: 'Unpaid balance' });
+    expect(await judge(withDetail(signed, { reason: 'Call us on +7 495 000 00 00' }))).toEqual(
+      refusedFor("the signature does not cover this decision's reason"),
+    );
+    expect(await judge(withDetail(signed, { reason: undefined }))).toEqual(
+      refusedFor("the signature does not cover this decision's reason"),
+    );
+    expect(await judge(withDetail(eventOf(), { reason: 'Added' }))).toEqual(
+      refusedFor("the signature does not cover this decision's reason"),
+    );
+    expect(await judge(withDetail(signed, { status: 'COMPLETED' }))).toEqual(
+      refusedFor("the signature does not cover this decision's status"),
+    );
+  });
+
+  it.each([
+    ['another issuer', { claims: { iss: 'bank.someone-else' } }, /iss is not the configured issuer/],
+    ['an exp, which a redrive could outlast', { claims: { exp: Math.floor(Date.now() / 1000) + 86_400 } }, /exp is not allowed/],
+    ['no iat', { claims: { iat: undefined } }, /no iat/],
+    ['an iat in the future', { issuedAt: new Date(Date.now() + 600_000) }, /iat in the future/],
+    ['HS256', { header: { alg: 'HS256' } }, /alg/],
+    ['a crit header', { header: { crit: ['b64'] } }, /crit/],
+  ])('refuses a signature with %s', async (_title, signature, problem) => {
+    expect(await judge(eventOf({ signature }))).toEqual(refusedFor(problem));
+  });
+
+  it("takes a signature made 14 days ago, the dead-letter queue's retention: no age bound a redrive could outlast", async () => {
+    const old = new Date(Date.now() - 14 * 86_400_000);
+    expect(await judge(eventOf({ occurredAt: old.toISOString(), signature: { issuedAt: old } }))).toMatchObject({
+      outcome: { kind: 'applied' },
+    });
+  });
+
+  it("throws, refusing nothing, when the back office's keys cannot be had: Lambda tries the decision again", async () => {
+    const outage = () => Promise.reject(new Error('JWKS unreachable'));
+    const deps = { ...depsAnswering({ kind: 'applied' }), checkSignature: outage };
+    await expect(applyStatusDecision(deps, eventOf())).rejects.toThrow('JWKS unreachable');
+    expect(deps.seen).toEqual([]);
+  });
+
+  it('signs every field of the detail but the signature', () => {
+    const fields = Object.keys(statusDecisionSchema.properties).filter((field) => field !== 'signature');
+    expect([...DECISION_SIGNED_FIELDS].sort()).toEqual(fields.sort());
   });
 });
 

@@ -157,6 +157,8 @@ describe('loadAuthConfig', () => {
     expect(loadAuthConfig({ ...AUTH_REQUIRED })).toEqual({
       issuer: 'https://issuer.example.com',
       audience: 'termination-api',
+      accessTokenProof: 'token_use',
+      requiredScope: undefined,
       jwksUri: 'https://issuer.example.com/.well-known/jwks.json',
       customerIdClaim: 'sub',
       maxTokenLifetimeSeconds: 86_400,
@@ -172,7 +174,7 @@ describe('loadAuthConfig', () => {
     ['JWKS_MIN_REFETCH_SECONDS', 'jwksMinRefetchSeconds'],
     ['JWT_MAX_BYTES', 'maxTokenBytes'],
   ] as const)('docs/configuration.md gives %s the default and the bounds lib/config.ts applies', (name, field) => {
-    const row = new RegExp(`^\\| \`${name}\` \\| authorizer \\| (\\d+) \\|.*\\((\\d+) to (\\d+)\\) \\|$`, 'm').exec(
+    const row = new RegExp(`^\\| \`${name}\` \\| authorizer(?:, consumer)? \\| (\\d+) \\|.*\\((\\d+) to (\\d+)\\) \\|$`, 'm').exec(
       readFileSync('docs/configuration.md', 'utf8'),
     );
     expect(row, `a row for ${name} with its default and bounds`).not.toBeNull();
@@ -215,6 +217,23 @@ describe('loadAuthConfig', () => {
       jwksTtlSeconds: 900,
       maxTokenLifetimeSeconds: 3600,
     });
+  });
+
+  it('reads how a token proves it is an access token, and the scope the scope proof needs', () => {
+    expect(loadAuthConfig({ ...AUTH_REQUIRED, JWT_ACCESS_TOKEN_PROOF: 'at+jwt' }).accessTokenProof).toBe('at+jwt');
+    expect(loadAuthConfig({ ...AUTH_REQUIRED, JWT_ACCESS_TOKEN_PROOF: 'scope', JWT_REQUIRED_SCOPE: 'termination/requests' })).toMatchObject(
+      {
+        accessTokenProof: 'scope',
+        requiredScope: 'termination/requests',
+      },
+    );
+    expect(configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, JWT_ACCESS_TOKEN_PROOF: 'typ' }))).toContain(
+      'JWT_ACCESS_TOKEN_PROOF must be one of token_use, at+jwt, scope, got "typ"',
+    );
+    expect(configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, JWT_ACCESS_TOKEN_PROOF: 'scope' }))).toContain(
+      'JWT_REQUIRED_SCOPE is required when JWT_ACCESS_TOKEN_PROOF is scope',
+    );
+    expect(configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, JWT_REQUIRED_SCOPE: 'two scopes' }))).toContain('JWT_REQUIRED_SCOPE');
   });
 
   it('reads CUSTOMER_ID_CLAIM', () => {

@@ -7,6 +7,7 @@ const DECISION_REQUIRED = {
   REQUESTS_TABLE_NAME: 'termination-requests',
   DECISION_DEAD_LETTER_QUEUE_URL: QUEUE_URL,
   DECISION_ACCOUNT_ID: '123456789012',
+  DECISION_JWKS_URI: 'https://back-office.example/.well-known/jwks.json',
 };
 const PUBLISHER_REQUIRED = { EVENT_BUS_NAME: 'termination-events', REQUESTS_TABLE_NAME: 'termination-requests' };
 
@@ -19,6 +20,12 @@ describe('loadDecisionConfig', () => {
       decisionSource: 'bank.back-office',
       decisionDetailType: 'TerminationRequestStatusChanged',
       decisionAccountId: '123456789012',
+      signatures: {
+        jwksUri: 'https://back-office.example/.well-known/jwks.json',
+        jwksTtlSeconds: 300,
+        jwksMinRefetchSeconds: 30,
+        clockSkewSeconds: 30,
+      },
       deadLetterQueueUrl: QUEUE_URL,
       sqs: { region: 'eu-central-1', endpoint: undefined },
     });
@@ -31,6 +38,10 @@ describe('loadDecisionConfig', () => {
       DECISION_SOURCE: 'bank.core',
       DECISION_DETAIL_TYPE: 'RequestDecided',
       DECISION_ACCOUNT_ID: ' 210987654321 ',
+      DECISION_JWKS_URI: 'http://127.0.0.1:3005/.well-known/back-office-jwks.json',
+      JWKS_TTL_SECONDS: '60',
+      JWKS_MIN_REFETCH_SECONDS: '5',
+      JWT_CLOCK_SKEW_SECONDS: '0',
       AWS_REGION: 'eu-west-1',
       DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
       DYNAMODB_MAX_ATTEMPTS: '5',
@@ -44,6 +55,12 @@ describe('loadDecisionConfig', () => {
       decisionSource: 'bank.core',
       decisionDetailType: 'RequestDecided',
       decisionAccountId: '210987654321',
+      signatures: {
+        jwksUri: 'http://127.0.0.1:3005/.well-known/back-office-jwks.json',
+        jwksTtlSeconds: 60,
+        jwksMinRefetchSeconds: 5,
+        clockSkewSeconds: 0,
+      },
       deadLetterQueueUrl: 'http://127.0.0.1:3007/000000000000/decision-dead-letters',
       sqs: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:3007' },
     });
@@ -62,6 +79,15 @@ describe('loadDecisionConfig', () => {
     expect(message).toContain('DECISION_DEAD_LETTER_QUEUE_URL is required');
     // Without the account decisions come from, none could be told from a forgery (issue 22.1).
     expect(message).toContain('DECISION_ACCOUNT_ID is required');
+    // Without the back office's keys, no decision could prove who made it: there is no default.
+    expect(message).toContain('DECISION_JWKS_URI is required');
+  });
+
+  it("takes the back office's keys from https only, or plain http on loopback for the local stack", () => {
+    for (const uri of ['http://back-office.example/jwks.json', 'http://10.0.0.5/jwks.json', 'file:///jwks.json'])
+      expect(configProblems(() => loadDecisionConfig({ ...DECISION_REQUIRED, DECISION_JWKS_URI: uri }))).toContain(
+        'DECISION_JWKS_URI must be',
+      );
   });
 
   it('takes only an AWS account id as the account decisions come from', () => {

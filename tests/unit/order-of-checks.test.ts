@@ -13,6 +13,7 @@ import { getTerminationRequest, listTerminationRequests, type ReadOutcome } from
 import { withdrawTerminationRequest, type WithdrawCall, type WithdrawOutcome } from '../../lib/termination/withdraw-termination-request';
 import { decisionEvent, DECISION_DETAIL_TYPE, LOCAL_DECISION_SOURCE } from '../../scripts/local/decision-event';
 import { bankDetails, validBody } from '../support/bodies';
+import { signatureCheckWith } from '../support/decision-signatures';
 import { InMemoryStore } from '../support/in-memory-store';
 
 /*
@@ -295,10 +296,12 @@ describe('get and list: path first, then the data (0015-reading-requests.md)', (
   });
 });
 
-describe('a decision: source, then detail, then the lifecycle (0017-lifecycle.md)', () => {
+describe('a decision: source, then signature, then detail, then the lifecycle (0017-lifecycle.md)', () => {
+  const checkSignature = signatureCheckWith();
   const decisionDeps = (store: InMemoryStore): DecisionDeps => ({
     store,
     expected: { source: LOCAL_DECISION_SOURCE, detailType: DECISION_DETAIL_TYPE, account: LOCAL_ACCOUNT_ID },
+    checkSignature,
     now: () => NOW,
     retentionSeconds: 1827 * 86_400,
   });
@@ -316,6 +319,15 @@ describe('a decision: source, then detail, then the lifecycle (0017-lifecycle.md
       refusal: 'unexpected-event',
     });
     expect(await applyStatusDecision(decisionDeps(store), bad)).toMatchObject({ refusal: 'malformed-detail' });
+    expect(store.calls).toEqual([]);
+  });
+
+  it('refuses an unsigned decision before reading its detail: who decided comes before what it says', async () => {
+    const store = new InMemoryStore();
+    const bad = eventOf(decisionEvent({ requestId: 'x', contractId: 'y', status: 'REJECTED' }));
+    expect(await applyStatusDecision(decisionDeps(store), { ...bad, detail: { ...bad.detail, signature: undefined } })).toMatchObject({
+      refusal: 'unauthenticated',
+    });
     expect(store.calls).toEqual([]);
   });
 

@@ -1,11 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
-import { tokenRuleBreach, tokenShapeBreach } from '../../lib/auth/token-rules';
+import { tokenRuleBreach, tokenShapeBreach, type TokenRules } from '../../lib/auth/token-rules';
 
 const NOW = 2_000_000_000;
-const rules = { audience: 'termination-api', maxLifetimeSeconds: 86_400, clockSkewSeconds: 30, cacheTtlSeconds: 60 };
+const rules: TokenRules = {
+  audience: 'termination-api',
+  accessTokenProof: 'token_use',
+  requiredScope: undefined,
+  maxLifetimeSeconds: 86_400,
+  clockSkewSeconds: 30,
+  cacheTtlSeconds: 60,
+};
 const header = { alg: 'RS256', kid: 'k1' };
-const good: JwtPayload = { iss: 'https://auth.local.test', sub: 'customer-anna', aud: 'termination-api', iat: NOW - 60, exp: NOW + 3600 };
+const good: JwtPayload = {
+  iss: 'https://auth.local.test',
+  sub: 'customer-anna',
+  aud: 'termination-api',
+  token_use: 'access',
+  iat: NOW - 60,
+  exp: NOW + 3600,
+};
 
 /** The good payload without some claims and with others. */
 function payload(drop: string[], add: JwtPayload = {}): JwtPayload {
@@ -47,6 +61,24 @@ describe('tokenRuleBreach', () => {
 
   it('takes client_id only when aud is absent (Cognito access tokens)', () => {
     expect(tokenRuleBreach(header, payload(['aud'], { client_id: 'termination-api', token_use: 'access' }), rules, NOW)).toBeUndefined();
+  });
+
+  it('refuses a token that does not prove it is an access token, by each proof', () => {
+    // An OIDC ID token: aud is the app's client id, and nothing says what the token is.
+    const oidcId = payload(['token_use']);
+    expect(tokenRuleBreach(header, oidcId, rules, NOW)).toMatch(/token_use is not "access"/);
+    const atJwt = { ...rules, accessTokenProof: 'at+jwt' } satisfies TokenRules;
+    expect(tokenRuleBreach(header, oidcId, atJwt, NOW)).toMatch(/typ is not at\+jwt/);
+    expect(tokenRuleBreach({ ...header, typ: 'JWT' }, good, atJwt, NOW)).toMatch(/typ is not at\+jwt/);
+    expect(tokenRuleBreach({ ...header, typ: 'at+jwt' }, oidcId, atJwt, NOW)).toBeUndefined();
+    expect(tokenRuleBreach({ ...header, typ: 'application/at+JWT' }, oidcId, atJwt, NOW)).toBeUndefined();
+    expect(tokenRuleBreach({ ...header, typ: 'at+jwt' }, { ...oidcId, token_use: 'id' }, atJwt, NOW)).toMatch(/ID token/);
+    const scoped = { ...rules, accessTokenProof: 'scope', requiredScope: 'termination/requests' } satisfies TokenRules;
+    expect(tokenRuleBreach(header, oidcId, scoped, NOW)).toMatch(/no termination\/requests in scope/);
+    expect(tokenRuleBreach(header, { ...oidcId, scope: 'openid termination/requests-x' }, scoped, NOW)).toMatch(/scope/);
+    expect(tokenRuleBreach(header, { ...oidcId, scope: 'openid termination/requests' }, scoped, NOW)).toBeUndefined();
+    // With another proof, a required scope is asked for as well.
+    expect(tokenRuleBreach(header, good, { ...rules, requiredScope: 'termination/requests' }, NOW)).toMatch(/scope/);
   });
 
   it('refuses any crit header parameter: it names extensions this service does not understand', () => {
