@@ -17,6 +17,7 @@ import {
 } from '@aws-sdk/client-eventbridge';
 import { GetEventSourceMappingCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { CloudWatchLogsClient, DescribeLogGroupsCommand } from '@aws-sdk/client-cloudwatch-logs';
+import { DescribeKeyCommand, GetKeyRotationStatusCommand, KMSClient, ListAliasesCommand } from '@aws-sdk/client-kms';
 import { S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
@@ -209,6 +210,29 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
     }
   });
 
+  it("encrypts the requests table and both dead-letter queues with the stage's own key, rotated, found by its alias", async () => {
+    const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };
+    const kms = new KMSClient(client);
+    const resources = await stackResources(cloudFormation, STACK);
+    const keyId = resources.find((r) => r.LogicalResourceId === 'StageKey')?.PhysicalResourceId ?? '';
+    const { KeyMetadata } = await kms.send(new DescribeKeyCommand({ KeyId: keyId }));
+    expect(KeyMetadata).toMatchObject({ KeyManager: 'CUSTOMER', KeyState: 'Enabled', KeyUsage: 'ENCRYPT_DECRYPT' });
+    expect((await kms.send(new GetKeyRotationStatusCommand({ KeyId: keyId }))).KeyRotationEnabled).toBe(true);
+    const { Aliases = [] } = await kms.send(new ListAliasesCommand({ KeyId: keyId }));
+    expect(Aliases.map((alias) => alias.AliasName)).toEqual([`alias/${STACK}`]);
+    const table = resources.find((r) => r.LogicalResourceId === 'RequestsTable')?.PhysicalResourceId ?? '';
+    const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: table }));
+    expect(Table?.SSEDescription?.KMSMasterKeyArn).toBe(KeyMetadata?.Arn);
+    const queues = resources.filter((r) => r.ResourceType === 'AWS::SQS::Queue');
+    expect(queues).toHaveLength(2);
+    for (const q of queues) {
+      const { Attributes = {} } = await sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: q.PhysicalResourceId ?? '', AttributeNames: ['KmsMasterKeyId'] }),
+      );
+      expect([q.LogicalResourceId, Attributes['KmsMasterKeyId']]).toEqual([q.LogicalResourceId, KeyMetadata?.Arn]);
+    }
+  });
+
   describe('the deployed stack, run with its deployed code and configuration', () => {
     let functions: Map<string, DeployedFunction>;
     const fn = (logicalId: string): DeployedFunction => {
@@ -375,7 +399,7 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
   });
 
   it(
-    "rolls back and removes with docs/deploy.md's commands; removal keeps the requests, the dead letters and the logs of prod",
+    "rolls back and removes with docs/deploy.md's commands; removal keeps the requests, the dead letters, the logs of prod and the key",
     async () => {
       const serverless = async (...args: string[]) =>
         (
@@ -389,22 +413,25 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
       await serverless('rollback', '--timestamp', timestamps[0] ?? '');
       expect(await stackStatus(STACK)).toMatch(/^UPDATE_COMPLETE$/);
       const kept = (await stackResources(cloudFormation, STACK)).filter((r) =>
-        ['AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::Logs::LogGroup'].includes(r.ResourceType ?? ''),
+        ['AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::Logs::LogGroup', 'AWS::KMS::Key'].includes(r.ResourceType ?? ''),
       );
-      expect(kept).toHaveLength(1 + 2 + 9);
+      expect(kept).toHaveLength(1 + 2 + 9 + 1);
       await serverless('remove');
       await expect(stackStatus(STACK)).rejects.toThrow(/does not exist/);
-      const logs = new CloudWatchLogsClient({
-        region: moto.env['AWS_REGION'],
-        endpoint: moto.endpoint,
-        credentials: { accessKeyId: 'r', secretAccessKey: 'r' },
-      });
+      const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };
+      const logs = new CloudWatchLogsClient(client);
+      const kms = new KMSClient(client);
       for (const resource of kept) {
         const name = resource.PhysicalResourceId ?? '';
         if (resource.ResourceType === 'AWS::DynamoDB::Table')
           await expect(dynamodb.send(new DescribeTableCommand({ TableName: name }))).resolves.toBeDefined();
         if (resource.ResourceType === 'AWS::SQS::Queue')
           await expect(sqs.send(new GetQueueAttributesCommand({ QueueUrl: name, AttributeNames: ['QueueArn'] }))).resolves.toBeDefined();
+        // The key stays usable: the table and, on prod, the queues and logs kept are encrypted with it.
+        if (resource.ResourceType === 'AWS::KMS::Key') {
+          const { KeyMetadata } = await kms.send(new DescribeKeyCommand({ KeyId: name }));
+          expect(KeyMetadata?.KeyState).toBe('Enabled');
+        }
         if (resource.ResourceType === 'AWS::Logs::LogGroup') {
           const { logGroups = [] } = await logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: name }));
           expect(logGroups.map((group) => group.logGroupName)).toContain(name);
