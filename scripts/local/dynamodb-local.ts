@@ -11,6 +11,8 @@ import { localEndpoint } from '../../lib/aws/local-endpoint';
 export interface RunningDynamoDb {
   endpoint: string;
   client: DynamoDBClient;
+  /** Calls `listener` once if DynamoDB Local exits by itself (not through stop()), with its exit code and last output. */
+  onExit: (listener: (code: number | null, output: string) => void) => void;
   stop: () => Promise<void>;
 }
 
@@ -106,14 +108,20 @@ export async function startDynamoDbLocal(options: { port: number; dataDir?: stri
   const client = localClient(endpoint);
   const child = spawn('java', javaArgs({ port: options.port, path, host, stock }), { stdio: 'pipe' });
   const output = collectOutput(child);
+  let stopping = false;
   const stop = async () => {
+    stopping = true;
     client.destroy();
     await stopChild(child);
   };
+  const onExit = (listener: (code: number | null, output: string) => void) =>
+    child.once('exit', (code) => {
+      if (!stopping) listener(code, output());
+    });
   try {
     await waitUntilServing(client, child, output);
     if (!stock && LOOPBACK.has(host)) await assertLoopbackOnly('DynamoDB Local', options.port);
-    return { endpoint, client, stop };
+    return { endpoint, client, onExit, stop };
   } catch (error) {
     await stop();
     if (!stock && NO_COMPILER.test(output())) {
