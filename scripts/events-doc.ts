@@ -306,11 +306,12 @@ ${schemaBlock(statusChangedEventSchema)}
 ## Personal data
 
 Fields marked **personal data** above identify a customer or hold what a person wrote:
-\`customerId\`, the account number, the recipient's name, the comment, the back office's reason
-(and the decision's \`signature\`, whose claims repeat that reason).
-They travel on the bus (the back office needs them) and rest in the dead-letter queues
-(encrypted, 14 days), and never reach a log: the functions log ids, statuses and outcomes only.
-A consumer that keeps these events keeps personal data.
+\`customerId\`, the account number, the recipient's name, the comment, the document ids, the back
+office's reason (and the decision's \`signature\`, whose claims repeat that reason). They travel
+on the bus (the back office needs them) and rest in the dead-letter queues (encrypted with the
+stage's key, 14 days), and never reach a log: the functions log ids, statuses and outcomes only.
+A consumer that keeps these events keeps personal data. Where each field goes, for how long and
+under which key: [\`data-protection.md\`](data-protection.md).
 
 ## Text: plain text, escaped where it is shown
 

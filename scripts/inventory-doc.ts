@@ -10,8 +10,8 @@ import { at } from './local/template-file';
 /*
  * npm run docs:inventory: writes docs/inventory.md, what the prod stack is made of, from the
  * template `serverless package` makes for prod and from the error map the answers use: the
- * routes, the functions with their triggers, the exact grants of each role, the alarms, and the
- * error codes. Other docs link to it instead of restating counts and lists that drift;
+ * routes, the functions with their triggers, the exact grants of each role, on-call's policy, the
+ * stage's key (what it protects, its policy, who uses it), the alarms, and the error codes. Other docs link to it instead of restating counts and lists that drift;
  * tests/deploy/inventory-doc.test.ts fails when the file and the template disagree.
  */
 
@@ -88,16 +88,46 @@ function triggers(template: Template): Map<string, string[]> {
   return found;
 }
 
+/** The services a kms:ViaService condition names, as `dynamodb`, `sqs`. */
+function viaServices(condition: unknown): string[] {
+  return list(at(condition, 'StringEquals', 'kms:ViaService')).map((service) =>
+    code(
+      described(service)
+        .replace(/^`|`$/g, '')
+        .replace(/\.\$\{AWS::Region\}\.amazonaws\.com$/, ''),
+    ),
+  );
+}
+
+/** A condition as a person reads it: each key with its values. */
+function conditionText(condition: unknown): string {
+  return entries(condition)
+    .flatMap(([operator, tests]) =>
+      entries(tests).map(([key, values]) => {
+        const shown = list(values).map((value) =>
+          at(value, 'Ref') === 'AWS::AccountId'
+            ? 'this account'
+            : (typeof value === 'string' ? code(value) : described(value)).replaceAll('${AWS::Region}', '<region>'),
+        );
+        return `${code(key)} ${operator.replace(/^String|^Arn/, '').toLowerCase() || 'equals'} ${shown.join(' or ')}`;
+      }),
+    )
+    .join('; ');
+}
+
+/** One statement of an identity policy as a line: its actions on its resources, and what its condition says. */
+function statementLine(statement: unknown): string {
+  const actions = list(at(statement, 'Action')).map((a) => code(String(a)));
+  const resources = list(at(statement, 'Resource')).map(described);
+  const condition = at(statement, 'Condition');
+  const services = viaServices(condition);
+  const when = condition === undefined ? '' : services.length > 0 ? `, only through ${services.join(' or ')}` : ', with a condition';
+  return `${actions.join(', ')} on ${resources.join(', ')}${when}`;
+}
+
 function grants(template: Template, role: string): string[] {
   const policies = list(at(template, 'Resources', role, 'Properties', 'Policies'));
-  const rows = policies.flatMap((policy) =>
-    list(at(policy, 'PolicyDocument', 'Statement')).map((statement) => {
-      const actions = list(at(statement, 'Action')).map((a) => code(String(a)));
-      const resources = list(at(statement, 'Resource')).map(described);
-      const condition = at(statement, 'Condition') === undefined ? '' : ', with a condition';
-      return `${actions.join(', ')} on ${resources.join(', ')}${condition}`;
-    }),
-  );
+  const rows = policies.flatMap((policy) => list(at(policy, 'PolicyDocument', 'Statement')).map(statementLine));
   const traced = ofType(template, 'AWS::IAM::Policy').filter(([, policy]) =>
     list(at(policy, 'Properties', 'Roles')).some((r) => at(r, 'Ref') === role),
   );
@@ -132,6 +162,86 @@ function alarms(template: Template): string[] {
     const operator = COMPARISONS[String(at(properties, 'ComparisonOperator'))] ?? String(at(properties, 'ComparisonOperator'));
     return `| ${code(id)} | ${code(name)} | ${metric} | ${operator} ${String(at(properties, 'Threshold'))} |`;
   });
+}
+
+/** What is encrypted with a KMS key of the template, by the property that names it. */
+const KEY_PROPERTIES: Record<string, string[]> = {
+  'AWS::DynamoDB::Table': ['SSESpecification', 'KMSMasterKeyId'],
+  'AWS::Events::EventBus': ['KmsKeyIdentifier'],
+  'AWS::SQS::Queue': ['KmsMasterKeyId'],
+  'AWS::Logs::LogGroup': ['KmsKeyId'],
+  'AWS::SNS::Topic': ['KmsMasterKeyId'],
+};
+
+/** The key section: the key, what it protects, its policy, and the IAM policies that use it. */
+function keySection(template: Template): string {
+  const keys = ofType(template, 'AWS::KMS::Key');
+  if (keys.length === 0) return 'No customer-managed key: every store uses an AWS key.';
+  return keys
+    .map(([keyId, key]) => {
+      const aliases = ofType(template, 'AWS::KMS::Alias')
+        .filter(([, alias]) => at(alias, 'Properties', 'TargetKeyId', 'Ref') === keyId)
+        .map(([, alias]) => code(String(at(alias, 'Properties', 'AliasName'))));
+      const protectedBy = Object.entries(KEY_PROPERTIES).flatMap(([type, path]) =>
+        ofType(template, type)
+          .filter(([, r]) => at(at(r, 'Properties'), ...path, 'Fn::GetAtt', 0) === keyId)
+          .map(([id, r]) => `${code(id)}${at(r, 'Condition') === undefined ? '' : ' (when made)'}`),
+      );
+      const policy = list(at(key, 'Properties', 'KeyPolicy', 'Statement')).map((statement) => {
+        const principal = at(statement, 'Principal');
+        const who =
+          at(principal, 'AWS') === undefined
+            ? `the service ${described(at(principal, 'Service'))}`
+            : `principals of this account${list(at(statement, 'Action')).some((a) => /^kms:(Decrypt|Encrypt|GenerateDataKey|ReEncrypt|CreateGrant)/.test(String(a))) ? ' whose own IAM policy allows it' : ''}`;
+        const actions = list(at(statement, 'Action')).map((a) => code(String(a)));
+        const condition = at(statement, 'Condition');
+        return `| ${code(String(at(statement, 'Sid')))} | ${who} | ${actions.join(', ')} | ${condition === undefined ? 'always' : conditionText(condition)} |`;
+      });
+      const users = [
+        ...ofType(template, 'AWS::IAM::Role').flatMap(([roleId, role]) =>
+          list(at(role, 'Properties', 'Policies')).flatMap((p) =>
+            list(at(p, 'PolicyDocument', 'Statement'))
+              .filter((st) => at(st, 'Resource', 'Fn::GetAtt', 0) === keyId)
+              .map((st) => `- ${code(roleId)}: ${statementLine(st)}`),
+          ),
+        ),
+        ...ofType(template, 'AWS::IAM::ManagedPolicy').flatMap(([, managed]) =>
+          list(at(managed, 'Properties', 'PolicyDocument', 'Statement'))
+            .filter((st) => at(st, 'Resource', 'Fn::GetAtt', 0) === keyId)
+            .map((st) => `- the policy ${code(String(at(managed, 'Properties', 'ManagedPolicyName')))} (on-call): ${statementLine(st)}`),
+        ),
+      ];
+      return [
+        `${code(keyId)}${aliases.length > 0 ? `, alias ${aliases.join(', ')}` : ''}: rotation ${at(key, 'Properties', 'EnableKeyRotation') === true ? 'on' : 'off'}, ` +
+          `${at(key, 'DeletionPolicy') === 'Retain' ? 'kept' : 'deleted'} when the stack is deleted. It protects ${protectedBy.join(', ')}.`,
+        '',
+        'Its policy, statement by statement (nothing in it is open to everyone):',
+        '',
+        '| statement | who | may | when |',
+        '|---|---|---|---|',
+        ...policy,
+        '',
+        "Who uses it through the account's statement, by their own IAM policies:",
+        '',
+        ...users,
+      ].join('\n');
+    })
+    .join('\n\n');
+}
+
+/** The managed policies the stack makes for people (on-call), statement by statement. */
+function managedPolicies(template: Template): string {
+  const policies = ofType(template, 'AWS::IAM::ManagedPolicy');
+  if (policies.length === 0) return 'None.';
+  return policies
+    .map(([id, policy]) =>
+      [
+        `${code(String(at(policy, 'Properties', 'ManagedPolicyName')))} (${code(id)}), attached to no one by the stack: ${String(at(policy, 'Properties', 'Description'))}. It may:`,
+        '',
+        ...list(at(policy, 'Properties', 'PolicyDocument', 'Statement')).map((st) => `- ${statementLine(st)}`),
+      ].join('\n'),
+    )
+    .join('\n\n');
 }
 
 export function buildInventoryDoc(template: Template): string {
@@ -179,6 +289,14 @@ ${fns.length} functions, each with a role of its own, trusting only Lambda actin
 account; besides the grants below, no managed policy.
 
 ${functionSections.join('\n\n')}
+
+## On call
+
+${managedPolicies(template)}
+
+## The stage's key
+
+${keySection(template)}
 
 ## Alarms
 

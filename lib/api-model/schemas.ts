@@ -24,6 +24,12 @@ export type Status = (typeof STATUSES)[number];
 
 export const uuid = { type: 'string', format: 'uuid' } as const;
 
+/**
+ * Marks a field that identifies a customer or holds what a person wrote: docs/data-protection.md
+ * says, from these marks, where each such field goes, for how long and under which key.
+ */
+export const PERSONAL = { 'x-personal-data': true } as const;
+
 /** The character rule of formats.ts, in words for the API description. */
 export const NO_HIDDEN_TEXT =
   'No control or format characters (zero-width, bidi overrides), line or paragraph separators, private-use characters, unpaired surrogates or other default-ignorable characters; variation selectors are allowed.';
@@ -42,13 +48,14 @@ export const terminationRequestInputSchema = {
       required: ['bik', 'accountNumber', 'recipientName'],
       properties: {
         bik: { type: 'string', pattern: '^[0-9]{9}$' },
-        accountNumber: { type: 'string', pattern: '^[0-9]{20}$' },
+        accountNumber: { type: 'string', pattern: '^[0-9]{20}$', ...PERSONAL },
         recipientName: {
           type: 'string',
           minLength: 1,
           maxLength: 255,
           format: 'recipient-name',
           description: `1 to 255 characters (code points) with at least one letter. ${NO_HIDDEN_TEXT}`,
+          ...PERSONAL,
         },
       },
     },
@@ -57,6 +64,7 @@ export const terminationRequestInputSchema = {
       maxLength: 1000,
       format: 'customer-text',
       description: `Up to 1000 characters (code points); line breaks are allowed. ${NO_HIDDEN_TEXT} For reasonCode OTHER it must hold a letter or a digit.`,
+      ...PERSONAL,
     },
     documentIds: {
       type: 'array',
@@ -65,6 +73,7 @@ export const terminationRequestInputSchema = {
       items: uuid,
       description:
         "Ids of the customer's own documents, uploaded to the bank's documents service and usable when the request is made: a create refuses any other with 422 DOCUMENT_NOT_AVAILABLE, and a repeat, compared ignoring case, with 400 VALIDATION_ERROR.",
+      ...PERSONAL,
     },
   },
 } as const;
@@ -95,6 +104,7 @@ export const terminationRequestSchema = {
       maxLength: 1000,
       description:
         "The back office's explanation of the current status, for the customer, as the back office wrote it. Plain text of at most 1000 characters, possibly with line breaks, never markup: render it as text, never as HTML.",
+      ...PERSONAL,
     },
   },
 } as const;

@@ -34,11 +34,11 @@ export function readEdge(event: APIGatewayProxyEvent): Edge {
   const customerId = typeof fromAuthorizer === 'string' && fromAuthorizer !== '' ? fromAuthorizer : undefined;
   logger.resetKeys();
   // apiRequestId joins these lines with API Gateway's access log, which cannot see request headers.
+  // The customer's id is never logged (docs/data-protection.md): their calls are found by contract.
   logger.appendKeys({
     correlationId,
     apiRequestId: event.requestContext.requestId,
     contractId: event.pathParameters?.['contractId'],
-    customerId,
   });
   return {
     started,

@@ -31,7 +31,11 @@ const cors = require('../../resources/cors.json');
  * Settings: custom.stageSettings.
  */
 
-/** One JSON line per call; REST access logs can read $context only, never request headers. */
+/**
+ * One JSON line per call; REST access logs can read $context only, never request headers. No
+ * customer id: the line would tie the customer to their address and client for the log's life
+ * (docs/data-protection.md); requestId joins it to the function's line, which names the contract.
+ */
 const ACCESS_LOG_FORMAT = JSON.stringify({
   requestId: '$context.requestId',
   extendedRequestId: '$context.extendedRequestId',
@@ -42,7 +46,6 @@ const ACCESS_LOG_FORMAT = JSON.stringify({
   resourcePath: '$context.resourcePath',
   status: '$context.status',
   responseType: '$context.error.responseType',
-  customerId: '$context.authorizer.customerId',
   latencyMs: '$context.responseLatency',
   integrationLatencyMs: '$context.integrationLatency',
   wafStatus: '$context.waf.status',

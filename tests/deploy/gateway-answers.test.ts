@@ -10,6 +10,7 @@ import { refusedAuthorizations } from '../support/jwt-attacks';
 import { at, jsonObject, parsedObject } from '../support/json';
 import { largestValidBody } from '../support/largest-body';
 import { ofType, resource, templatePackager, type Json } from '../support/packaged-template';
+import { transformed } from '../support/waf-transformations';
 
 /*
  * What API Gateway and the WAF answer themselves, and the limits in front of the functions, as
@@ -164,6 +165,27 @@ describe('the WAF (issue 15.3, 15.4, 22.3)', () => {
     },
   };
 
+  /** Whether the WAF lets the header through its no-bearer-token rule: its own transformations, then its pattern. */
+  const wafAdmits = (authorization: string) => {
+    const match = at(
+      rule('no-bearer-token'),
+      'Statement',
+      'AndStatement',
+      'Statements',
+      1,
+      'NotStatement',
+      'Statement',
+      'RegexMatchStatement',
+    );
+    return new RegExp(String(at(match, 'RegexString'))).test(transformed(authorization, at(match, 'TextTransformations')));
+  };
+  /** The counter the per-token rate rule keeps for a header: the header after the custom key's transformations. */
+  const tokenCounter = (authorization: string) => {
+    const keys = at(rule('rate-per-token'), 'Statement', 'RateBasedStatement', 'CustomKeys');
+    expect(Array.isArray(keys) ? keys.length : 0).toBe(1);
+    return transformed(authorization, at(keys, 0, 'Header', 'TextTransformations'));
+  };
+
   it('admits the largest valid body: its own body rule at the service limit, the managed 8 KB rule only counting', () => {
     const body = largestValidBody();
     // Valid, and within what the handler reads.
@@ -233,7 +255,17 @@ describe('the WAF (issue 15.3, 15.4, 22.3)', () => {
       Limit: '300',
       EvaluationWindowSec: 300,
       AggregateKeyType: 'CUSTOM_KEYS',
-      CustomKeys: [{ Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }],
+      CustomKeys: [
+        {
+          Header: {
+            Name: 'authorization',
+            TextTransformations: [
+              { Priority: 0, Type: 'LOWERCASE' },
+              { Priority: 1, Type: 'COMPRESS_WHITE_SPACE' },
+            ],
+          },
+        },
+      ],
     });
     expect(at(rate, 'Action')).toEqual({ Count: {} });
     expect(at(rate, 'RuleLabels')).toEqual(at(rule('rate-per-ip'), 'RuleLabels'));
@@ -271,25 +303,13 @@ describe('the WAF (issue 15.3, 15.4, 22.3)', () => {
   });
 
   it('lets through every token the authorizer could accept, and stops only what it would refuse (issue 22.3)', () => {
-    const regex = at(
-      rule('no-bearer-token'),
-      'Statement',
-      'AndStatement',
-      'Statements',
-      1,
-      'NotStatement',
-      'Statement',
-      'RegexMatchStatement',
-      'RegexString',
-    );
-    // As the WAF reads it: the header lower-cased, then the pattern.
-    const wafAdmits = (authorization: string) => new RegExp(String(regex)).test(authorization.toLowerCase());
     const key = makeSigningKey();
     const genuine = signToken(key, { customerId: 'customer-anna' });
+    // As HTTP delivers a header: a field value has no leading or trailing whitespace (RFC 9110, 5.5).
     for (const header of [
       `Bearer ${genuine}`,
       `bearer ${genuine}`,
-      `BEARER  ${genuine} `,
+      `BEARER  ${genuine}`,
       `Bearer ${genuine.slice(0, genuine.lastIndexOf('.') + 1)}`,
     ])
       expect(wafAdmits(header), header.slice(0, 20)).toBe(true);
@@ -316,6 +336,32 @@ describe('the WAF (issue 15.3, 15.4, 22.3)', () => {
     expect(stopped.length).toBeGreaterThan(junk.length - 2);
     // Whatever the WAF stops, the authorizer could not even read as a token of JSON parts.
     for (const header of stopped) expect(parses(header), header.slice(0, 40)).toBe(false);
+  });
+
+  it('counts one token once, however its scheme is written: every spelling the WAF lets through has the same counter', () => {
+    const key = makeSigningKey();
+    const token = signToken(key, { customerId: 'customer-anna' });
+    const spellings = [
+      `Bearer ${token}`,
+      `bearer ${token}`,
+      `BEARER ${token}`,
+      `bEaReR    ${token}`,
+      `Bearer  ${token}`,
+      `BeArEr${' '.repeat(40)}${token}`,
+    ];
+    for (const header of spellings) expect(wafAdmits(header), header.slice(0, 50)).toBe(true);
+    // The authorizer takes every one of them as the same token.
+    expect(new Set(spellings.map((header) => bearerToken(header)))).toEqual(new Set([token]));
+    expect(new Set(spellings.map(tokenCounter))).toEqual(new Set([`bearer ${token.toLowerCase()}`]));
+    // Whitespace other than spaces, or after the token, never reaches the counter's callers: the
+    // WAF refuses the header with 401 (and HTTP strips trailing whitespace before it anyway).
+    for (const header of [`Bearer\t${token}`, `Bearer ${token} `, `Bearer ${token}\u00a0`, ` Bearer ${token}`])
+      expect(wafAdmits(header), JSON.stringify(header.slice(0, 10))).toBe(false);
+    // Another token, another counter; the token's own letters lower-cased stay in the count, which
+    // merges a stolen token with its case variants (each refused by the authorizer) and nothing else.
+    const other = signToken(key, { customerId: 'customer-boris' });
+    expect(tokenCounter(`Bearer ${other}`)).not.toBe(tokenCounter(`Bearer ${token}`));
+    expect(tokenCounter(`Bearer ${token.toUpperCase()}`)).toBe(tokenCounter(`Bearer ${token}`));
   });
 
   it('lets a page on any origin read every WAF answer, with the security headers', () => {

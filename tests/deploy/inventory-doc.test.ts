@@ -35,6 +35,22 @@ describe('docs/inventory.md', () => {
     expect(document.match(/^\| (GET|POST) \| `\/api\/v1\//gm)).toHaveLength(routes.length);
   });
 
+  it("says who may use the stage's key: each statement of its policy, and each role and policy whose own statements use it", () => {
+    const document = readFileSync(INVENTORY_DOC, 'utf8');
+    const section = document.slice(document.indexOf("## The stage's key"), document.indexOf('## Alarms'));
+    const [[, key] = []] = ofType(prod, 'AWS::KMS::Key');
+    const statements = jsonObject(jsonObject(jsonObject(key)['Properties'])['KeyPolicy'])['Statement'];
+    expect(Array.isArray(statements) ? statements.length : 0).toBeGreaterThan(0);
+    for (const statement of Array.isArray(statements) ? statements : [])
+      expect(section).toContain(`| \`${String(jsonObject(statement)['Sid'])}\` |`);
+    const users = [...ofType(prod, 'AWS::IAM::Role'), ...ofType(prod, 'AWS::IAM::ManagedPolicy')]
+      .filter(([, r]) => JSON.stringify(r).includes('"Resource":{"Fn::GetAtt":["StageKey","Arn"]}'))
+      .map(([id]) => id);
+    expect(users.length).toBe(7);
+    for (const id of users.filter((user) => user !== 'OnCallPolicy')) expect(section).toContain(`- \`${id}\`: `);
+    expect(section).toContain('- the policy `contract-termination-prod-on-call` (on-call): `kms:Decrypt`');
+  });
+
   it('lists exactly the routes of docs/openapi.yaml: the stack serves what the API description promises', () => {
     const listed = [...readFileSync(INVENTORY_DOC, 'utf8').matchAll(/^\| ([A-Z]+) \| `(\/api\/v1\/[^`]+)` \|/gm)].map(
       ([, method = '', path = '']) => `${method} ${path}`,

@@ -17,6 +17,7 @@ import {
 } from '@aws-sdk/client-eventbridge';
 import { GetEventSourceMappingCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { CloudWatchLogsClient, DescribeLogGroupsCommand } from '@aws-sdk/client-cloudwatch-logs';
+import { GetKeyRotationStatusCommand, KMSClient, ListAliasesCommand, ListKeysCommand } from '@aws-sdk/client-kms';
 import { S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
@@ -239,6 +240,32 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
     }
   });
 
+  it("makes the stage's own key, rotated, found by its alias, and encrypts both dead-letter queues with it", async () => {
+    const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };
+    const kms = new KMSClient(client);
+    const resources = await stackResources(cloudFormation, STACK);
+    const keyId = resources.find((r) => r.LogicalResourceId === 'StageKey')?.PhysicalResourceId ?? '';
+    // moto keeps the policy of a key its CloudFormation made as an object, and then fails DescribeKey
+    // (which reads the policy as text): the key is found by ListKeys instead.
+    const { Keys = [] } = await kms.send(new ListKeysCommand({}));
+    const keyArn = Keys.find((key) => key.KeyId === keyId)?.KeyArn;
+    expect(keyArn).toMatch(/^arn:aws:kms:/);
+    expect((await kms.send(new GetKeyRotationStatusCommand({ KeyId: keyId }))).KeyRotationEnabled).toBe(true);
+    const { Aliases = [] } = await kms.send(new ListAliasesCommand({ KeyId: keyId }));
+    expect(Aliases.map((alias) => alias.AliasName)).toEqual([`alias/${STACK}`]);
+    // moto keeps a table's SSESpecification from its CloudFormation but reports it only under the
+    // API's own name for it (Enabled, not SSEEnabled): the table's key is checked in the template
+    // (tests/deploy/template.test.ts), like the bus's and the log groups', which moto ignores.
+    const queues = resources.filter((r) => r.ResourceType === 'AWS::SQS::Queue');
+    expect(queues).toHaveLength(2);
+    for (const q of queues) {
+      const { Attributes = {} } = await sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: q.PhysicalResourceId ?? '', AttributeNames: ['KmsMasterKeyId'] }),
+      );
+      expect([q.LogicalResourceId, Attributes['KmsMasterKeyId']]).toEqual([q.LogicalResourceId, keyArn]);
+    }
+  });
+
   describe('the deployed stack, run with its deployed code and configuration', () => {
     let functions: Map<string, DeployedFunction>;
     const fn = (logicalId: string): DeployedFunction => {
@@ -441,7 +468,7 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
   });
 
   it(
-    "rolls back and removes with docs/deploy.md's commands; removal keeps the requests, the dead letters and the logs of prod",
+    "rolls back and removes with docs/deploy.md's commands; removal keeps the requests, the dead letters, the logs of prod and the key",
     async () => {
       const serverless = async (...args: string[]) =>
         (
@@ -455,22 +482,26 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
       await serverless('rollback', '--timestamp', timestamps[0] ?? '');
       expect(await stackStatus(STACK)).toMatch(/^UPDATE_COMPLETE$/);
       const kept = (await stackResources(cloudFormation, STACK)).filter((r) =>
-        ['AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::Logs::LogGroup'].includes(r.ResourceType ?? ''),
+        ['AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::Logs::LogGroup', 'AWS::KMS::Key'].includes(r.ResourceType ?? ''),
       );
-      expect(kept).toHaveLength(1 + 2 + 9);
+      expect(kept).toHaveLength(1 + 2 + 9 + 1);
       await serverless('remove');
       await expect(stackStatus(STACK)).rejects.toThrow(/does not exist/);
-      const logs = new CloudWatchLogsClient({
-        region: moto.env['AWS_REGION'],
-        endpoint: moto.endpoint,
-        credentials: { accessKeyId: 'r', secretAccessKey: 'r' },
-      });
+      const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };
+      const logs = new CloudWatchLogsClient(client);
+      const kms = new KMSClient(client);
       for (const resource of kept) {
         const name = resource.PhysicalResourceId ?? '';
         if (resource.ResourceType === 'AWS::DynamoDB::Table')
           await expect(dynamodb.send(new DescribeTableCommand({ TableName: name }))).resolves.toBeDefined();
         if (resource.ResourceType === 'AWS::SQS::Queue')
           await expect(sqs.send(new GetQueueAttributesCommand({ QueueUrl: name, AttributeNames: ['QueueArn'] }))).resolves.toBeDefined();
+        // The key stays: the table and, on prod, the queues and logs kept are encrypted with it.
+        if (resource.ResourceType === 'AWS::KMS::Key') {
+          const { Keys = [] } = await kms.send(new ListKeysCommand({}));
+          expect(Keys.map((key) => key.KeyId)).toContain(name);
+          expect((await kms.send(new GetKeyRotationStatusCommand({ KeyId: name }))).KeyRotationEnabled).toBe(true);
+        }
         if (resource.ResourceType === 'AWS::Logs::LogGroup') {
           const { logGroups = [] } = await logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: name }));
           expect(logGroups.map((group) => group.logGroupName)).toContain(name);

@@ -140,17 +140,19 @@ describe('the functions', () => {
   });
 });
 
-/** Every statement of a role, with what it allows. */
+/** Every statement of a role, with what it allows, but its use of the stage's key (checked in 'the stage's key'). */
 function statements(template: Json, role: string): { actions: string[]; resource: unknown }[] {
   const policies = at(resource(template, role), 'Properties', 'Policies');
   if (!Array.isArray(policies)) return [];
-  return policies.flatMap((policy: unknown) => {
-    // Policies behind Fn::If (tracing) are checked separately.
-    const list = at(policy, 'PolicyDocument', 'Statement');
-    return Array.isArray(list)
-      ? list.map((s: unknown) => ({ actions: [at(s, 'Action')].flat().map(String).sort(), resource: at(s, 'Resource') }))
-      : [];
-  });
+  return policies
+    .filter((policy: unknown) => at(policy, 'PolicyName') !== 'stage-key')
+    .flatMap((policy: unknown) => {
+      // Policies behind Fn::If (tracing) are checked separately.
+      const list = at(policy, 'PolicyDocument', 'Statement');
+      return Array.isArray(list)
+        ? list.map((s: unknown) => ({ actions: [at(s, 'Action')].flat().map(String).sort(), resource: at(s, 'Resource') }))
+        : [];
+    });
 }
 
 describe('least privilege', () => {
@@ -323,6 +325,251 @@ describe('least privilege', () => {
     for (const [, fn] of ofType(prod, 'AWS::Lambda::Function')) expect(at(fn, 'Properties', 'TracingConfig')).toBeUndefined();
     expect(at(resource(traced, 'ApiGatewayStage'), 'Properties', 'TracingEnabled')).toBe(true);
     expect(at(resource(prod, 'ApiGatewayStage'), 'Properties', 'TracingEnabled')).toBe(false);
+  });
+});
+
+/** How the template names the stage's key wherever it is used. */
+const STAGE_KEY = { 'Fn::GetAtt': ['StageKey', 'Arn'] };
+
+/** The statements of the stage's key's policy. */
+const keyStatements = (template: Json): unknown[] => {
+  const list = at(resource(template, 'StageKey'), 'Properties', 'KeyPolicy', 'Statement');
+  return Array.isArray(list) ? list : [];
+};
+
+/** The statements of a role's policy for its use of the stage's key. */
+const keyUse = (template: Json, role: string): unknown => {
+  const policies = at(resource(template, role), 'Properties', 'Policies');
+  const found = Array.isArray(policies) ? policies.find((policy: unknown) => at(policy, 'PolicyName') === 'stage-key') : undefined;
+  return at(found, 'PolicyDocument', 'Statement');
+};
+
+/** The logical ids a value names through Ref, Fn::GetAtt or a ${Name} of Fn::Sub (parameters and pseudo parameters included). */
+function referencedIds(value: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) value.forEach((item) => referencedIds(item, found));
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === 'Ref' && typeof inner === 'string') found.add(inner);
+      else if (key === 'Fn::GetAtt') found.add(String(Array.isArray(inner) ? inner[0] : String(inner).split('.')[0]));
+      else if (key === 'Fn::Sub') {
+        const text = String(Array.isArray(inner) ? inner[0] : inner);
+        for (const [, name = ''] of text.matchAll(/\$\{([^}!.]+)[^}]*\}/g)) found.add(name);
+        if (Array.isArray(inner)) referencedIds(inner[1], found);
+      } else referencedIds(inner, found);
+    }
+  }
+  return found;
+}
+
+/** The resources each resource waits for: those it references, and its DependsOn. */
+function dependencies(template: Json): Map<string, string[]> {
+  const all = jsonObject(template['Resources']);
+  return new Map(
+    Object.entries(all).map(([id, r]) => [
+      id,
+      [...new Set([...referencedIds(at(r, 'Properties')), ...[at(r, 'DependsOn') ?? []].flat().map(String)])].filter((d) => d in all),
+    ]),
+  );
+}
+
+/** A cycle among the resources, as the ids along it, or undefined: CloudFormation refuses a template with one. */
+function cycleIn(template: Json): string[] | undefined {
+  const graph = dependencies(template);
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (id: string, path: string[]): string[] | undefined => {
+    if (state.get(id) === 'done') return undefined;
+    if (state.get(id) === 'open') return [...path.slice(path.indexOf(id)), id];
+    state.set(id, 'open');
+    for (const next of graph.get(id) ?? []) {
+      const cycle = visit(next, [...path, id]);
+      if (cycle !== undefined) return cycle;
+    }
+    state.set(id, 'done');
+    return undefined;
+  };
+  for (const id of graph.keys()) {
+    const cycle = visit(id, []);
+    if (cycle !== undefined) return cycle;
+  }
+  return undefined;
+}
+
+describe("the stage's key", () => {
+  const CRYPTO = /^kms:(Decrypt|Encrypt|GenerateDataKey|ReEncrypt|CreateGrant|Sign|GenerateMac)/;
+  const viaService = (service: string) => ({ 'Fn::Sub': `${service}.\${AWS::Region}.amazonaws.com` });
+
+  it('is one customer-managed key per deployed stage, rotated yearly, kept when the stack goes (the requests table it protects is)', () => {
+    for (const [template, stage] of [
+      [prod, 'prod'],
+      [dev, 'dev'],
+    ] as const) {
+      const keys = ofType(template, 'AWS::KMS::Key');
+      expect(keys.map(([id]) => id)).toEqual(['StageKey']);
+      expect(resource(template, 'StageKey')).toMatchObject({
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+        Properties: { EnableKeyRotation: true, KeySpec: 'SYMMETRIC_DEFAULT', KeyUsage: 'ENCRYPT_DECRYPT' },
+      });
+      expect(at(resource(template, 'StageKeyAlias'), 'Properties')).toEqual({
+        AliasName: `alias/contract-termination-${stage}`,
+        TargetKeyId: { Ref: 'StageKey' },
+      });
+    }
+  });
+
+  it('protects the requests table, the bus, every queue, every log group and the alarm topic', () => {
+    for (const template of [prod, dev]) {
+      expect(at(resource(template, 'RequestsTable'), 'Properties', 'SSESpecification', 'KMSMasterKeyId')).toEqual(STAGE_KEY);
+      // moto accepts and ignores these two, so the rehearsal cannot show them: they are checked here.
+      expect(at(resource(template, 'EventBus'), 'Properties', 'KmsKeyIdentifier')).toEqual(STAGE_KEY);
+      const logGroups = ofType(template, 'AWS::Logs::LogGroup');
+      expect(logGroups).toHaveLength(9);
+      for (const [id, group] of logGroups) expect([id, at(group, 'Properties', 'KmsKeyId')]).toEqual([id, STAGE_KEY]);
+      const queues = ofType(template, 'AWS::SQS::Queue');
+      expect(queues).toHaveLength(2);
+      for (const [id, queue] of queues) {
+        expect([id, at(queue, 'Properties', 'KmsMasterKeyId')]).toEqual([id, STAGE_KEY]);
+        expect(at(queue, 'Properties', 'SqsManagedSseEnabled')).toBeUndefined();
+      }
+      for (const [id, topic] of ofType(template, 'AWS::SNS::Topic'))
+        expect([id, at(topic, 'Properties', 'KmsMasterKeyId')]).toEqual([id, STAGE_KEY]);
+    }
+  });
+
+  it('is open to no one: every statement names the account or a service, the account administers it unconditionally and uses it only through DynamoDB and SQS', () => {
+    const statements = keyStatements(prod);
+    expect(statements.length).toBeGreaterThan(0);
+    const root = { 'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:root' };
+    for (const statement of statements) {
+      const sid = String(at(statement, 'Sid'));
+      expect([sid, at(statement, 'Effect')]).toEqual([sid, 'Allow']);
+      const principal = at(statement, 'Principal');
+      expect(JSON.stringify(principal), sid).not.toMatch(/"\*"/);
+      expect(Object.keys(jsonObject(principal)), sid).toHaveLength(1);
+      const actions = [at(statement, 'Action')].flat().map(String);
+      if (at(principal, 'AWS') !== undefined) {
+        expect(at(principal, 'AWS'), sid).toEqual(root);
+        // The account's own use is only ever through DynamoDB or SQS, for the principals its IAM policies name.
+        if (actions.some((action) => CRYPTO.test(action))) {
+          expect(at(statement, 'Condition', 'StringEquals', 'kms:CallerAccount'), sid).toEqual({ Ref: 'AWS::AccountId' });
+          const services = [at(statement, 'Condition', 'StringEquals', 'kms:ViaService')].flat();
+          expect(services.length, sid).toBeGreaterThan(0);
+          for (const service of services) expect([viaService('dynamodb'), viaService('sqs')], sid).toContainEqual(service);
+        } else expect(at(statement, 'Condition'), sid).toBeUndefined();
+      } else {
+        // A service uses it only for this stack's log groups, bus, rule and alarms.
+        expect(Object.keys(jsonObject(at(statement, 'Condition'))).length, sid).toBeGreaterThan(0);
+        const tested = JSON.stringify(at(statement, 'Condition'));
+        expect(tested, sid).toMatch(/contract-termination-prod/);
+      }
+    }
+    const services = statements.map((st) => at(st, 'Principal', 'Service')).filter((service) => service !== undefined);
+    expect(new Set(services)).toEqual(
+      new Set([{ 'Fn::Sub': 'logs.${AWS::Region}.amazonaws.com' }, 'events.amazonaws.com', 'cloudwatch.amazonaws.com']),
+    );
+  });
+
+  it("lets CloudWatch Logs use it for the stack's log groups only, and EventBridge for the stack's bus and decision rule only", () => {
+    const by = (sid: string) => keyStatements(prod).find((st) => at(st, 'Sid') === sid);
+    expect(at(by('CloudWatchLogsForTheStacksLogGroups'), 'Condition')).toEqual({
+      ArnLike: {
+        'kms:EncryptionContext:aws:logs:arn': [
+          { 'Fn::Sub': 'arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/contract-termination-prod-*' },
+          {
+            'Fn::Sub':
+              'arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/apigateway/contract-termination-prod-access',
+          },
+        ],
+      },
+    });
+    // Every log group's name is one that condition matches.
+    for (const [, group] of ofType(prod, 'AWS::Logs::LogGroup'))
+      expect(String(at(group, 'Properties', 'LogGroupName'))).toMatch(
+        /^\/aws\/(lambda\/contract-termination-prod-|apigateway\/contract-termination-prod-access$)/,
+      );
+    const bus = { 'Fn::Sub': 'arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:event-bus/contract-termination-prod-events' };
+    expect(at(by('EventBridgeForTheBus'), 'Condition', 'StringEquals')).toEqual({
+      'aws:SourceAccount': { Ref: 'AWS::AccountId' },
+      'aws:SourceArn': bus,
+      'kms:EncryptionContext:aws:events:event-bus:arn': bus,
+    });
+    expect(at(resource(prod, 'EventBus'), 'Properties', 'Name')).toBe('contract-termination-prod-events');
+    expect(at(by('EventBridgeForTheDecisionRulesDeadLetters'), 'Condition')).toEqual({
+      ArnEquals: {
+        'aws:SourceArn': {
+          'Fn::Sub':
+            'arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:rule/contract-termination-prod-events/contract-termination-prod-status-decisions',
+        },
+      },
+    });
+    expect(at(resource(prod, 'DecisionRule'), 'Properties', 'Name')).toBe('contract-termination-prod-status-decisions');
+  });
+
+  it('names no role and no resource of the stack in its policy, so what is under the key makes no cycle', () => {
+    expect([...referencedIds(at(resource(prod, 'StageKey'), 'Properties'))].filter((id) => !id.startsWith('AWS::'))).toEqual([]);
+    for (const template of [prod, dev, traced]) expect(cycleIn(template)).toBeUndefined();
+  });
+
+  it.each([
+    ['CreateTerminationRequestRole', ['dynamodb']],
+    ['WithdrawTerminationRequestRole', ['dynamodb']],
+    ['GetTerminationRequestRole', ['dynamodb']],
+    ['ListTerminationRequestsRole', ['dynamodb']],
+    ['ApplyStatusDecisionRole', ['dynamodb', 'sqs']],
+    ['PublishRequestEventsRole', ['dynamodb', 'sqs']],
+    ['AuthorizerRole', []],
+    ['ListTerminationReasonsRole', []],
+  ])("gives %s the key's use through %j and nothing else", (role, services) => {
+    const use = keyUse(prod, role);
+    if (services.length === 0) {
+      expect(use).toBeUndefined();
+      return;
+    }
+    expect(use).toEqual(
+      services.map((service) => ({
+        Sid: expect.any(String),
+        Effect: 'Allow',
+        // Reading the table or its stream decrypts; sending to a queue makes a data key too.
+        Action: service === 'sqs' ? ['kms:GenerateDataKey', 'kms:Decrypt'] : ['kms:Decrypt'],
+        Resource: STAGE_KEY,
+        Condition: { StringEquals: { 'kms:ViaService': viaService(service) } },
+      })),
+    );
+  });
+
+  it("gives on-call one policy of its own: read a request's items and redrive the dead letters, under the key through DynamoDB and SQS only", () => {
+    const [[id, policy] = []] = ofType(prod, 'AWS::IAM::ManagedPolicy');
+    expect(id).toBe('OnCallPolicy');
+    expect(at(policy, 'Properties', 'ManagedPolicyName')).toBe('contract-termination-prod-on-call');
+    const statements = at(policy, 'Properties', 'PolicyDocument', 'Statement');
+    expect(Array.isArray(statements) ? statements.map((st: unknown) => [at(st, 'Sid'), at(st, 'Action'), at(st, 'Resource')]) : []).toEqual(
+      [
+        [
+          'ReadRequests',
+          ['dynamodb:GetItem', 'dynamodb:Scan'],
+          expect.objectContaining({ 'Fn::Sub': expect.stringContaining('table/contract-termination-prod-requests') }),
+        ],
+        [
+          'RedriveDeadLetters',
+          ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'],
+          [{ 'Fn::GetAtt': ['DecisionDeadLetterQueue', 'Arn'] }, { 'Fn::GetAtt': ['PublisherDeadLetterQueue', 'Arn'] }],
+        ],
+        [
+          'ReadTheStream',
+          ['dynamodb:DescribeStream', 'dynamodb:GetShardIterator', 'dynamodb:GetRecords'],
+          { 'Fn::GetAtt': ['RequestsTable', 'StreamArn'] },
+        ],
+        [
+          'HandBackToTheFunctions',
+          ['lambda:InvokeFunction'],
+          [{ 'Fn::GetAtt': ['ApplyStatusDecisionLambdaFunction', 'Arn'] }, { 'Fn::GetAtt': ['PublishRequestEventsLambdaFunction', 'Arn'] }],
+        ],
+        ['ReadUnderTheKey', ['kms:Decrypt'], STAGE_KEY],
+      ],
+    );
+    expect(at(statements, 4, 'Condition')).toEqual({ StringEquals: { 'kms:ViaService': [viaService('dynamodb'), viaService('sqs')] } });
+    // Nobody is given it by the stack: the bank attaches it to the role on-call signs in with.
+    expect(at(policy, 'Properties', 'Roles')).toBeUndefined();
   });
 });
 
@@ -508,9 +755,9 @@ describe('the lifecycle (docs/events.md)', () => {
     });
   });
 
-  it('keeps dead letters 14 days, encrypted', () => {
+  it("keeps dead letters 14 days, encrypted with the stage's key", () => {
     for (const queue of ['DecisionDeadLetterQueue', 'PublisherDeadLetterQueue']) {
-      expect(at(resource(prod, queue), 'Properties')).toMatchObject({ MessageRetentionPeriod: 1209600, SqsManagedSseEnabled: true });
+      expect(at(resource(prod, queue), 'Properties')).toMatchObject({ MessageRetentionPeriod: 1209600, KmsMasterKeyId: STAGE_KEY });
     }
   });
 
@@ -541,7 +788,7 @@ describe('the tables', () => {
     expect(at(table, 'BillingMode')).toBe('PAY_PER_REQUEST');
     expect(at(table, 'TimeToLiveSpecification')).toEqual({ AttributeName: 'expiresAt', Enabled: true });
     expect(at(table, 'PointInTimeRecoverySpecification', 'PointInTimeRecoveryEnabled')).toBe(true);
-    expect(at(table, 'SSESpecification', 'SSEEnabled')).toBe(true);
+    expect(at(table, 'SSESpecification')).toEqual({ SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: STAGE_KEY });
     expect(at(table, 'DeletionProtectionEnabled')).toBe('true');
     expect(at(resource(dev, 'RequestsTable'), 'Properties', 'DeletionProtectionEnabled')).toBe('false');
   });
@@ -610,8 +857,14 @@ describe('alarms', () => {
     expect(at(alarm, 'AlarmActions')).toEqual([{ Ref: 'AlarmTopic' }]);
   });
 
-  it('sends alarms to a topic CloudWatch can publish to (no AWS-managed KMS key)', () => {
-    expect(at(resource(prod, 'AlarmTopic'), 'Properties', 'KmsMasterKeyId')).toBeUndefined();
+  it("sends alarms to a topic under the stage's key, which lets this stack's alarms publish (an AWS-managed key would not)", () => {
+    expect(at(resource(prod, 'AlarmTopic'), 'Properties', 'KmsMasterKeyId')).toEqual(STAGE_KEY);
+    const statement = keyStatements(prod).find((st) => at(st, 'Principal', 'Service') === 'cloudwatch.amazonaws.com');
+    expect(at(statement, 'Condition', 'ArnLike', 'aws:SourceArn')).toEqual({
+      'Fn::Sub': 'arn:${AWS::Partition}:cloudwatch:${AWS::Region}:${AWS::AccountId}:alarm:contract-termination-prod-*',
+    });
+    for (const [, alarm] of ofType(prod, 'AWS::CloudWatch::Alarm'))
+      expect(String(at(alarm, 'Properties', 'AlarmName'))).toMatch(/^contract-termination-prod-/);
   });
 
   it('reads p99 for latency', () => {
@@ -662,7 +915,7 @@ describe('production protections', () => {
     expect([parameterDefault(prod, 'WafEnabledSetting'), parameterDefault(dev, 'WafEnabledSetting')]).toEqual(['true', 'false']);
   });
 
-  it('writes an access log line per call as JSON: request id, source IP, status, response type, customer, latency', () => {
+  it("writes an access log line per call as JSON: request id, source IP, status, response type, latency; never the customer's id", () => {
     const setting = at(resource(prod, 'ApiGatewayStage'), 'Properties', 'AccessLogSetting');
     expect(at(setting, 'DestinationArn')).toEqual({ 'Fn::GetAtt': ['ApiAccessLogGroup', 'Arn'] });
     const format = jsonObject(JSON.parse(String(at(setting, 'Format'))));
@@ -671,9 +924,10 @@ describe('production protections', () => {
       sourceIp: '$context.identity.sourceIp',
       status: '$context.status',
       responseType: '$context.error.responseType',
-      customerId: '$context.authorizer.customerId',
       latencyMs: '$context.responseLatency',
     });
+    // Next to the address and the client, a customer id would make the line say who called from where (docs/data-protection.md).
+    expect(JSON.stringify(format)).not.toMatch(/customer|authorizer|principalId/i);
     expect(at(resource(prod, 'ApiGatewayAccount'), 'Properties', 'CloudWatchRoleArn')).toBeDefined();
   });
 

@@ -11,7 +11,7 @@ import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { startJwksServer } from '../../scripts/local/jwks-server';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken } from '../../scripts/local/signing-key';
 import { headersWithKey, validBody } from '../support/bodies';
-import { ACCOUNT_ID, REGION, TemplateResolver, roleArn, streamArn, queueArn } from '../support/cfn-intrinsics';
+import { ACCOUNT_ID, REGION, TemplateResolver, keyArn, roleArn, streamArn, queueArn } from '../support/cfn-intrinsics';
 import { newContract } from '../support/contracts';
 import { at } from '../support/json';
 import { callHandler, withdrawalOf, type HandlerAnswer } from '../support/handler';
@@ -20,6 +20,7 @@ import {
   grantsOf,
   grantText,
   grantUsed,
+  keyAccesses,
   resourcePolicyFor,
   simulate,
   toProdAccess,
@@ -68,6 +69,7 @@ const LOGS = `arn:aws:logs:${REGION}:${ACCOUNT_ID}:log-group:/aws/lambda/contrac
 /** Lambda itself writes a function's logs with its role: no SDK call of the function's code does. */
 const ownLogs = (role: string, fn: string) => [`${role} logs:CreateLogStream ${LOGS}-${fn}:*`, `${role} logs:PutLogEvents ${LOGS}-${fn}:*`];
 const PROD_REQUESTS_STREAM = streamArn('contract-termination-prod-requests');
+const STAGE_KEY = keyArn('StageKey');
 
 /**
  * The grants no recorded call uses, each with why it stays. A grant that appears unused and is
@@ -91,6 +93,9 @@ const UNUSED_BY_DESIGN = [
   'PublishRequestEventsRole dynamodb:ListStreams *',
   // The same mapping sends the records it gives up on to its on-failure destination, with the same role.
   `PublishRequestEventsRole sqs:SendMessage ${queueArn('contract-termination-prod-publisher-dead-letters')}`,
+  // And that queue is under the stage's key: the mapping's sends use it.
+  `PublishRequestEventsRole kms:GenerateDataKey ${STAGE_KEY} (DeadLettersUnderTheKey)`,
+  `PublishRequestEventsRole kms:Decrypt ${STAGE_KEY} (DeadLettersUnderTheKey)`,
 ];
 
 let stack: LifecycleStack;
@@ -416,9 +421,14 @@ describe('the prod roles, against the recorded calls', () => {
     return found;
   };
 
-  /** Every recorded access of the calls, on its prod resource. */
+  /** Every recorded access of the calls, on its prod resource, and each use of a key it makes there. */
   const prodAccesses = (functions: FunctionRole[], on: TemplateResolver, calls: SdkCall[]): ProdAccess[] =>
-    calls.flatMap((call) => call.accesses.map((access) => toProdAccess(on, roleOf(functions, call.functionName), localEnv, call, access)));
+    calls.flatMap((call) =>
+      call.accesses.flatMap((access) => {
+        const prodAccess = toProdAccess(on, roleOf(functions, call.functionName), localEnv, call, access);
+        return [prodAccess, ...keyAccesses(on, prodAccess)];
+      }),
+    );
 
   /** What the role of each call's function does not allow, as lines to read. */
   async function refusals(functions: FunctionRole[], on: TemplateResolver, calls: SdkCall[]): Promise<string[]> {
@@ -442,7 +452,8 @@ describe('the prod roles, against the recorded calls', () => {
     const unused: string[] = [];
     for (const fn of functions) {
       const own = accesses.filter((access) => access.functionName === fn.functionName);
-      for (const grant of grantsOf(fn)) if (!(await grantUsed(fn, grant, own, READ_AS_SET_OPERATOR))) unused.push(grantText(grant));
+      for (const grant of grantsOf(fn))
+        if (!(await grantUsed(fn, grant, own, READ_AS_SET_OPERATOR, (arn) => resourcePolicyFor(on, arn)))) unused.push(grantText(grant));
     }
     return [...new Set(unused)].sort();
   }
@@ -502,6 +513,67 @@ describe('the prod roles, against the recorded calls', () => {
       expect(unused.filter((grant) => !UNUSED_BY_DESIGN.includes(grant))).toEqual([
         'ListTerminationRequestsRole dynamodb:Scan arn:aws:dynamodb:eu-central-1:123456789012:table/contract-termination-prod-requests',
       ]);
+    });
+  });
+
+  describe("the stage's key", () => {
+    const reads = () => prodAccesses(roles, resolver, recordedCalls('get-termination-request'));
+
+    it('is used by every read of the requests table, through DynamoDB, and allowed by the role and the key policy together', async () => {
+      const uses = reads().filter((access) => access.action.startsWith('kms:'));
+      expect(uses.length).toBeGreaterThan(0);
+      for (const use of uses) {
+        expect([use.action, use.resource, use.context['kms:ViaService']]).toEqual([
+          'kms:Decrypt',
+          STAGE_KEY,
+          `dynamodb.${REGION}.amazonaws.com`,
+        ]);
+      }
+      // The contracts table another system owns in prod is not under this stack's key.
+      expect(reads().some((access) => access.resource.includes('contracts-owned-elsewhere'))).toBe(true);
+      expect(uses).toHaveLength(reads().filter((access) => access.resource.includes('contract-termination-prod-requests')).length);
+      expect(await refusals(roles, resolver, recordedCalls('get-termination-request'))).toEqual([]);
+    });
+
+    it("refuses a role that lacks the key's use in its own policy, though the key's policy names the account", async () => {
+      const copy = structuredClone(template);
+      const policies = at(copy, 'Resources', 'GetTerminationRequestRole', 'Properties', 'Policies');
+      if (!Array.isArray(policies)) throw new Error('GetTerminationRequestRole has no policies');
+      const index = policies.findIndex((policy: unknown) => at(policy, 'PolicyName') === 'stage-key');
+      expect(index).toBeGreaterThan(0);
+      policies.splice(index, 1);
+      const on = new TemplateResolver(copy);
+      const lines = await refusals(functionRoles(on), on, recordedCalls('get-termination-request'));
+      expect(lines.length).toBeGreaterThan(0);
+      for (const line of lines)
+        expect(line).toMatch(/dynamodb:GetItem \(dynamodb:GetItem\): kms:Decrypt on arn:aws:kms:.*:key\/StageKey is ImplicitlyDenied/);
+    });
+
+    it('lets no one of the account decrypt with it directly, whatever their own policies allow', async () => {
+      const [use] = reads().filter((access) => access.action === 'kms:Decrypt');
+      if (use === undefined) throw new Error('No read under the key');
+      const insider = roleOf(roles, 'create-termination-request');
+      const everything = {
+        name: 'insider',
+        document: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] },
+      };
+      const keyPolicy = resourcePolicyFor(resolver, STAGE_KEY);
+      const through = (context: Record<string, string>) =>
+        simulate(
+          insider,
+          { ...use, context: { ...context, 'aws:PrincipalArn': roleArn(insider.role), 'aws:PrincipalAccount': ACCOUNT_ID } },
+          {
+            policies: [everything],
+            resourcePolicy: keyPolicy,
+          },
+        );
+      expect((await through({ 'kms:CallerAccount': ACCOUNT_ID, 'kms:ViaService': `dynamodb.${REGION}.amazonaws.com` })).result).toBe(
+        'Allowed',
+      );
+      expect((await through({ 'kms:CallerAccount': ACCOUNT_ID })).result).not.toBe('Allowed');
+      expect((await through({ 'kms:CallerAccount': ACCOUNT_ID, 'kms:ViaService': `s3.${REGION}.amazonaws.com` })).result).not.toBe(
+        'Allowed',
+      );
     });
   });
 

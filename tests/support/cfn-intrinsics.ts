@@ -21,6 +21,8 @@ export const queueUrl = (name: string): string => `https://sqs.${REGION}.amazona
 export const queueArn = (name: string): string => `arn:${PARTITION}:sqs:${REGION}:${ACCOUNT_ID}:${name}`;
 export const busArn = (name: string): string => `arn:${PARTITION}:events:${REGION}:${ACCOUNT_ID}:event-bus/${name}`;
 export const roleArn = (name: string): string => `arn:${PARTITION}:iam::${ACCOUNT_ID}:role/${name}`;
+/** A key's id is made when it is created: its logical id stands for it. */
+export const keyArn = (logicalId: string): string => `arn:${PARTITION}:kms:${REGION}:${ACCOUNT_ID}:key/${logicalId}`;
 
 /** What Ref AWS::NoValue leaves: the property or list element is dropped. */
 const NO_VALUE = Symbol('AWS::NoValue');
@@ -174,6 +176,8 @@ export class TemplateResolver {
         return this.ref(logicalId);
       case 'AWS::Events::EventBus.Arn':
         return busArn(this.ref(logicalId));
+      case 'AWS::KMS::Key.Arn':
+        return keyArn(logicalId);
       case 'AWS::Events::Rule.Arn': {
         const bus = this.property(logicalId, 'EventBusName');
         const name = this.string(this.property(logicalId, 'Name'), `${logicalId}.Name`);

@@ -1,5 +1,5 @@
 import { runSimulation, type EvaluationResult, type RequestAnalysis, type RunSimulationResults } from '@cloud-copilot/iam-simulate';
-import { ACCOUNT_ID, busArn, queueArn, roleArn, streamArn, tableArn, type TemplateResolver } from './cfn-intrinsics';
+import { ACCOUNT_ID, REGION, busArn, queueArn, roleArn, streamArn, tableArn, type TemplateResolver } from './cfn-intrinsics';
 import { jsonObject } from './json';
 import type { Access, SdkCall } from './sdk-calls';
 
@@ -44,7 +44,9 @@ export interface Grant {
   condition: unknown;
 }
 
-export const grantText = (grant: Pick<Grant, 'role' | 'action' | 'resource'>): string => `${grant.role} ${grant.action} ${grant.resource}`;
+/** `Role action resource`, and the statement's Sid when a condition makes it one grant among several of that action and resource. */
+export const grantText = (grant: Pick<Grant, 'role' | 'action' | 'resource' | 'statement' | 'condition'>): string =>
+  `${grant.role} ${grant.action} ${grant.resource}${grant.condition === undefined ? '' : ` (${grant.statement})`}`;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]);
@@ -154,11 +156,52 @@ export function toProdAccess(
   return { functionName: fn.functionName, operation: call.operation, action: access.action, resource, context };
 }
 
+/** The ARN of the KMS key the template's table or queue with this ARN is encrypted with, if one of its own. */
+function keyOf(resolver: TemplateResolver, arn: string): string | undefined {
+  const table = /^(arn:[^:]+:dynamodb:[^:]+:\d+:table\/[^/]+)/.exec(arn)?.[1];
+  const stores: [string, string, (id: string) => unknown][] = [
+    ['AWS::DynamoDB::Table', 'Arn', (id) => jsonObject(resolver.property(id, 'SSESpecification'))['KMSMasterKeyId']],
+    ['AWS::SQS::Queue', 'Arn', (id) => resolver.property(id, 'KmsMasterKeyId')],
+  ];
+  for (const [type, attribute, key] of stores) {
+    for (const [logicalId] of resolver.resourcesOfType(type)) {
+      if (resolver.resolve({ 'Fn::GetAtt': [logicalId, attribute] }) !== (table ?? arn)) continue;
+      const found = key(logicalId);
+      return typeof found === 'string' && found.startsWith('arn:') ? found : undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The uses of a KMS key AWS authorizes, with the caller's own permissions, for an access to a
+ * table (its items or its stream) or a queue encrypted with a key of the template: DynamoDB
+ * decrypts the table's key, SQS makes a data key to send and decrypts it to receive. KMS sees
+ * them as calls through that service (kms:ViaService) from the caller's account.
+ */
+export function keyAccesses(resolver: TemplateResolver, access: ProdAccess): ProdAccess[] {
+  const service = access.action.split(':')[0] ?? '';
+  if (!['dynamodb', 'sqs'].includes(service) || access.resource === '*') return [];
+  const key = keyOf(resolver, access.resource);
+  if (key === undefined) return [];
+  const context = {
+    'aws:PrincipalArn': access.context['aws:PrincipalArn'] ?? '',
+    'aws:PrincipalAccount': ACCOUNT_ID,
+    'kms:CallerAccount': ACCOUNT_ID,
+    'kms:ViaService': `${service}.${REGION}.amazonaws.com`,
+  };
+  const actions = access.action === 'sqs:SendMessage' ? ['kms:GenerateDataKey', 'kms:Decrypt'] : ['kms:Decrypt'];
+  return actions.map((action) => ({ ...access, operation: `${access.operation} (${access.action})`, action, resource: key, context }));
+}
+
 /**
  * The resource policy AWS also evaluates for a request on this resource: the event buses' and
- * queues' policies of the template that this deployment creates.
+ * queues' policies of the template that this deployment creates, and its KMS keys' policies.
  */
 export function resourcePolicyFor(resolver: TemplateResolver, arn: string): Record<string, unknown> | undefined {
+  for (const [logicalId] of resolver.resourcesOfType('AWS::KMS::Key')) {
+    if (resolver.resolve({ 'Fn::GetAtt': [logicalId, 'Arn'] }) === arn) return jsonObject(resolver.property(logicalId, 'KeyPolicy'));
+  }
   const statements: unknown[] = [];
   for (const [logicalId] of resolver.resourcesOfType('AWS::Events::EventBusPolicy')) {
     const bus = resolver.string(resolver.property(logicalId, 'EventBusName'), `${logicalId}.EventBusName`);
@@ -300,12 +343,16 @@ export function grantsOf(fn: FunctionRole): Grant[] {
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** True when one of the accesses is allowed by this grant alone. */
+/**
+ * True when one of the accesses is allowed by this grant alone (with the resource's own policy,
+ * which a KMS key's use needs besides).
+ */
 export async function grantUsed(
   fn: FunctionRole,
   grant: Grant,
   accesses: ProdAccess[],
   setOperatorKeys: readonly string[],
+  resourcePolicyOf: (arn: string) => Record<string, unknown> | undefined = () => undefined,
 ): Promise<boolean> {
   const pattern = new RegExp(`^${grant.action.split('*').map(escapeRegExp).join('.*')}$`, 'i');
   const document = {
@@ -320,7 +367,11 @@ export async function grantUsed(
     ],
   };
   for (const access of accesses.filter((a) => pattern.test(a.action))) {
-    const verdict = await simulate(fn, access, { policies: [{ name: grant.policy, document }], setOperatorKeys });
+    const verdict = await simulate(fn, access, {
+      policies: [{ name: grant.policy, document }],
+      resourcePolicy: resourcePolicyOf(access.resource),
+      setOperatorKeys,
+    });
     if (verdict.result === 'Allowed') return true;
   }
   return false;

@@ -1,0 +1,358 @@
+import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { statusChangedEventSchema, statusDecisionSchema, submittedEventSchema } from '../lib/api-model/event-schemas';
+import { terminationRequestInputSchema, terminationRequestSchema } from '../lib/api-model/schemas';
+import { packagedProdTemplate } from './inventory-doc';
+import { at } from './local/template-file';
+
+/*
+ * npm run docs:data-protection: writes docs/data-protection.md, the record of processing: each
+ * personal field, every place it goes, for how long and under which key. The fields are the
+ * schemas' `x-personal-data` marks (lib/api-model/schemas.ts, event-schemas.ts), and what an event
+ * or an answer carries is read from its schema; how long and under which key is read from the
+ * template `serverless package` makes for prod (log retention, queue retention, TTL, point-in-time
+ * recovery, each store's KMS key). What goes into the table, the logs and the dead letters is
+ * declared below and checked against what the code does (tests/integration/data-protection.test.ts);
+ * tests/deploy/data-protection-doc.test.ts fails when the file and its sources disagree.
+ */
+
+export const DATA_PROTECTION_DOC = 'docs/data-protection.md';
+
+type Template = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const code = (text: string) => `\`${text}\``;
+
+/** Every property path a schema marks `x-personal-data`, nested objects as dotted paths. */
+export function personalPaths(schema: unknown, prefix = ''): string[] {
+  if (!isObject(schema) || !isObject(schema['properties'])) return [];
+  return Object.entries(schema['properties']).flatMap(([name, property]) => {
+    if (!isObject(property)) return [];
+    const path = `${prefix}${name}`;
+    return [...(property['x-personal-data'] === true ? [path] : []), ...personalPaths(property, `${path}.`)];
+  });
+}
+
+/** The schemas that carry personal fields, by name, with where each is seen. */
+export const SCHEMAS = {
+  TerminationRequestInput: { schema: terminationRequestInputSchema, seen: "the create's body" },
+  TerminationRequest: { schema: terminationRequestSchema, seen: 'the answers of the create, the get and the list' },
+  TerminationRequestSubmitted: { schema: submittedEventSchema, seen: 'the event the service publishes for a new request' },
+  TerminationRequestStatusChanged: { schema: statusChangedEventSchema, seen: 'the event the service publishes for a status change' },
+  StatusDecision: { schema: statusDecisionSchema, seen: "the back office's decision" },
+} as const;
+
+export type SchemaName = keyof typeof SCHEMAS;
+
+export interface PersonalField {
+  id: string;
+  what: string;
+  from: string;
+  /** The paths that name it in the schemas; none for what no schema carries. */
+  paths: string[];
+}
+
+/** Each personal field the service handles; every path a schema marks is one of these (the test holds it). */
+export const FIELDS: PersonalField[] = [
+  {
+    id: 'customerId',
+    what: "the customer, as the bank's identity provider names them (`CUSTOMER_ID_CLAIM`, `sub` by default)",
+    from: 'the token (the authorizer hands it to the function)',
+    paths: ['customerId'],
+  },
+  { id: 'accountNumber', what: 'the account the refund goes to', from: "the create's body", paths: ['bankDetails.accountNumber'] },
+  { id: 'recipientName', what: "the refund's recipient", from: "the create's body", paths: ['bankDetails.recipientName'] },
+  { id: 'comment', what: "the customer's own words on the request", from: "the create's body", paths: ['comment'] },
+  {
+    id: 'documentIds',
+    what: "the ids of documents the customer uploaded (their contents stay with the documents' owner)",
+    from: "the create's body",
+    paths: ['documentIds'],
+  },
+  {
+    id: 'reason',
+    what: "the bank's reason text, written by the back office for the customer (a decision's signature repeats it, encoded, not encrypted)",
+    from: "the back office's decision",
+    paths: ['reason', 'statusReason', 'signature'],
+  },
+  { id: 'sourceIp', what: "the caller's IP address", from: 'API Gateway', paths: [] },
+  { id: 'userAgent', what: "the caller's `User-Agent`", from: 'API Gateway', paths: [] },
+];
+
+/** A field in a place, and how it is there when not as itself. */
+export interface FieldUse {
+  field: string;
+  as?: string;
+}
+
+export interface Place {
+  id: string;
+  name: string;
+  fields: (template: Template) => FieldUse[];
+  kept: (template: Template) => string;
+  key: (template: Template) => string;
+}
+
+const resourceOf = (template: Template, id: string): unknown => at(template, 'Resources', id);
+
+/** The fields a schema marks, as the record's fields. */
+function schemaFields(name: SchemaName): FieldUse[] {
+  return personalPaths(SCHEMAS[name].schema).map((path) => {
+    const field = FIELDS.find((f) => f.paths.includes(path));
+    if (field === undefined) throw new Error(`${name} marks ${path} personal, and no field of the record is it`);
+    return { field: field.id, ...(path === field.paths[0] ? {} : { as: code(path) }) };
+  });
+}
+
+/** The key a resource's property names: the stage's key by its alias, or AWS's own. */
+function keyOf(template: Template, id: string, ...path: string[]): string {
+  const named = at(resourceOf(template, id), 'Properties', ...path);
+  const keyId = at(named, 'Fn::GetAtt', 0);
+  if (typeof keyId !== 'string') return 'an AWS-owned or AWS-managed key';
+  const resources = at(template, 'Resources');
+  const alias = Object.values(isObject(resources) ? resources : {}).find(
+    (r) => at(r, 'Type') === 'AWS::KMS::Alias' && at(r, 'Properties', 'TargetKeyId', 'Ref') === keyId,
+  );
+  const name = at(alias, 'Properties', 'AliasName');
+  const aliasName = (typeof name === 'string' ? name : keyId).replace(/-prod$/, '-<stage>');
+  return `the stage's key, ${code(aliasName)}`;
+}
+
+const days = (n: unknown) => `${String(n)} days`;
+const logRetention = (template: Template, id: string) =>
+  `${days(at(resourceOf(template, id), 'Properties', 'RetentionInDays'))} on prod (\`LOG_RETENTION_DAYS\`)`;
+const queueRetention = (template: Template, id: string) =>
+  `${days(Number(at(resourceOf(template, id), 'Properties', 'MessageRetentionPeriod')) / 86400)}, or until redriven or deleted`;
+const tableKey = (template: Template) => keyOf(template, 'RequestsTable', 'SSESpecification', 'KMSMasterKeyId');
+
+/** The personal variables an access log line can hold, by the $context variable that fills it. */
+const ACCESS_LOG_VARIABLES: Record<string, string> = {
+  '$context.identity.sourceIp': 'sourceIp',
+  '$context.identity.userAgent': 'userAgent',
+  '$context.authorizer.customerId': 'customerId',
+  '$context.authorizer.principalId': 'customerId',
+};
+
+/** The personal fields of the stage's access log format. */
+function accessLogFields(template: Template): FieldUse[] {
+  const format = at(resourceOf(template, 'ApiGatewayStage'), 'Properties', 'AccessLogSetting', 'Format');
+  const parsed: unknown = JSON.parse(typeof format === 'string' ? format : '{}');
+  return Object.values(isObject(parsed) ? parsed : {}).flatMap((variable) => {
+    const field = ACCESS_LOG_VARIABLES[String(variable)];
+    return field === undefined ? [] : [{ field }];
+  });
+}
+
+const TABLE_FIELDS = ['customerId', 'accountNumber', 'recipientName', 'comment', 'documentIds', 'reason'];
+
+/** Every place personal data goes, in the order data flows. */
+export const PLACES: Place[] = [
+  {
+    id: 'request-item',
+    name: 'the requests table: the request item (`CONTRACT#<contractId>` / `REQUEST#<requestId>`)',
+    fields: () =>
+      TABLE_FIELDS.map((field) =>
+        field === 'reason' ? { field, as: "`statusReason`, and each status change's in `statusHistory`" } : { field },
+      ),
+    kept: () => 'until erased: no expiry is set on it',
+    key: tableKey,
+  },
+  {
+    id: 'slot-item',
+    name: "the requests table: the contract's active slot (`CONTRACT#<contractId>` / `ACTIVE`)",
+    fields: () => [{ field: 'customerId' }],
+    kept: () => 'while the request is active: the final decision or the withdrawal deletes it',
+    key: tableKey,
+  },
+  {
+    id: 'key-records',
+    name: 'the requests table: the key records (`IDEMPOTENCY#…`, `WITHDRAWAL#…`)',
+    fields: () => [{ field: 'customerId', as: "in the item's key" }],
+    kept: (template) =>
+      `${String(at(resourceOf(template, 'CreateTerminationRequestLambdaFunction'), 'Properties', 'Environment', 'Variables', 'IDEMPOTENCY_TTL_HOURS'))} hours (\`IDEMPOTENCY_TTL_HOURS\`), then DynamoDB's TTL deletes them, usually within days`,
+    key: tableKey,
+  },
+  {
+    id: 'backups',
+    name: "the requests table's point-in-time recovery",
+    fields: () => TABLE_FIELDS.map((field) => ({ field })),
+    kept: (template) => {
+      const recovery = at(resourceOf(template, 'RequestsTable'), 'Properties', 'PointInTimeRecoverySpecification');
+      if (at(recovery, 'PointInTimeRecoveryEnabled') !== true) return 'not kept: point-in-time recovery is off';
+      return `${days(at(recovery, 'RecoveryPeriodInDays') ?? 35)} of the table's history: an item changed or deleted stays restorable that long`;
+    },
+    key: tableKey,
+  },
+  {
+    id: 'stream',
+    name: "the requests table's stream, read by the publisher",
+    fields: () => TABLE_FIELDS.map((field) => ({ field })),
+    kept: (template) =>
+      `24 hours (DynamoDB Streams), each change with its ${String(at(resourceOf(template, 'RequestsTable'), 'Properties', 'StreamSpecification', 'StreamViewType')) === 'NEW_AND_OLD_IMAGES' ? 'old and new' : 'new'} item`,
+    key: tableKey,
+  },
+  {
+    id: 'contracts',
+    name: 'the contracts table, which another system owns',
+    fields: () => [{ field: 'customerId', as: 'read to check that the contract is the caller’s; never written here' }],
+    kept: () => "its owner's rule",
+    key: () => "its owner's",
+  },
+  {
+    id: 'submitted-event',
+    name: 'the bus: `TerminationRequestSubmitted`, to the back office',
+    fields: () => schemaFields('TerminationRequestSubmitted'),
+    kept: () => 'not stored by the bus (no archive); what the back office keeps is theirs to record',
+    key: (template) => keyOf(template, 'EventBus', 'KmsKeyIdentifier'),
+  },
+  {
+    id: 'status-changed-event',
+    name: 'the bus: `TerminationRequestStatusChanged`, to the back office',
+    fields: () => schemaFields('TerminationRequestStatusChanged'),
+    kept: () => 'not stored by the bus (no archive); what the back office keeps is theirs to record',
+    key: (template) => keyOf(template, 'EventBus', 'KmsKeyIdentifier'),
+  },
+  {
+    id: 'decision-event',
+    name: "the bus: the back office's decision, to the consumer",
+    fields: () => schemaFields('StatusDecision'),
+    kept: (template) =>
+      `not stored by the bus; retried for up to ${String(Number(at(resourceOf(template, 'DecisionRule'), 'Properties', 'Targets', 0, 'RetryPolicy', 'MaximumEventAgeInSeconds')) / 3600)} hours while the consumer cannot take it`,
+    key: (template) => keyOf(template, 'EventBus', 'KmsKeyIdentifier'),
+  },
+  {
+    id: 'decision-dead-letters',
+    name: 'the decision dead-letter queue (the whole decision, with why it was not applied)',
+    fields: () => schemaFields('StatusDecision'),
+    kept: (template) => queueRetention(template, 'DecisionDeadLetterQueue'),
+    key: (template) => keyOf(template, 'DecisionDeadLetterQueue', 'KmsMasterKeyId'),
+  },
+  {
+    id: 'publisher-dead-letters',
+    name: "the publisher's dead-letter queue (stream positions, no record)",
+    fields: () => [],
+    kept: (template) => queueRetention(template, 'PublisherDeadLetterQueue'),
+    key: (template) => keyOf(template, 'PublisherDeadLetterQueue', 'KmsMasterKeyId'),
+  },
+  {
+    id: 'function-logs',
+    name: "the functions' logs",
+    fields: () => [{ field: 'accountNumber', as: "its last four digits, on the create's answer lines, a replay's too (`refundAccount`)" }],
+    kept: (template) => logRetention(template, 'CreateTerminationRequestLogGroup'),
+    key: (template) => keyOf(template, 'CreateTerminationRequestLogGroup', 'KmsKeyId'),
+  },
+  {
+    id: 'access-log',
+    name: "the API's access log",
+    fields: accessLogFields,
+    kept: (template) => logRetention(template, 'ApiAccessLogGroup'),
+    key: (template) => keyOf(template, 'ApiAccessLogGroup', 'KmsKeyId'),
+  },
+  {
+    id: 'metrics',
+    name: 'the metrics (counts per outcome, dimension `service` only)',
+    fields: () => [],
+    kept: () => "CloudWatch's own 15 months",
+    key: () => 'none needed',
+  },
+  {
+    id: 'alarm-topic',
+    name: 'the alarm topic (alarm names, states, thresholds)',
+    fields: () => [],
+    kept: () => 'delivered, not stored',
+    key: (template) => keyOf(template, 'AlarmTopic', 'KmsMasterKeyId'),
+  },
+  {
+    id: 'answers',
+    name: "the API's answers (create, get, list)",
+    fields: () => schemaFields('TerminationRequest'),
+    kept: () => 'not kept: `Cache-Control: no-store`',
+    key: () => 'TLS in transit',
+  },
+  {
+    id: 'page',
+    name: 'the demo page (`web/`)',
+    fields: () => [
+      ...['accountNumber', 'recipientName', 'comment', 'documentIds'].map((field) => ({ field, as: 'typed into the form and sent' })),
+      { field: 'reason', as: 'shown with the status' },
+    ],
+    kept: () => "the page's life: it stores nothing in the browser",
+    key: () => 'TLS in transit',
+  },
+];
+
+/** The places a field goes, each with how it is there. */
+export function placesOf(template: Template, field: string): { place: Place; as: string | undefined }[] {
+  return PLACES.flatMap((place) =>
+    place
+      .fields(template)
+      .filter((use) => use.field === field)
+      .map((use) => ({ place, as: use.as })),
+  );
+}
+
+export function buildDataProtectionDoc(template: Template): string {
+  const fieldRows = FIELDS.map((field) => {
+    const marked = Object.entries(SCHEMAS)
+      .filter(([, { schema }]) => personalPaths(schema).some((path) => field.paths.includes(path)))
+      .map(([name]) => code(name));
+    return `| ${code(field.id)} | ${field.what} | ${field.from} | ${marked.length > 0 ? marked.join(', ') : 'no schema: the access log'} |`;
+  });
+  const perField = FIELDS.map((field) =>
+    [
+      `### ${code(field.id)}`,
+      '',
+      '| where | how | kept | key |',
+      '|---|---|---|---|',
+      ...placesOf(template, field.id).map(
+        ({ place, as }) => `| ${place.name} | ${as ?? 'as sent'} | ${place.kept(template)} | ${place.key(template)} |`,
+      ),
+    ].join('\n'),
+  );
+  const placeRows = PLACES.map((place) => {
+    const fields = [...new Set(place.fields(template).map((use) => code(use.field)))];
+    return `| ${place.name} | ${fields.length > 0 ? fields.join(', ') : 'none'} | ${place.kept(template)} | ${place.key(template)} |`;
+  });
+  return `# Record of processing: personal data
+
+Generated by \`npm run docs:data-protection\` (\`scripts/data-protection-doc.ts\`) from the schemas'
+\`x-personal-data\` marks (\`lib/api-model/schemas.ts\`, \`lib/api-model/event-schemas.ts\`) and from the
+template \`serverless package\` makes for prod: how long each store keeps what it holds and under
+which key. \`tests/deploy/data-protection-doc.test.ts\` fails when this file and those disagree;
+\`tests/integration/data-protection.test.ts\` holds the table, the logs, the events and the
+dead letters to what is written here. A change that sends a personal field somewhere new changes
+this record. The key, and who may use it: [\`inventory.md\`](inventory.md); the key's design:
+[\`decisions/0014-deployment-safety.md\`](decisions/0014-deployment-safety.md).
+
+What the back office keeps of the events it receives is its own to record, as is the contracts
+table's owner's. The local stack (\`npm start\`) writes what it publishes and its dead letters to
+\`.local/\` files, with demo data only.
+
+## The personal fields
+
+| field | what | comes from | marked in |
+|---|---|---|---|
+${fieldRows.join('\n')}
+
+**Logs carry none of them whole.** The functions log ids (\`contractId\`, \`requestId\`,
+\`correlationId\`, API Gateway's \`apiRequestId\`), statuses and outcomes; of the refund account only
+its last four digits, on the create's answer lines. The customer's id is in no log line and in
+no access log line: on-call finds one customer's calls through their contracts
+([\`operations.md\`](operations.md#finding-one-customers-calls)).
+
+## Where each field goes
+
+${perField.join('\n\n')}
+
+## Every place
+
+| place | personal fields | kept | key |
+|---|---|---|---|
+${placeRows.join('\n')}
+`;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  writeFileSync(DATA_PROTECTION_DOC, buildDataProtectionDoc(packagedProdTemplate()));
+  console.log(`wrote ${DATA_PROTECTION_DOC}`);
+}

@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as eventSchemas from '../../lib/api-model/event-schemas';
+import * as apiSchemas from '../../lib/api-model/schemas';
+import {
+  buildDataProtectionDoc,
+  DATA_PROTECTION_DOC,
+  FIELDS,
+  personalPaths,
+  placesOf,
+  PLACES,
+  SCHEMAS,
+} from '../../scripts/data-protection-doc';
+import { PLACEHOLDER_SETTINGS } from '../../scripts/inventory-doc';
+import { at, jsonObject } from '../support/json';
+import { templatePackager, type Json } from '../support/packaged-template';
+
+/*
+ * docs/data-protection.md, the record of processing, is generated from the schemas' personal-data
+ * marks and the prod template (retention, keys): this fails when the file and they disagree, and
+ * shows that a change of either changes the record. What the code does with each field is held
+ * to the record by tests/integration/data-protection.test.ts.
+ */
+
+const { packageStage, cleanUp } = templatePackager();
+let prod: Json;
+
+beforeAll(async () => {
+  prod = await packageStage('prod', PLACEHOLDER_SETTINGS);
+}, 120_000);
+afterAll(() => cleanUp());
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Every schema the two schema modules export, with its $id. */
+const exportedSchemas = (): { id: string; schema: unknown }[] =>
+  [...Object.values(apiSchemas), ...Object.values(eventSchemas)].flatMap((value: unknown) =>
+    isRecord(value) && typeof value['$id'] === 'string' ? [{ id: value['$id'], schema: value }] : [],
+  );
+
+/** The object itself at a path of a template (not a copy), to change it. */
+function objectAt(value: unknown, ...path: string[]): Record<string, unknown> {
+  const found = path.reduce<unknown>((v, key) => (isRecord(v) ? v[key] : undefined), value);
+  if (!isRecord(found)) throw new Error(`No object at ${path.join('.')}`);
+  return found;
+}
+
+/** The prod template with one change made to a copy. */
+const changed = (change: (resources: Record<string, unknown>) => void): Json => {
+  const copy = structuredClone(prod);
+  change(objectAt(copy, 'Resources'));
+  return copy;
+};
+const properties = (resources: Record<string, unknown>, id: string) => objectAt(resources, id, 'Properties');
+
+describe('docs/data-protection.md', () => {
+  it('is what npm run docs:data-protection makes from the schemas and the prod template today', () => {
+    expect(readFileSync(DATA_PROTECTION_DOC, 'utf8')).toBe(buildDataProtectionDoc(prod));
+  });
+
+  it('reads every schema that marks a field personal, and each mark is a field of the record', () => {
+    const marking = exportedSchemas().filter(({ schema }) => personalPaths(schema).length > 0);
+    expect(marking.map(({ id }) => id).sort()).toEqual(Object.keys(SCHEMAS).sort());
+    for (const { id, schema } of marking) {
+      for (const path of personalPaths(schema))
+        expect([id, path, FIELDS.some((field) => field.paths.includes(path))]).toEqual([id, path, true]);
+    }
+    // The API's own schemas carry the marks, not the events' alone.
+    expect(personalPaths(apiSchemas.terminationRequestInputSchema)).toEqual([
+      'bankDetails.accountNumber',
+      'bankDetails.recipientName',
+      'comment',
+      'documentIds',
+    ]);
+    expect(personalPaths(apiSchemas.terminationRequestSchema)).toEqual(['statusReason']);
+    // Each field the record names is marked somewhere, or is the access log's own.
+    for (const field of FIELDS)
+      expect([field.id, field.paths.length > 0 || ['sourceIp', 'userAgent'].includes(field.id)]).toEqual([field.id, true]);
+  });
+
+  it('says for every field every place it goes, how long and under which key: nothing is left without a row', () => {
+    for (const field of FIELDS) {
+      const places = placesOf(prod, field.id);
+      expect([field.id, places.length > 0]).toEqual([field.id, true]);
+      for (const { place } of places) {
+        expect(place.kept(prod), place.id).toMatch(/\S/);
+        expect(place.key(prod), place.id).toMatch(/\S/);
+      }
+    }
+    // Every store of the stack that holds personal data is under the stage's key.
+    const stores = PLACES.filter((place) => place.fields(prod).length > 0 && !['contracts', 'answers', 'page'].includes(place.id));
+    expect(stores.length).toBeGreaterThanOrEqual(11);
+    for (const place of stores)
+      expect([place.id, place.key(prod)]).toEqual([place.id, "the stage's key, `alias/contract-termination-<stage>`"]);
+  });
+
+  it('takes how long and under which key from the template: a shorter log retention, or a log group without the key, shows in the record', () => {
+    const shorter = buildDataProtectionDoc(
+      changed((resources) => {
+        properties(resources, 'CreateTerminationRequestLogGroup')['RetentionInDays'] = 7;
+        delete properties(resources, 'ApiAccessLogGroup')['KmsKeyId'];
+        properties(resources, 'DecisionDeadLetterQueue')['MessageRetentionPeriod'] = 345600;
+      }),
+    );
+    expect(shorter).toMatch(/\| the functions' logs \| `accountNumber` \| 7 days on prod/);
+    expect(shorter).toMatch(
+      /\| the API's access log \| `sourceIp`, `userAgent` \| 90 days on prod \(`LOG_RETENTION_DAYS`\) \| an AWS-owned or AWS-managed key \|/,
+    );
+    expect(shorter).toMatch(/\| the decision dead-letter queue [^|]*\| `reason` \| 4 days/);
+  });
+
+  it("reads the access log's fields from its format: no customer id today, and one put back would show", () => {
+    expect(placesOf(prod, 'customerId').map(({ place }) => place.id)).not.toContain('access-log');
+    expect(placesOf(prod, 'sourceIp').map(({ place }) => place.id)).toEqual(['access-log']);
+    const withCustomer = changed((resources) => {
+      const setting = objectAt(resources, 'ApiGatewayStage', 'Properties', 'AccessLogSetting');
+      const format = jsonObject(JSON.parse(String(at(setting, 'Format'))));
+      setting['Format'] = JSON.stringify({ ...format, customerId: '$context.authorizer.customerId' });
+    });
+    expect(placesOf(withCustomer, 'customerId').map(({ place }) => place.id)).toContain('access-log');
+  });
+});

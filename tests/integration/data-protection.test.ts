@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decisionEvent } from '../../scripts/local/decision-event';
+import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
+import { FIELDS, PLACES, type FieldUse } from '../../scripts/data-protection-doc';
+import type { StreamPoller } from '../../scripts/local/stream-poller';
+import { bankDetails, headersWithKey, validBody } from '../support/bodies';
+import { newContract } from '../support/contracts';
+import { callHandler, withdrawalOf } from '../support/handler';
+import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
+import { captureLogs } from '../reliability/log-capture';
+import { logger } from '../../lib/observability/logger';
+
+/*
+ * The record of processing (docs/data-protection.md) says where each personal field goes: here
+ * one customer's request goes everywhere it can (created, replayed, refused, read, listed, a
+ * decision with the bank's reason applied, withdrawn, a late decision refused to the dead-letter
+ * queue, every event published), and what the table, the logs, the events and the dead letters
+ * then hold of that customer's values must be what the record declares, no more and no less.
+ */
+
+const suffix = randomUUID()
+  .replace(/[^a-f]/g, '')
+  .slice(0, 8);
+/** Each personal field's value for this test's customer: distinctive, so a leak is found wherever it lands. */
+const VALUES = {
+  customerId: `customer-record-${randomUUID()}`,
+  accountNumber: DEMO_BANK_DETAILS.accountNumber,
+  recipientName: `Zinaida Recordova ${suffix}`,
+  comment: `Moving abroad, note ${randomUUID()}`,
+  documentIds: randomUUID(),
+  reason: `The contract is pledged, ref ${randomUUID()}`,
+};
+const MASKED_ACCOUNT = `${'*'.repeat(16)}${DEMO_BANK_DETAILS.accountNumber.slice(-4)}`;
+
+let stack: LifecycleStack;
+let poller: StreamPoller;
+let logs: ReturnType<typeof captureLogs>;
+let contractId: string;
+let requestId: string;
+/** The table's items while the request was active, then after it was withdrawn. */
+let activeItems: Record<string, unknown>[];
+let finalItems: Record<string, unknown>[];
+
+/** The record's fields of one place, with how. */
+const declared = (placeId: string): FieldUse[] => {
+  const place = PLACES.find((p) => p.id === placeId);
+  if (place === undefined) throw new Error(`The record has no place ${placeId}`);
+  return place.fields({});
+};
+const declaredFields = (placeId: string) => [...new Set(declared(placeId).map((use) => use.field))].sort();
+/** The personal fields whose value this text holds. */
+const fieldsIn = (text: string) =>
+  Object.entries(VALUES)
+    .filter(([, value]) => text.includes(value))
+    .map(([field]) => field)
+    .sort();
+
+beforeAll(async () => {
+  stack = await useLifecycleStack();
+  poller = await stack.startPublishing();
+  // Every line a function writes as deployed (the test environment silences them by default).
+  logger.setLogLevel('INFO');
+  logs = captureLogs();
+  try {
+    contractId = await newContract(stack.tables, { customerId: VALUES.customerId });
+    const body = validBody({
+      bankDetails: bankDetails({ recipientName: VALUES.recipientName }),
+      comment: VALUES.comment,
+      documentIds: [VALUES.documentIds],
+    });
+    const key = randomUUID();
+    const create = (k: string) => callHandler({ contractId, customerId: VALUES.customerId, body, headers: headersWithKey(k) });
+    const created = await create(key);
+    expect(created.status).toBe(201);
+    requestId = String(created.body['requestId']);
+    expect((await create(key)).status).toBe(200);
+    expect((await create(randomUUID())).status).toBe(409);
+    expect((await callHandler({ method: 'GET', contractId, requestId, customerId: VALUES.customerId })).status).toBe(200);
+    expect((await callHandler({ method: 'GET', contractId, customerId: VALUES.customerId })).status).toBe(200);
+    expect((await callHandler({ method: 'GET', contractId, requestId, customerId: DEMO_CUSTOMERS.boris.customerId })).status).toBe(403);
+    expect((await stack.decide(decisionEvent({ contractId, requestId, status: 'IN_REVIEW', reason: VALUES.reason }))).outcome).toBe(
+      'applied',
+    );
+    activeItems = await stack.tables.contractItems(contractId);
+    const withdrawn = await callHandler(withdrawalOf({ contractId, requestId }, VALUES.customerId));
+    expect(withdrawn.status).toBe(200);
+    // A decision that comes too late: refused, the whole event to the dead-letter queue.
+    const late = await stack.decide(decisionEvent({ contractId, requestId, status: 'APPROVED', reason: VALUES.reason }));
+    expect(late.outcome).toBe('forbidden-transition');
+    await poller.drain();
+  } finally {
+    logs.restore();
+    logger.setLogLevel('SILENT');
+  }
+  finalItems = await stack.tables.requestItems();
+}, 60_000);
+
+afterAll(() => stack.stop());
+
+describe('the record of processing, against what the service does', () => {
+  it("keeps every field the schemas mark out of the functions' logs, but the account's last four digits", () => {
+    const lines = logs.lines();
+    expect(lines.length).toBeGreaterThan(8);
+    const leaked = [...new Set(lines.flatMap(fieldsIn))];
+    expect(leaked).toEqual([]);
+    // What the record says the logs hold, and they do: the masked account on the create's answer lines (the 201, the replay).
+    expect(declared('function-logs')).toEqual([{ field: 'accountNumber', as: expect.stringContaining('last four digits') }]);
+    expect(lines.filter((line) => line.includes(MASKED_ACCOUNT)).map((line) => /"statusCode":(\d+)/.exec(line)?.[1])).toEqual([
+      '201',
+      '200',
+    ]);
+    // Every answer line names the contract: how on-call finds one customer's calls.
+    const answers = lines.filter((line) => line.includes('"statusCode"'));
+    expect(answers.length).toBeGreaterThanOrEqual(6);
+    for (const line of answers) expect(line).toContain(`"contractId":"${contractId}"`);
+  });
+
+  it('stores in each kind of item of the requests table exactly the fields the record says', () => {
+    const kinds: Record<string, string> = {
+      REQUEST: 'request-item',
+      ACTIVE_SLOT: 'slot-item',
+      IDEMPOTENCY: 'key-records',
+      WITHDRAWAL_KEY: 'key-records',
+    };
+    const mine = finalItems.filter((item) => JSON.stringify(item).includes(VALUES.customerId));
+    const found = new Map<string, Set<string>>();
+    for (const item of [...activeItems, ...mine]) {
+      const kind = String(item['kind']);
+      const place = kinds[kind];
+      const fields = fieldsIn(JSON.stringify(item));
+      if (place === undefined) {
+        expect([kind, fields]).toEqual([kind, []]);
+        continue;
+      }
+      found.set(place, new Set([...(found.get(place) ?? []), ...fields]));
+    }
+    for (const place of new Set(Object.values(kinds)))
+      expect([place, [...(found.get(place) ?? [])].sort()]).toEqual([place, declaredFields(place)]);
+    // The reason twice on the request: as its statusReason, and in the history of its changes.
+    const request = activeItems.find((item) => item['kind'] === 'REQUEST');
+    expect(request?.['statusReason']).toBe(VALUES.reason);
+    expect(JSON.stringify(request?.['statusHistory'])).toContain(VALUES.reason);
+    // The slot goes with the withdrawal, as the record says.
+    expect(activeItems.some((item) => item['kind'] === 'ACTIVE_SLOT')).toBe(true);
+    expect(finalItems.some((item) => item['kind'] === 'ACTIVE_SLOT' && item['pk'] === `CONTRACT#${contractId}`)).toBe(false);
+  });
+
+  it('publishes in each event exactly the fields the record says, and keeps the whole refused decision in the dead letters', () => {
+    const events = stack.standIn.events.filter((event) => JSON.stringify(event.detail).includes(requestId));
+    const byType = (type: string) =>
+      [...new Set(events.filter((e) => e.detailType === type).flatMap((e) => fieldsIn(JSON.stringify(e.detail))))].sort();
+    expect(byType('TerminationRequestSubmitted')).toEqual(declaredFields('submitted-event'));
+    expect(byType('TerminationRequestStatusChanged')).toEqual(declaredFields('status-changed-event'));
+    const deadLetters = stack.standIn.messages.filter((message) => JSON.stringify(message).includes(requestId));
+    expect(deadLetters).toHaveLength(1);
+    expect(fieldsIn(JSON.stringify(deadLetters))).toEqual(declaredFields('decision-dead-letters'));
+  });
+
+  it('stores nothing in the browser: the page uses no storage of its own', () => {
+    expect(declared('page').length).toBeGreaterThan(0);
+    for (const file of readdirSync('web').filter((name) => /\.(ts|html)$/.test(name))) {
+      expect([file, readFileSync(`web/${file}`, 'utf8').match(/localStorage|sessionStorage|indexedDB|document\.cookie|caches\./g)]).toEqual(
+        [file, null],
+      );
+    }
+  });
+
+  it('has a value here for every field the record names that a request carries', () => {
+    expect(FIELDS.map((field) => field.id).filter((id) => !['sourceIp', 'userAgent'].includes(id))).toEqual(Object.keys(VALUES));
+  });
+});
