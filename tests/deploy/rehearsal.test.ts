@@ -29,7 +29,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiEvent } from '../../scripts/local/api-event';
 import { matchesPattern } from '../../scripts/local/event-pattern';
-import { lambdaRecord } from '../../scripts/local/stream-poller';
+import { lambdaRecord } from '../../scripts/operations/stream-mapping';
 import { validBody, headersWithKey } from '../support/bodies';
 import { deployedFunctions, deployedTemplate, invokeDeployed, stackResources, type DeployedFunction } from '../support/deployed-functions';
 import { TemplateResolver } from '../support/cfn-intrinsics';

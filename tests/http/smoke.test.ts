@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { signToken } from '../../scripts/local/signing-key';
-import { offlineInvoker } from '../../scripts/local/lambda-invoke';
+import { offlineInvoker } from '../../scripts/operations/lambda-invoke';
 import { runSmoke } from '../../scripts/smoke/checks';
 import { newContract } from '../support/contracts';
 import { at } from '../support/json';
