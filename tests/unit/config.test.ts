@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { configProblems } from '../support/thrown';
 import { ConfigError, loadAuthConfig, loadServiceConfig } from '../../lib/config';
 
@@ -117,6 +117,18 @@ describe('loadServiceConfig', () => {
 
   it.each(['UTC', 'Europe/Kaliningrad', 'Asia/Vladivostok'])('accepts the time zone %s', (zone) => {
     expect(loadServiceConfig({ ...SERVICE_REQUIRED, BUSINESS_TIME_ZONE: zone }).businessTimeZone).toBe(zone);
+  });
+
+  it("takes the default time zone, one Intl knows, without loading Intl's list at cold start; another zone is looked up", () => {
+    const lookups = vi.spyOn(Intl, 'supportedValuesOf');
+    const zone = loadServiceConfig(SERVICE_REQUIRED).businessTimeZone;
+    expect(lookups).not.toHaveBeenCalled();
+    expect(loadServiceConfig({ ...SERVICE_REQUIRED, BUSINESS_TIME_ZONE: zone }).businessTimeZone).toBe(zone);
+    expect(lookups).not.toHaveBeenCalled();
+    loadServiceConfig({ ...SERVICE_REQUIRED, BUSINESS_TIME_ZONE: 'UTC' });
+    expect(lookups).toHaveBeenCalledTimes(1);
+    lookups.mockRestore();
+    expect(Intl.supportedValuesOf('timeZone')).toContain(zone);
   });
 
   it('rejects a DYNAMODB_ENDPOINT that is not a URL', () => {
