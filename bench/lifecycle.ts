@@ -18,7 +18,8 @@ import { table } from './report';
 /*
  * The lifecycle's rows (docs/performance.md): applying a back-office decision (one DynamoDB
  * call, against the floor of the bare client sending the same write), and publishing the
- * stream (one PutEvents per batch of up to 10 events), through the functions' own code.
+ * stream (one BatchGetItem per batch that confirms its events against the table, one PutEvents
+ * per batch of up to 10 events), through the functions' own code.
  */
 
 export interface LifecycleBench {
@@ -197,9 +198,9 @@ export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
   const batches: DynamoDBRecord[][] = [];
   for (let i = 0; i < records.length; i += 100) batches.push(records.slice(i, i + 100));
   standIn.clear();
-  const perBatch: { records: number; events: number; calls: number[]; ms: number }[] = [];
+  const perBatch: { records: number; events: number; calls: number[]; reads: string[]; requests: number; ms: number }[] = [];
   for (const batch of batches) {
-    const [eventsBefore, callsBefore] = [standIn.events.length, standIn.putEventsCalls.length];
+    const [eventsBefore, callsBefore, readsBefore] = [standIn.events.length, standIn.putEventsCalls.length, bench.operations().length];
     const began = performance.now();
     const answer = await publish({ Records: batch });
     const took = performance.now() - began;
@@ -209,20 +210,42 @@ export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
       records: batch.length,
       events: standIn.events.length - eventsBefore,
       calls: standIn.putEventsCalls.slice(callsBefore),
+      // The DynamoDB calls that confirmed the batch, and the request items they read (1 RRU each up to 4 KB).
+      reads: bench.operations().slice(readsBefore),
+      requests: new Set(
+        batch
+          .filter((r) => r.eventName !== 'REMOVE' && r.dynamodb?.NewImage?.['kind']?.S === 'REQUEST')
+          .map((r) => r.dynamodb?.NewImage?.['requestId']?.S),
+      ).size,
       ms: took,
     });
   }
   const events = perBatch.reduce((sum, b) => sum + b.events, 0);
   const calls = perBatch.flatMap((b) => b.calls);
   const expected = perBatch.reduce((sum, b) => sum + Math.ceil(b.events / 10), 0);
+  const reads = perBatch.flatMap((b) => b.reads);
+  const readsPerBatch = perBatch.map((b) => b.reads.length);
+  const requestsPerBatch = perBatch.map((b) => b.requests);
   const publishing = table(
-    "Publishing the stream: the requests table's records (creates and decisions) in batches of 100, through the publisher",
-    ['records', 'batches', 'events published', 'PutEvents calls', 'ceil(events/10) per batch, summed', 'largest call', 'p50 ms per batch'],
+    "Publishing the stream: the requests table's records (creates and decisions) in batches of 100, through the publisher, each event confirmed against its request item",
+    [
+      'records',
+      'batches',
+      'events published',
+      'DynamoDB calls per batch',
+      'requests read per batch (RRU)',
+      'PutEvents calls',
+      'ceil(events/10) per batch, summed',
+      'largest call',
+      'p50 ms per batch',
+    ],
     [
       [
         String(records.length),
         String(batches.length),
         String(events),
+        `${Math.min(...readsPerBatch)}-${Math.max(...readsPerBatch)} (${[...new Set(reads)].join(', ')})`,
+        `${Math.min(...requestsPerBatch)}-${Math.max(...requestsPerBatch)}`,
         String(calls.length),
         String(expected),
         `${Math.max(...calls)} entries`,
@@ -242,6 +265,11 @@ export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
     [
       ['a decision = 1 DynamoDB call', `IN_REVIEW ${callsPer(review)}, REJECTED ${callsPer(reject)}`, verdict(oneCall)],
       ['a withdrawal = 1 DynamoDB call', `WITHDRAWN ${callsPer(withdrawal)}`, verdict(oneWithdrawalCall)],
+      [
+        'confirming = at most 1 DynamoDB call per batch',
+        `${reads.length} calls (${[...new Set(reads)].join(', ')}) for ${batches.length} batches, at most ${Math.max(...readsPerBatch)} per batch`,
+        verdict(Math.max(...readsPerBatch) <= 1),
+      ],
       [
         'publishing = 1 PutEvents per batch of up to 10 events',
         `${calls.length} calls for ${events} events (${expected} expected), largest ${Math.max(...calls)}`,

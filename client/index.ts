@@ -76,7 +76,8 @@ export const DEFAULT_RETRY: RetryOptions = {
   deadlineMs: 30_000,
 };
 
-const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
+/** The answers retried with the same key (docs/clients.md): after them a write's outcome is unknown. */
+export const RETRIED_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
 
 /** Whole seconds of a Retry-After header; an HTTP date or garbage counts as none. */
 function retryAfterMs(response: Response | undefined): number {

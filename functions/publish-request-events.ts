@@ -1,23 +1,54 @@
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { loadPublisherConfig } from '../lib/config';
+import { createDocumentClient } from '../lib/aws/dynamodb-client';
 import { putEventsFor } from '../lib/aws/eventbridge-client';
-import { PublishFailedError, publisherDeps, publishRequestEvents } from '../lib/events/publish-request-events';
+import { backoff } from '../lib/backoff';
+import { batchGetFor, requestReader } from '../lib/dynamodb/request-reads';
+import {
+  isRepublishCommand,
+  PublishFailedError,
+  publisherDeps,
+  publishRequestEvents,
+  republishRequest,
+  UNCONFIRMED_RECORDS_METRIC,
+  type RepublishCommand,
+  type RepublishResult,
+} from '../lib/events/publish-request-events';
 import { logger } from '../lib/observability/logger';
+import { recordCount } from '../lib/observability/metrics';
 import { withLambdaContext } from '../lib/observability/lambda-context';
 
 const config = loadPublisherConfig();
-const deps = publisherDeps(config, putEventsFor(config));
+const readRequests = requestReader(batchGetFor(createDocumentClient(config.dynamodb)), config.requestsTableName, {
+  maxAttempts: config.maxAttempts,
+  pause: (attempt) => backoff(attempt, 50),
+});
+const deps = publisherDeps(config, putEventsFor(config), readRequests);
 
 /**
- * The requests table's stream -> EventBridge (docs/events.md). A record that cannot be published
- * after the records before it were is handed back (ReportBatchItemFailures): the stream retries
- * from it. When it is the batch's first record, the invocation fails instead: the event source
- * mapping then bisects the batch until that record stands alone, and only it reaches the
- * dead-letter queue (a partial failure at the first record would never shrink the batch).
+ * The requests table's stream -> EventBridge (docs/events.md). Each record is checked against the
+ * request item before its event goes out; a record the table does not confirm publishes nothing,
+ * is logged by ids and counted in UnconfirmedRecords, which raises an alarm. A record that cannot
+ * be published after the records before it were is handed back (ReportBatchItemFailures): the
+ * stream retries from it. When it is the batch's first record, the invocation fails instead: the
+ * event source mapping then bisects the batch until that record stands alone, and only it reaches
+ * the dead-letter queue (a partial failure at the first record would never shrink the batch).
  */
-export const handler = withLambdaContext(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+const publishBatch = withLambdaContext(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  // Lines carry this invocation's keys only (where functions share a process, as tests and tools do, no other's).
+  logger.resetKeys();
   const result = await publishRequestEvents(event.Records, config, deps);
-  const summary = { records: event.Records.length, published: result.published, skipped: result.skipped, calls: result.calls };
+  for (const record of result.unconfirmed)
+    logger.error('Stream record not confirmed by the requests table: nothing published', { ...record });
+  if (result.unconfirmed.length > 0) recordCount(UNCONFIRMED_RECORDS_METRIC, result.unconfirmed.length);
+  const summary = {
+    records: event.Records.length,
+    published: result.published,
+    skipped: result.skipped,
+    unconfirmed: result.unconfirmed.length,
+    reads: result.reads,
+    calls: result.calls,
+  };
   if (result.failed === undefined) {
     logger.info('Events published', summary);
     return { batchItemFailures: [] };
@@ -26,3 +57,22 @@ export const handler = withLambdaContext(async (event: DynamoDBStreamEvent): Pro
   if (result.failed.sequenceNumber === event.Records[0]?.dynamodb?.SequenceNumber) throw new PublishFailedError(result.failed.reason);
   return { batchItemFailures: [{ itemIdentifier: result.failed.sequenceNumber }] };
 });
+
+/** npm run republish (docs/operations.md): a request's events again, rebuilt from its item. */
+const republish = withLambdaContext(async (command: RepublishCommand): Promise<RepublishResult> => {
+  logger.resetKeys();
+  const result = await republishRequest(command, config, deps);
+  logger.info('Events republished from the requests table', { ...command.republish, ...result });
+  return result;
+});
+
+export function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse>;
+export function handler(event: RepublishCommand, context?: Context): Promise<RepublishResult>;
+export function handler(
+  event: DynamoDBStreamEvent | RepublishCommand,
+  context?: Context,
+): Promise<DynamoDBBatchResponse | RepublishResult> {
+  if (isRepublishCommand(event)) return republish(event, context);
+  if (!Array.isArray(event.Records)) return Promise.reject(new Error('Neither a stream batch nor a republish command'));
+  return publishBatch(event, context);
+}

@@ -254,17 +254,22 @@ export function loadDecisionConfig(env: Env = process.env): DecisionConfig {
 }
 
 export interface PublisherConfig {
+  /** The table every event is checked against before it is published. */
+  requestsTableName: string;
+  dynamodb: DynamoDbConfig;
   eventBusName: string;
   /** The source of the events the service publishes; never the back office's. */
   eventSource: string;
   eventBridge: AwsServiceConfig;
-  /** PutEvents attempts for entries that keep failing, before the records are handed back. */
+  /** Attempts per batch for PutEvents entries that keep failing, and for request reads DynamoDB leaves unprocessed, before the records are handed back. */
   maxAttempts: number;
 }
 
 export function loadPublisherConfig(env: Env = process.env): PublisherConfig {
   const read = new Reader(env);
   const config = {
+    requestsTableName: read.string('REQUESTS_TABLE_NAME'),
+    dynamodb: readDynamoDb(read),
     eventBusName: read.string('EVENT_BUS_NAME'),
     eventSource: read.string('EVENT_SOURCE', 'bank.contract-termination'),
     eventBridge: readAwsService(read, 'EVENTBRIDGE_ENDPOINT'),

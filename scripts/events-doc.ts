@@ -196,7 +196,10 @@ ${schemaBlock(statusChangedEventSchema)}
 ## Delivery: what a consumer of these events can rely on
 
 - **An event exists if and only if its write committed.** The events are made from the requests
-  table's DynamoDB stream, never sent by the API next to its write.
+  table's DynamoDB stream, never sent by the API next to its write, and each is rebuilt from the
+  request as the table holds it before it goes out: a record the table does not confirm publishes
+  nothing. A request's events can be sent again from the table (\`npm run republish\`), with the
+  same \`eventId\`s.
 - **At least once, with a stable \`eventId\`.** \`eventId\` is a UUID (v5) of the request and the status it
   reached: every delivery of one event, from any retry, carries the same id. Drop an id you have
   seen. EventBridge's own envelope \`id\` changes on every delivery: do not use it for that.
@@ -250,8 +253,9 @@ request number, which the service makes.
 ## Operating
 
 Each alarm of the lifecycle (decision dead letters, publisher dead letters, stream iterator age,
-decision rule failures, publisher destination failures), what it means and what to do, and how
-to redrive both dead-letter queues with \`npm run redrive\`: [docs/operations.md](operations.md).
+decision rule failures, publisher destination failures, unconfirmed records), what it means and
+what to do, how to redrive both dead-letter queues with \`npm run redrive\`, and how to republish
+a request's events from the table with \`npm run republish\`: [docs/operations.md](operations.md).
 
 The decision dead-letter queue holds three kinds of message: the consumer's own refusals
 (\`{"reason", "problems", "event"}\`: the refusal, what is wrong, the whole EventBridge event);

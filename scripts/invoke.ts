@@ -35,9 +35,13 @@ Object.assign(process.env, {
   ...process.env,
 });
 const event: unknown = JSON.parse(readFileSync(eventFile, 'utf8'));
+// stdout is the handler's answer alone, so that it can be piped: whatever else writes there
+// (the function's JSON log lines) goes to stderr.
+const answer = process.stdout.write.bind(process.stdout);
+process.stdout.write = process.stderr.write.bind(process.stderr);
 const loaded: unknown = await import(pathToFileURL(resolve('functions', `${name}.ts`)).href);
 if (loaded === null || typeof loaded !== 'object' || !('handler' in loaded) || typeof loaded.handler !== 'function') {
   throw new Error(`functions/${name}.ts exports no handler`);
 }
 const result: unknown = await Reflect.apply(loaded.handler, undefined, [event, {}]);
-console.log(JSON.stringify(result, null, 2));
+answer(`${JSON.stringify(result, null, 2)}\n`);

@@ -22,8 +22,9 @@ import { makeSigningKey } from './local/signing-key';
 import { createTables } from './local/tables';
 
 /*
- * npm run screenshot: docs/images/page-<state>-<language>-<width>.png, the demo page in each of
- * its states (PAGE_STATES), in English at 1280 px and in Russian at 390 px, taken with headless
+ * npm run screenshot: page-<state>-<language>-<width>.png, the demo page in each of its states
+ * (PAGE_STATES), in English at 1280 px and in Russian at 390 px, into .local/screenshots/ (git
+ * ignores it), or with --docs into docs/images/, the pictures the docs show; taken with headless
  * Chromium from Debian's package (driven by playwright-core) on a stack of its own: DynamoDB
  * Local, serverless offline and the page server, all on free ports. launchChromium, the states
  * and how the page is brought to each are also what the browser tests use (tests/browser/), so
@@ -74,7 +75,17 @@ export async function launchChromium(): Promise<Chromium> {
 // ---- the page's states ---------------------------------------------------------------------
 
 /** What a customer meets on the page, each shown and audited on its own. */
-export const PAGE_STATES = ['empty', 'errors', 'refused', 'success', 'list', 'withdraw-dialog', 'unavailable'] as const;
+export const PAGE_STATES = [
+  'empty',
+  'errors',
+  'refused',
+  'success',
+  'withdrawn',
+  'held',
+  'withdraw-dialog',
+  'unavailable',
+  'outage',
+] as const;
 export type PageState = (typeof PAGE_STATES)[number];
 
 export type Language = 'en' | 'ru';
@@ -83,7 +94,7 @@ export const WIDTHS = [1280, 390] as const;
 
 /** The contracts the states are shown on: the page offers them in this order. */
 export interface StateContracts {
-  /** Active, with no request yet: the success state makes one (the others make none). */
+  /** Active, with no request yet: the success state makes one, which the withdrawn state withdraws (the others make none). */
   fresh: string;
   /** With requests, one of them still withdrawable (seedRequests). */
   listed: string;
@@ -91,7 +102,10 @@ export interface StateContracts {
   closed: string;
 }
 
-/** The page on its own tab, at a width, in a language, ready for the customer; `prepare` runs before it loads. */
+/**
+ * The page on its own tab, at a width, in a language, loaded (its first contract's form ready, or
+ * that contract's request in progress shown instead); `prepare` runs before it loads.
+ */
 export async function openPage(
   context: BrowserContext,
   url: string,
@@ -102,7 +116,7 @@ export async function openPage(
   await prepare?.(page);
   await page.setViewportSize({ width: view.width, height: 900 });
   await page.goto(url);
-  await page.locator('form[data-state="ready"]').waitFor();
+  await page.locator('form:is([data-state="ready"], [data-state="done"])').waitFor();
   if (view.language === 'ru') {
     await page.click('button[data-lang="ru"]');
     // The reasons come from the API in the new language; an option is never "visible".
@@ -129,6 +143,12 @@ async function choose(page: Page, contractId: string): Promise<void> {
 /** A form the page lets through: the demo's bank details, unless told otherwise. */
 async function fillForm(page: Page, bank: { accountNumber?: string } = {}): Promise<void> {
   await page.selectOption('#reason', 'RELOCATION');
+  const inMonth = new Date(Date.now() + 30 * 86_400_000);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  await page.fill(
+    '#date',
+    typedDay(`${inMonth.getFullYear()}-${pad(inMonth.getMonth() + 1)}-${pad(inMonth.getDate())}`, await language(page)),
+  );
   await page.fill('#bik', DEMO_BANK_DETAILS.bik);
   await page.fill('#account', bank.accountNumber ?? DEMO_BANK_DETAILS.accountNumber);
   await page.fill('#recipient', DEMO_BANK_DETAILS.recipientName);
@@ -168,9 +188,28 @@ export async function showState(page: Page, state: PageState, contracts: StateCo
       await page.click('#submit');
       await page.locator('form[data-state="done"]').waitFor();
       return;
-    case 'list':
+    case 'withdrawn':
+      // The request the success state made, withdrawn from its panel: the page says so and the form is back.
+      await choose(page, contracts.fresh);
+      await page.locator('#result-withdraw').click();
+      await page.locator('#withdraw-confirm').click();
+      await page.locator('form[data-state="ready"]').waitFor();
+      await page.locator('#requests-list li[data-status="WITHDRAWN"]').first().waitFor();
+      return;
+    case 'held':
       await choose(page, contracts.listed);
+      await page.locator('form[data-state="done"]').waitFor();
       await page.locator('#requests-list li').nth(2).waitFor();
+      return;
+    case 'outage':
+      // The bank's service answers every create with 503 (as it does when DynamoDB is out of reach), and the client's retries run out.
+      await page.route('**/termination-requests', (route) =>
+        route.request().method() === 'POST' ? route.fulfill(unavailable(route.request().headers()['origin'])) : route.fallback(),
+      );
+      await choose(page, contracts.fresh);
+      await fillForm(page);
+      await page.click('#submit');
+      await page.locator('#general-error .reference').waitFor({ timeout: 60_000 });
       return;
     case 'withdraw-dialog':
       await choose(page, contracts.listed);
@@ -183,6 +222,25 @@ export async function showState(page: Page, state: PageState, contracts: StateCo
       await page.locator('#requests-empty').waitFor();
       return;
   }
+}
+
+/** The service's own 503 (docs/decisions/0011-error-body.md), granted to the page's origin. */
+function unavailable(origin: string | undefined) {
+  return {
+    status: 503,
+    headers: {
+      'Content-Type': 'application/json',
+      'Retry-After': '0',
+      'Access-Control-Allow-Origin': origin ?? '*',
+      'Access-Control-Expose-Headers': 'X-Correlation-Id, Retry-After',
+    },
+    body: JSON.stringify({
+      errorCode: 'SERVICE_UNAVAILABLE',
+      message: 'The service is temporarily unavailable. Please retry later.',
+      correlationId: randomUUID(),
+      details: [],
+    }),
+  };
 }
 
 /** The reason the back office gives for the rejection seedRequests makes, in the customer's language. */
@@ -224,17 +282,20 @@ export async function seedRequests(
 
 // ---- npm run screenshot --------------------------------------------------------------------
 
-const OUTPUT_DIR = 'docs/images';
+/** Where the pictures go: docs/images only when asked (--docs), so that a run changes no tracked file by itself. */
+export const screenshotDir = (args: readonly string[]): string => (args.includes('--docs') ? 'docs/images' : '.local/screenshots');
+const DOCS_DIR = 'docs/images';
 /** The pictures: every state in English on a desktop and in Russian on a phone. */
 export const SCREENSHOT_VIEWS: { language: Language; width: number }[] = [
   { language: 'en', width: 1280 },
   { language: 'ru', width: 390 },
 ];
 
-export const screenshotPath = (state: PageState, view: { language: Language; width: number }) =>
-  `${OUTPUT_DIR}/page-${state}-${view.language}-${view.width}.png`;
+export const screenshotPath = (state: PageState, view: { language: Language; width: number }, dir = DOCS_DIR) =>
+  `${dir}/page-${state}-${view.language}-${view.width}.png`;
 
 async function main(): Promise<void> {
+  const dir = screenshotDir(process.argv.slice(2));
   assertLambdaNode();
   assertJava();
   const stops: (() => Promise<void>)[] = [];
@@ -267,7 +328,7 @@ async function main(): Promise<void> {
     const { anna } = DEMO_CUSTOMERS;
     let swapped: Record<string, string> = {};
     const config = (): PageConfig => {
-      const demo = demoPageConfig(key, offline.url);
+      const demo = demoPageConfig(key, offline.url, 'anna');
       return {
         ...demo,
         contracts: demo.contracts.map((contract) => ({ ...contract, contractId: swapped[contract.contractId] ?? contract.contractId })),
@@ -277,7 +338,7 @@ async function main(): Promise<void> {
     stops.push(server.stop);
     const browser = await launchChromium();
     stops.push(browser.close);
-    mkdirSync(OUTPUT_DIR, { recursive: true });
+    mkdirSync(dir, { recursive: true });
 
     for (const view of SCREENSHOT_VIEWS) {
       const contracts: StateContracts = { fresh: randomUUID(), listed: randomUUID(), closed: anna.contracts.closed };
@@ -305,7 +366,7 @@ async function main(): Promise<void> {
         // Nothing hovered in the picture; the dialog keeps its focus, as a customer sees it.
         await page.mouse.move(0, 0);
         if (state !== 'withdraw-dialog') await page.evaluate('document.activeElement?.blur()');
-        const path = screenshotPath(state, view);
+        const path = screenshotPath(state, view, dir);
         // The dialog as the customer sees it, over the window it opened in; the rest whole.
         await page.screenshot({ path, fullPage: state !== 'withdraw-dialog' });
         console.log(`Saved ${path}`);

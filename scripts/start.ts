@@ -98,6 +98,17 @@ function appendLine(file: string, value: unknown): void {
 }
 
 const clock = () => new Date().toTimeString().slice(0, 8);
+
+/** A failure that repeats (a poll every 250 ms) said once per cause, not three times a second. */
+function sayOnce(say: (text: string) => void): (error: unknown) => void {
+  const said = new Set<string>();
+  return (error) => {
+    const text = error instanceof Error ? error.message : String(error);
+    if (said.has(text)) return;
+    said.add(text);
+    say(text);
+  };
+}
 const field = (value: unknown, key: string): string | undefined => {
   const found: unknown = value !== null && typeof value === 'object' && key in value ? Reflect.get(value, key) : undefined;
   return typeof found === 'string' ? found : undefined;
@@ -139,6 +150,14 @@ async function main(): Promise<void> {
   console.log(`Starting DynamoDB Local on port ${dynamoDbPort} (${persist ? `data kept in ${dataDir}` : 'in memory'})...`);
   const db = await startDynamoDbLocal({ port: dynamoDbPort, ...(persist ? { dataDir } : {}) });
   stops.push(db.stop);
+  // Nothing works without it: said once, in a line that names it, and the whole stack stops.
+  db.onExit((code) => {
+    if (stopping !== undefined) return;
+    console.error(
+      `${clock()} DynamoDB Local stopped (exit code ${code ?? 'none'}): the API cannot read or write without it, so npm start stops too. Run npm start again.`,
+    );
+    void shutdown(1);
+  });
   await createTables(db.client, tables);
   await putContracts(DynamoDBDocumentClient.from(db.client), tables.contracts, DEMO_CONTRACTS);
 
@@ -198,10 +217,14 @@ async function main(): Promise<void> {
     // they hold) to the stand-in's queue, which prints it; npm run redrive -- --queue publisher hands them on again.
     onFailureDestination: { queueUrl: LOCAL_DEAD_LETTER_QUEUES.publisher(standIn.endpoint) },
     onDeadLetter: (_records, reason) => console.error(`${clock()} [publisher] gave up on a batch of the stream: ${reason}`),
-    onError: (error) => console.error(`${clock()} Reading the stream failed:`, error instanceof Error ? error.message : error),
+    onError: sayOnce((text) => console.error(`${clock()} Reading the stream failed: ${text} (said once; it keeps trying)`)),
   });
   stops.push(poller.stop);
-  const page = await startPageServer({ port: pagePort, host: flags.host, config: () => demoPageConfig(key, offline.url) });
+  const page = await startPageServer({
+    port: pagePort,
+    host: flags.host,
+    config: (customer) => demoPageConfig(key, offline.url, customer),
+  });
   stops.push(page.stop);
 
   writeRunningStack({
@@ -223,10 +246,17 @@ async function main(): Promise<void> {
   console.log('');
   for (const [name, customer] of Object.entries(DEMO_CUSTOMERS)) {
     const token = signToken(key, { customerId: customer.customerId, expiresIn: 12 * 3600 });
+    // The curl line's contract is new each run, so it answers 201 as the Ready block says, --persist or not
+    // (a kept demo contract may hold an earlier run's request).
+    const curlContract = randomUUID();
+    await putContracts(DynamoDBDocumentClient.from(db.client), tables.contracts, [
+      { contractId: curlContract, customerId: customer.customerId, status: 'ACTIVE' },
+    ]);
     console.log(`== ${name}: customerId ${customer.customerId}`);
     for (const [label, contractId] of Object.entries(customer.contracts)) console.log(`   contract ${label.padEnd(12)} ${contractId}`);
+    console.log(`   contract ${'for curl'.padEnd(12)} ${curlContract}   (new this run)`);
     console.log(`   token (12 h): ${token}\n`);
-    console.log(`${curlLine(offline.url, token, customer.contracts.active, date, name === 'anna' ? 'Anna Ivanova' : 'Boris Petrov')}\n`);
+    console.log(`${curlLine(offline.url, token, curlContract, date, name === 'anna' ? 'Anna Ivanova' : 'Boris Petrov')}\n`);
   }
   console.log(readyBlock({ apiUrl: offline.url, pageUrl: page.url, docsUrl: `${jwks.origin}/docs/`, dynamoDb: db.endpoint }));
 }

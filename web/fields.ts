@@ -21,6 +21,7 @@ export type FieldProblem =
   | { code: 'tooLong'; max: number; entered: number }
   | { code: 'hiddenCharacters' }
   | { code: 'dateFormat' }
+  | { code: 'dateImpossible' }
   | { code: 'dateBeforeToday'; today: string }
   | { code: 'dateAfterEnd'; endDate: string }
   | { code: 'commentRequired' };
@@ -78,16 +79,20 @@ export function checkComment(value: string, commentRequired: boolean, moment: Mo
   return undefined;
 }
 
-/**
- * A day as a customer types it: day, month and year with dots, slashes or hyphens between them
- * (25.12.2026, 25/12/2026), or as YYYY-MM-DD (pasted); YYYY-MM-DD when it is a real calendar day.
- */
-export function parseDate(value: string): string | undefined {
+/** Day, month and year as typed: day first with dots, slashes or hyphens (25.12.2026, 25/12/2026), or YYYY-MM-DD (pasted). */
+function dateParts(value: string): [string, string, string] | undefined {
   const typed = value.trim();
   const iso = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(typed);
   const dayFirst = /^(\d{1,2})[./-](\d{1,2})[./-](\d{4})$/.exec(typed);
   const [year, month, day] = iso ? [iso[1], iso[2], iso[3]] : dayFirst ? [dayFirst[3], dayFirst[2], dayFirst[1]] : [];
-  if (year === undefined || month === undefined || day === undefined) return undefined;
+  return year === undefined || month === undefined || day === undefined ? undefined : [year, month, day];
+}
+
+/** A day as a customer types it (dateParts), as YYYY-MM-DD when it is a real calendar day. */
+export function parseDate(value: string): string | undefined {
+  const parts = dateParts(value);
+  if (parts === undefined) return undefined;
+  const [year, month, day] = parts;
   const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
   if (date.getUTCFullYear() !== Number(year) || date.getUTCMonth() !== Number(month) - 1 || date.getUTCDate() !== Number(day))
     return undefined;
@@ -100,7 +105,8 @@ export function checkDate(value: string, today: string, endDate: string | undefi
   if (moment === 'typing') return undefined;
   if (value.trim() === '') return { code: 'required' };
   const day = parseDate(value);
-  if (day === undefined) return { code: 'dateFormat' };
+  // Written as a date, but no such day (31.02.2027): the customer needs to hear that, not the format again.
+  if (day === undefined) return dateParts(value) === undefined ? { code: 'dateFormat' } : { code: 'dateImpossible' };
   if (day < today) return { code: 'dateBeforeToday', today };
   if (endDate !== undefined && day > endDate) return { code: 'dateAfterEnd', endDate };
   return undefined;

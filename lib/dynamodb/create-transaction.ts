@@ -4,6 +4,7 @@ import type { NewRequest, WriteOutcome } from '../termination/ports';
 import { contractConditionCheck } from './contract-condition';
 import { asIdempotencyRecord, conditionFailed, failedItem, type Item, type ReadItem } from './items';
 import { idempotencyKeyOf, numberKeyOf, requestKeyOf, slotKeyOf } from './keys';
+import type { NumberItem, RequestItem } from './request-item';
 
 /*
  * The create as data (docs/decisions/0005-one-atomic-write.md): one TransactWriteItems that binds
@@ -75,7 +76,7 @@ export function buildCreateTransaction(tables: Tables, request: NewRequest, nowS
             kind: 'REQUEST_NUMBER',
             requestId: request.requestId,
             contractId: request.contractId,
-          },
+          } satisfies NumberItem,
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -93,7 +94,7 @@ export function buildCreateTransaction(tables: Tables, request: NewRequest, nowS
             idempotencyKey: request.idempotencyKey,
             createdAt,
             ...request.input,
-          },
+          } satisfies RequestItem,
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },

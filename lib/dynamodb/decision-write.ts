@@ -3,6 +3,7 @@ import type { TransactWriteCommandInput, UpdateCommandInput } from '@aws-sdk/lib
 import type { Tables } from './create-transaction';
 import type { ReadItem } from './items';
 import { requestKeyOf } from './keys';
+import type { DecisionEntry } from './request-item';
 import { explainStatusRefusal, slotRelease, statusIn } from './status-write';
 import type { Decision, StatusMove, StatusWriteRefusal } from '../termination/ports';
 
@@ -25,7 +26,7 @@ export function buildDecisionWrite(tables: Tables, decision: Decision, move: Sta
     occurredAt: decision.occurredAt,
     appliedAt,
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
-  };
+  } satisfies DecisionEntry;
   const update = {
     TableName: tables.requests,
     Key: { ...requestKeyOf(decision.contractId, decision.requestId) },

@@ -5,6 +5,7 @@ import type { WithdrawalIntent, WithdrawalOutcome } from '../termination/ports';
 import type { Tables } from './create-transaction';
 import { asWithdrawalRecord, conditionFailed, failedItem, type ReadItem } from './items';
 import { requestKeyOf, withdrawalKeyOf } from './keys';
+import type { WithdrawalEntry } from './request-item';
 import { explainStatusRefusal, slotRelease, statusIn } from './status-write';
 
 /*
@@ -63,7 +64,9 @@ export function buildWithdrawalTransaction(tables: Tables, intent: WithdrawalInt
             ':withdrawn': intent.response.status,
             ':at': withdrawnAt,
             ':none': [],
-            ':entries': [{ status: intent.response.status, by: 'customer', occurredAt: withdrawnAt, appliedAt: withdrawnAt }],
+            ':entries': [
+              { status: intent.response.status, by: 'customer', occurredAt: withdrawnAt, appliedAt: withdrawnAt } satisfies WithdrawalEntry,
+            ],
             ':customerId': intent.customerId,
             ...from.values,
           },

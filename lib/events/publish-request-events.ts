@@ -1,15 +1,34 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { isUuid } from '../api-model/validator';
 import { backoff } from '../backoff';
 import type { PublisherConfig } from '../config';
 import { isTransientAwsError } from '../aws/transient-errors';
+import { requestHistoryOf } from '../dynamodb/request-item';
+import type { ReadRequests, RequestIds, StoredRequests } from '../dynamodb/request-reads';
+import { isStatus, MalformedItemError, type RequestHistory } from '../termination/ports';
+import type { Status } from '../api-model/schemas';
 import { publishInOrder, type PendingEntry, type PublishDeps, type PublishResult } from './publish-batches';
-import { eventOfRecord, MalformedRecordError } from './request-events';
+import {
+  claimOf,
+  eventsOf,
+  MalformedRecordError,
+  statusChangedEventOf,
+  submittedEventOf,
+  type Claim,
+  type RequestEvent,
+} from './request-events';
 import { UnreadableImageError } from './stream-image';
 
 /*
- * The stream's records out as events (docs/decisions/0017-lifecycle.md): each record that means an event becomes one
- * PutEvents entry on the configured bus, in stream order. An event exists if and only if its
- * write committed, because the stream only carries committed writes.
+ * The stream's records out as events (docs/decisions/0017-lifecycle.md). The publisher speaks for
+ * the service, so it publishes only what the requests table confirms, whoever handed it the
+ * records (the stream, a redrive, a direct invoke): each record's claim is checked against the
+ * request item, read consistently in one BatchGetItem for the whole batch, and the event sent is
+ * the one rebuilt from the table. A record the table does not confirm (no such request, a
+ * transition the request never made, other content) publishes nothing and is reported, by ids
+ * only; a genuine record handed again publishes the same event, with the same eventId, however
+ * far the request has moved since. Events go out in stream order, one PutEvents entry each.
  */
 
 /** The batch's first record could not be published: the stream must bisect the batch. */
@@ -20,54 +39,197 @@ export class PublishFailedError extends Error {
   }
 }
 
-export interface StreamPublishResult extends PublishResult {
-  /** Records that mean no event (slots, keys, numbers, removals). */
-  skipped: number;
+/** The metric that counts records the table did not confirm; an alarm watches it (resources/monitoring.yml). */
+export const UNCONFIRMED_RECORDS_METRIC = 'UnconfirmedRecords';
+
+/** Why the table does not confirm a record. */
+export type UnconfirmedReason = 'no-such-request' | 'no-such-transition' | 'other-content';
+
+/** A record the table did not confirm: what the log says of it, ids and names only (never a value a customer wrote). */
+export interface UnconfirmedRecord {
+  sequenceNumber: string;
+  requestId: string;
+  contractId: string;
+  detailType: string;
+  status: string;
+  why: UnconfirmedReason;
+  /** The event's fields whose values the table holds otherwise, by name. */
+  fields: string[];
 }
 
-export function publisherDeps(config: PublisherConfig, putEvents: PublishDeps['putEvents']): PublishDeps {
+export interface StreamPublishResult extends PublishResult {
+  /** Records that mean no event (slots, keys, numbers, removals, changes that keep the status). */
+  skipped: number;
+  unconfirmed: UnconfirmedRecord[];
+  /** DynamoDB calls made to confirm the batch: one BatchGetItem, or none when no record claims an event. */
+  reads: number;
+}
+
+export interface PublisherDeps extends PublishDeps {
+  readRequests: ReadRequests;
+}
+
+export function publisherDeps(config: PublisherConfig, putEvents: PublishDeps['putEvents'], readRequests: ReadRequests): PublisherDeps {
   return {
     putEvents,
+    readRequests,
     maxAttempts: config.maxAttempts,
     pause: (attempt) => backoff(attempt, 100),
     isTransient: isTransientAwsError,
   };
 }
 
-export async function publishRequestEvents(
-  records: DynamoDBRecord[],
-  config: Pick<PublisherConfig, 'eventBusName' | 'eventSource'>,
-  deps: PublishDeps,
-): Promise<StreamPublishResult> {
-  const pending: PendingEntry[] = [];
+type Config = Pick<PublisherConfig, 'eventBusName' | 'eventSource'>;
+
+const entryOf = (config: Config, event: RequestEvent) => ({
+  EventBusName: config.eventBusName,
+  Source: config.eventSource,
+  DetailType: event.detailType,
+  Detail: JSON.stringify(event.detail),
+  Time: new Date(event.time),
+});
+
+/** The table's own version of the event a claim names, or why there is none. */
+function truthOf(claim: Claim, stored: RequestHistory | undefined): RequestEvent | Exclude<UnconfirmedReason, 'other-content'> {
+  if (stored === undefined) return 'no-such-request';
+  const claimed = claim.event;
+  if (claimed.detailType === 'TerminationRequestSubmitted') return submittedEventOf(stored);
+  const change = stored.changes.find((c) => c.status === claimed.detail.status && c.previousStatus === claimed.detail.previousStatus);
+  return change === undefined ? 'no-such-transition' : statusChangedEventOf(stored, change);
+}
+
+/** The names of the fields two events differ in. */
+function differences(claimed: RequestEvent, truth: RequestEvent): string[] {
+  const a: Record<string, unknown> = { detailType: claimed.detailType, time: claimed.time, ...claimed.detail };
+  const b: Record<string, unknown> = { detailType: truth.detailType, time: truth.time, ...truth.detail };
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((name) => !isDeepStrictEqual(a[name], b[name])).sort();
+}
+
+const reasonOf = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+
+/** Reads the batch's requests, or says why it could not. */
+async function readAll(readRequests: ReadRequests, claims: Claim[]): Promise<StoredRequests | { error: string }> {
+  if (claims.length === 0) return { calls: 0, itemOf: () => undefined };
+  try {
+    return await readRequests(claims.map((claim) => claim.request));
+  } catch (error) {
+    return { error: `the requests table could not be read: ${reasonOf(error)}` };
+  }
+}
+
+export async function publishRequestEvents(records: DynamoDBRecord[], config: Config, deps: PublisherDeps): Promise<StreamPublishResult> {
+  const claims: { sequenceNumber: string; claim: Claim }[] = [];
   let skipped = 0;
-  let malformed: { sequenceNumber: string; reason: string } | undefined;
+  let failed: { sequenceNumber: string; reason: string } | undefined;
   for (const record of records) {
     const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
-    let event;
+    let claim;
     try {
-      event = eventOfRecord(record);
+      claim = claimOf(record);
     } catch (error) {
       if (!(error instanceof MalformedRecordError) && !(error instanceof UnreadableImageError)) throw error;
       // Everything before it is published; it and what follows go back to the stream.
-      malformed = { sequenceNumber, reason: error.message };
+      failed = { sequenceNumber, reason: error.message };
       break;
     }
-    if (event === undefined) {
-      skipped++;
+    if (claim === undefined) skipped++;
+    else claims.push({ sequenceNumber, claim });
+  }
+
+  const stored = await readAll(
+    deps.readRequests,
+    claims.map(({ claim }) => claim),
+  );
+  const pending: PendingEntry[] = [];
+  const unconfirmed: UnconfirmedRecord[] = [];
+  for (const { sequenceNumber, claim } of claims) {
+    const item = 'error' in stored ? 'unread' : stored.itemOf(claim.request);
+    if (item === 'unread') {
+      failed = {
+        sequenceNumber,
+        reason: 'error' in stored ? stored.error : `the requests table left request ${claim.request.requestId} unread`,
+      };
+      break;
+    }
+    let truth;
+    try {
+      truth = truthOf(claim, item === undefined ? undefined : requestHistoryOf(item));
+    } catch (error) {
+      if (!(error instanceof MalformedItemError)) throw error;
+      failed = { sequenceNumber, reason: `the stored request cannot be published: ${error.message}` };
+      break;
+    }
+    const fields = typeof truth === 'string' ? [] : differences(claim.event, truth);
+    if (typeof truth === 'string' || fields.length > 0) {
+      unconfirmed.push({
+        sequenceNumber,
+        ...claim.request,
+        detailType: claim.event.detailType,
+        status: claim.event.detail.status,
+        why: typeof truth === 'string' ? truth : 'other-content',
+        fields,
+      });
       continue;
     }
-    pending.push({
-      sequenceNumber,
-      entry: {
-        EventBusName: config.eventBusName,
-        Source: config.eventSource,
-        DetailType: event.detailType,
-        Detail: JSON.stringify(event.detail),
-        Time: new Date(event.time),
-      },
-    });
+    pending.push({ sequenceNumber, entry: entryOf(config, truth) });
   }
   const result = await publishInOrder(pending, deps);
-  return { ...result, skipped, ...(result.failed === undefined && malformed ? { failed: malformed } : {}) };
+  const reads = 'error' in stored ? 1 : stored.calls;
+  // A failure while publishing comes first in stream order: it is before the one that stopped the reading.
+  return { ...result, skipped, unconfirmed, reads, ...(result.failed === undefined && failed ? { failed } : {}) };
+}
+
+/**
+ * What `npm run republish` hands the publisher (docs/operations.md): a request, by its ids, and
+ * optionally the one status whose event is wanted. The publisher reads the request and sends its
+ * events as the table records them; nothing in the command is published.
+ */
+export interface RepublishCommand {
+  republish: RequestIds & { status?: Status };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export function isRepublishCommand(value: unknown): value is RepublishCommand {
+  if (!isObject(value) || Object.keys(value).length !== 1 || !isObject(value['republish'])) return false;
+  const { contractId, requestId, status, ...others } = value['republish'];
+  return isUuid(contractId) && isUuid(requestId) && (status === undefined || isStatus(status)) && Object.keys(others).length === 0;
+}
+
+export interface RepublishResult {
+  /** The events sent, in the order the request made them. */
+  events: { detailType: string; status: string; eventId: string }[];
+  reads: number;
+  calls: number;
+}
+
+/** The command cannot be carried out: nothing, or not all, was published. */
+export class RepublishError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'RepublishError';
+  }
+}
+
+/** Sends again the events of one request, or of one of its statuses, as rebuilt from its item. */
+export async function republishRequest(command: RepublishCommand, config: Config, deps: PublisherDeps): Promise<RepublishResult> {
+  const { status, ...ids } = command.republish;
+  const stored = await deps.readRequests([ids]);
+  const item = stored.itemOf(ids);
+  if (item === 'unread') throw new RepublishError(`The requests table left request ${ids.requestId} unread: try again`);
+  const request = item === undefined ? undefined : requestHistoryOf(item);
+  if (request === undefined) throw new RepublishError(`No request ${ids.requestId} on contract ${ids.contractId}`);
+  const events = eventsOf(request).filter((event) => status === undefined || event.detail.status === status);
+  if (events.length === 0) throw new RepublishError(`Request ${ids.requestId} never reached ${String(status)}`);
+  const result = await publishInOrder(
+    events.map((event) => ({ sequenceNumber: event.detail.eventId, entry: entryOf(config, event) })),
+    deps,
+  );
+  if (result.failed !== undefined)
+    throw new RepublishError(`${result.published} of ${events.length} published, then: ${result.failed.reason}`);
+  return {
+    events: events.map((event) => ({ detailType: event.detailType, status: event.detail.status, eventId: event.detail.eventId })),
+    reads: stored.calls,
+    calls: result.calls,
+  };
 }

@@ -2,13 +2,18 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { v5 as uuidV5 } from 'uuid';
 import { EVENT_TYPES, submittedEventSchema, type StatusChangedDetail, type SubmittedDetail } from '../api-model/event-schemas';
 import { isStatusChangedDetail, isSubmittedDetail } from '../api-model/validator';
+import { requestHistoryOf } from '../dynamodb/request-item';
+import type { RequestIds } from '../dynamodb/request-reads';
+import { MalformedItemError, type RequestHistory, type StatusChange } from '../termination/ports';
 import { imageValues } from './stream-image';
 
 /*
- * The events a change of the requests table means (docs/events.md): a new request item is
- * TerminationRequestSubmitted, a request item whose status changed is
- * TerminationRequestStatusChanged; every other item (slot, key, number) and every other change
- * means nothing to the outside. Pure: the publisher sends what this returns.
+ * The events of a request (docs/events.md), built from the request as its item records it
+ * (lib/dynamodb/request-item.ts): TerminationRequestSubmitted for its creation, and one
+ * TerminationRequestStatusChanged for each change of its status. A stream record claims one of
+ * them: a new request item its Submitted, a request item whose status changed that change;
+ * every other item (slot, key, number) and every other change means nothing to the outside.
+ * Pure: the publisher checks a claim against the table and sends what the table confirms.
  */
 
 /** Fixed: event ids must be the same in every run, on every machine. */
@@ -31,47 +36,83 @@ export class MalformedRecordError extends Error {
   }
 }
 
-const pick = (item: Record<string, unknown>, names: readonly string[]) =>
-  Object.fromEntries(names.filter((name) => item[name] !== undefined).map((name) => [name, item[name]]));
+const SUBMITTED = submittedEventSchema.properties.status.const;
 
-/** What a Submitted event copies from the request item: every field of its schema but its own id. */
-const SUBMITTED_FIELDS = Object.keys(submittedEventSchema.properties).filter((name) => name !== 'eventId');
+const identity = (request: RequestHistory) => ({
+  requestId: request.requestId,
+  contractId: request.contractId,
+  customerId: request.customerId,
+  requestNumber: request.requestNumber,
+});
 
-export function eventOfRecord(record: DynamoDBRecord): RequestEvent | undefined {
-  const sequenceNumber = record.dynamodb?.SequenceNumber;
-  const newImage = record.dynamodb?.NewImage;
-  if (record.eventName === 'REMOVE' || newImage === undefined) return undefined;
-  const item = imageValues(newImage);
-  if (item['kind'] !== 'REQUEST') return undefined;
-
-  if (record.eventName === 'INSERT') {
-    const detail = { eventId: eventIdOf(String(item['requestId']), 'SUBMITTED'), ...pick(item, SUBMITTED_FIELDS) };
-    if (!isSubmittedDetail(detail))
-      throw new MalformedRecordError(sequenceNumber, 'a new request item without the fields of a Submitted event');
-    return { detailType: EVENT_TYPES.submitted, detail, time: detail.createdAt };
-  }
-
-  const oldImage = record.dynamodb?.OldImage;
-  const previousStatus = oldImage === undefined ? undefined : imageValues(oldImage)['status'];
-  if (previousStatus === item['status']) return undefined;
-  const byCustomer = item['status'] === 'WITHDRAWN';
-  const decisionEventId = lastDecisionId(item);
+/** The request's TerminationRequestSubmitted: what the customer submitted, as the request was created. */
+export function submittedEventOf(request: RequestHistory): RequestEvent {
   const detail = {
-    eventId: eventIdOf(String(item['requestId']), String(item['status'])),
-    ...pick(item, ['requestId', 'contractId', 'customerId', 'requestNumber', 'status']),
-    previousStatus,
-    ...(item['statusReason'] === undefined ? {} : { reason: item['statusReason'] }),
-    changedAt: item['statusChangedAt'],
-    // Only the customer withdraws; every other move is a back-office decision (0018-withdrawal.md).
-    ...(byCustomer ? { changedBy: 'CUSTOMER' } : { changedBy: 'BACK_OFFICE', decisionEventId }),
+    eventId: eventIdOf(request.requestId, SUBMITTED),
+    ...identity(request),
+    status: SUBMITTED,
+    ...request.submission,
+    createdAt: request.createdAt,
   };
-  // A back-office move names the decision applied; one without is not a record this service wrote.
-  if ((!byCustomer && decisionEventId === undefined) || !isStatusChangedDetail(detail))
-    throw new MalformedRecordError(sequenceNumber, 'a status change without the fields of a StatusChanged event');
+  if (!isSubmittedDetail(detail)) throw new MalformedItemError(`request item ${request.requestId}: not the fields of a Submitted event`);
+  return { detailType: EVENT_TYPES.submitted, detail, time: detail.createdAt };
+}
+
+/** The TerminationRequestStatusChanged of one change of the request's status. */
+export function statusChangedEventOf(request: RequestHistory, change: StatusChange): RequestEvent {
+  const detail = {
+    eventId: eventIdOf(request.requestId, change.status),
+    ...identity(request),
+    previousStatus: change.previousStatus,
+    status: change.status,
+    ...(change.reason === undefined ? {} : { reason: change.reason }),
+    changedAt: change.changedAt,
+    // Only the customer withdraws; every other move is a back-office decision (0018-withdrawal.md).
+    ...(change.changedBy === 'CUSTOMER'
+      ? { changedBy: change.changedBy }
+      : { changedBy: change.changedBy, decisionEventId: change.decisionEventId }),
+  };
+  if (!isStatusChangedDetail(detail))
+    throw new MalformedItemError(
+      `request item ${request.requestId}: its change to ${change.status} is not the fields of a StatusChanged event`,
+    );
   return { detailType: EVENT_TYPES.statusChanged, detail, time: detail.changedAt };
 }
 
-function lastDecisionId(item: Record<string, unknown>): unknown {
-  const ids = item['decisionIds'];
-  return Array.isArray(ids) ? ids.at(-1) : undefined;
+/** Every event the request made, in the order it made them. */
+export function eventsOf(request: RequestHistory): RequestEvent[] {
+  return [submittedEventOf(request), ...request.changes.map((change) => statusChangedEventOf(request, change))];
+}
+
+/** What a stream record says the request did: the event it would make, and the request to check it against. */
+export interface Claim {
+  request: RequestIds;
+  event: RequestEvent;
+}
+
+/** The record's claim, or undefined when it means no event. A request item it cannot read is MalformedRecordError. */
+export function claimOf(record: DynamoDBRecord): Claim | undefined {
+  const sequenceNumber = record.dynamodb?.SequenceNumber;
+  const newImage = record.dynamodb?.NewImage;
+  if (record.eventName === 'REMOVE' || newImage === undefined) return undefined;
+  try {
+    const request = requestHistoryOf(imageValues(newImage));
+    if (request === undefined) return undefined;
+    const ids = { contractId: request.contractId, requestId: request.requestId };
+    if (record.eventName === 'INSERT') {
+      if (request.changes.length > 0) throw new MalformedRecordError(sequenceNumber, 'a new request item that has changed status');
+      return { request: ids, event: submittedEventOf(request) };
+    }
+    const oldImage = record.dynamodb?.OldImage;
+    const before = oldImage === undefined ? undefined : requestHistoryOf(imageValues(oldImage));
+    if (before?.status === request.status) return undefined;
+    const change = request.changes.at(-1);
+    if (before === undefined || change === undefined)
+      throw new MalformedRecordError(sequenceNumber, 'a status change without the fields of a StatusChanged event');
+    // The record's own account of the move: from the status its old image had.
+    return { request: ids, event: statusChangedEventOf(request, { ...change, previousStatus: before.status }) };
+  } catch (error) {
+    if (error instanceof MalformedItemError) throw new MalformedRecordError(sequenceNumber, error.message);
+    throw error;
+  }
 }

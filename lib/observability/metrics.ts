@@ -13,3 +13,9 @@ export function recordOutcome(metric: string): void {
   metrics.addMetric(metric, MetricUnit.Count, 1);
   metrics.publishStoredMetrics();
 }
+
+/** `count` in `metric` at once (a publisher's batch counts its unconfirmed records in one line). */
+export function recordCount(metric: string, count: number): void {
+  metrics.addMetric(metric, MetricUnit.Count, count);
+  metrics.publishStoredMetrics();
+}

@@ -10,6 +10,8 @@ import { localEndpoint } from '../../lib/aws/local-endpoint';
 export interface RunningDynamoDb {
   endpoint: string;
   client: DynamoDBClient;
+  /** Calls `listener` once if DynamoDB Local exits by itself (not through stop()), with its exit code and last output. */
+  onExit: (listener: (code: number | null, output: string) => void) => void;
   stop: () => Promise<void>;
 }
 
@@ -104,13 +106,19 @@ export async function startDynamoDbLocal(options: { port: number; dataDir?: stri
   const client = localClient(endpoint);
   const child = spawn('java', javaArgs({ port: options.port, path, host, stock }), { stdio: 'pipe' });
   const output = collectOutput(child);
+  let stopping = false;
   const stop = async () => {
+    stopping = true;
     client.destroy();
     await stopChild(child);
   };
+  const onExit = (listener: (code: number | null, output: string) => void) =>
+    child.once('exit', (code) => {
+      if (!stopping) listener(code, output());
+    });
   try {
     await waitUntilServing(client, child, output);
-    return { endpoint, client, stop };
+    return { endpoint, client, onExit, stop };
   } catch (error) {
     await stop();
     if (!stock && NO_COMPILER.test(output())) {

@@ -164,6 +164,12 @@ export async function startLocalGateway(options: {
   upstream: string;
   allowedOrigins: readonly string[];
   onCall?: (call: AnsweredCall) => void;
+  /**
+   * Asks the authorizer again whether it refuses the call's token. serverless offline answers 401
+   * whatever made its authorizer fail (a refusal, an error, a time-out); API Gateway answers 401
+   * only for a refusal, and AUTHORIZER_FAILURE for the rest.
+   */
+  refusesToken?: (call: { method: string; path: string; headers: IncomingHttpHeaders }) => Promise<boolean>;
 }): Promise<LocalGateway> {
   const { allowedOrigins } = options;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -213,6 +219,15 @@ export async function startLocalGateway(options: {
         const status = answer.statusCode ?? 502;
         // The functions always name a correlation id; an answer without one is offline's own.
         if (headerOf(answer.headers, 'X-Correlation-Id') === undefined) {
+          // A 401 is the authorizer's: a refusal of the token stays 401; an authorizer that failed or
+          // timed out is AUTHORIZER_FAILURE, as API Gateway answers it, so a valid token is never told to sign in again.
+          if (status === 401 && options.refusesToken) {
+            void options
+              .refusesToken({ method: req.method ?? 'GET', path: url.pathname, headers: req.headers })
+              .catch(() => false)
+              .then((refused) => send(res, refused ? gatewayAnswer('UNAUTHORIZED', 401) : gatewayAnswer('AUTHORIZER_FAILURE', 500)));
+            return;
+          }
           send(res, gatewayAnswer(typeOf(status), status));
           return;
         }

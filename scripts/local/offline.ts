@@ -4,7 +4,10 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { collectOutput, stopChild } from './child-process';
 import { freePort } from './free-port';
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { startLocalGateway, type AnsweredCall } from './gateway';
+import { InvokeError, invokeOffline } from './offline-lambda';
 import { LOCAL_ALLOWED_ORIGINS } from './service-env';
 
 export interface OfflineOptions {
@@ -33,6 +36,37 @@ export interface RunningOffline {
 }
 
 const serverlessBin = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
+
+/** The authorizer's own time-out (serverless.yml) and a little more: an answer later than that is a failure. */
+const AUTHORIZER_WAIT_MS = 6_000;
+
+/**
+ * Whether the authorizer refuses the call's token: asked through the Lambda API with the event API
+ * Gateway gives a REQUEST authorizer. Only its "Unauthorized" is a refusal; any other error, or no
+ * answer in time, is a failure (false).
+ */
+async function authorizerRefuses(
+  lambdaPort: number,
+  call: { method: string; path: string; headers: IncomingHttpHeaders },
+): Promise<boolean> {
+  const headers = Object.fromEntries(
+    Object.entries(call.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : [])),
+  );
+  const event = {
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:eu-central-1:000000000000:local/local/${call.method}${call.path}`,
+    headers,
+    requestContext: { requestId: randomUUID() },
+  };
+  const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), AUTHORIZER_WAIT_MS).unref());
+  try {
+    // An Allow, or no answer in time: either way not a refusal.
+    await Promise.race([invokeOffline('authorizeCustomer', event, lambdaPort), timeout]);
+    return false;
+  } catch (error) {
+    return error instanceof InvokeError && /: Unauthorized$/.test(error.message);
+  }
+}
 
 /**
  * Starts `serverless offline --stage local` on a loopback port of its own, waits until it
@@ -81,6 +115,7 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
           .map((o) => o.trim())
           .filter((o) => o !== ''),
         ...(options.onCall ? { onCall: options.onCall } : {}),
+        refusesToken: (call) => authorizerRefuses(options.lambdaPort, call),
       }).catch(async (error: unknown) => {
         await stopOffline();
         throw error;

@@ -39,6 +39,9 @@ export interface PageConfig {
   bankDetails?: { bik: string; accountNumber: string; recipientName: string };
   /** How often the list of requests is read again, so statuses change without a reload (default 10). */
   refreshSeconds?: number;
+  /** The demo customers the page offers a switch between (`/?customer=<id>`), and the one this config is for. */
+  customers?: { id: string; name: string }[];
+  customer?: string;
 }
 
 export interface PageServer {
@@ -50,10 +53,10 @@ export interface PageServer {
 
 const webFile = (name: string) => fileURLToPath(new URL(`../../web/${name}`, import.meta.url));
 
-/** web/page.ts with the client and openapi-fetch in one ES module for the browser. */
+/** web/main.ts (and the modules it imports) with the client and openapi-fetch in one ES module for the browser. */
 export async function bundlePage(): Promise<string> {
   const result = await build({
-    entryPoints: [webFile('page.ts')],
+    entryPoints: [webFile('main.ts')],
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -62,16 +65,27 @@ export async function bundlePage(): Promise<string> {
     logLevel: 'silent',
   });
   const [output] = result.outputFiles;
-  if (!output) throw new Error('esbuild wrote no bundle for web/page.ts');
+  if (!output) throw new Error('esbuild wrote no bundle for web/main.ts');
   return output.text;
 }
 
+/** The demo customers as the page's switch names them, each with the name the bank has for them. */
+export const DEMO_PAGE_CUSTOMERS = [
+  { id: 'anna', name: 'Anna Ivanova' },
+  { id: 'boris', name: 'Boris Petrov' },
+] as const;
+
+const isDemoCustomer = (id: string | undefined): id is keyof typeof DEMO_CUSTOMERS => id === 'anna' || id === 'boris';
+
 /**
- * Anna's page: her contracts and a token for her signed with the local key. Demo only: a real
- * page gets its token from the bank's sign-in, never from a file a server hands to anyone asking.
+ * A demo customer's page (Anna's unless `customer` names Boris): their contracts and a token for
+ * them signed with the local key, and the switch to the other one. Demo only: a real page gets its
+ * token from the bank's sign-in, never from a file a server hands to anyone asking.
  */
-export function demoPageConfig(key: SigningKey, apiUrl: string): PageConfig {
-  const { customerId } = DEMO_CUSTOMERS.anna;
+export function demoPageConfig(key: SigningKey, apiUrl: string, customer?: string): PageConfig {
+  const id = isDemoCustomer(customer) ? customer : 'anna';
+  const { customerId } = DEMO_CUSTOMERS[id];
+  const name = DEMO_PAGE_CUSTOMERS.find((c) => c.id === id)?.name ?? id;
   return {
     apiUrl,
     token: signToken(key, { customerId, expiresIn: 12 * 3600 }),
@@ -79,12 +93,18 @@ export function demoPageConfig(key: SigningKey, apiUrl: string): PageConfig {
     contracts: DEMO_CONTRACTS.filter((contract) => contract.customerId === customerId).map((contract) =>
       pageContract(contract, demoContractDisplay(contract.contractId)),
     ),
-    bankDetails: { ...DEMO_BANK_DETAILS, recipientName: 'Anna Ivanova' },
+    bankDetails: { ...DEMO_BANK_DETAILS, recipientName: name },
+    customers: DEMO_PAGE_CUSTOMERS.map((c) => ({ ...c })),
+    customer: id,
   };
 }
 
-/** Serves the page on host:port (port 0: any free one); `config` is asked on every /config.json. */
-export async function startPageServer(options: { port: number; host?: string; config: () => PageConfig }): Promise<PageServer> {
+/** Serves the page on host:port (port 0: any free one); `config` is asked on every /config.json, with its `?customer=`. */
+export async function startPageServer(options: {
+  port: number;
+  host?: string;
+  config: (customer: string | undefined) => PageConfig;
+}): Promise<PageServer> {
   const host = options.host ?? '127.0.0.1';
   const files: Record<string, { type: string; body: string }> = {
     '/': { type: 'text/html; charset=utf-8', body: readFileSync(webFile('index.html'), 'utf8') },
@@ -97,8 +117,10 @@ export async function startPageServer(options: { port: number; host?: string; co
       res.writeHead(405, { ...headers, Allow: 'GET, HEAD' }).end();
       return;
     }
-    const path = new URL(req.url ?? '/', 'http://page').pathname;
-    const file = path === '/config.json' ? { type: 'application/json', body: JSON.stringify(options.config()) } : files[path];
+    const url = new URL(req.url ?? '/', 'http://page');
+    const path = url.pathname;
+    const customer = url.searchParams.get('customer') ?? undefined;
+    const file = path === '/config.json' ? { type: 'application/json', body: JSON.stringify(options.config(customer)) } : files[path];
     if (!file) {
       res.writeHead(404, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found');
       return;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
 import { startAwsStandIn, type AwsStandIn } from '../../scripts/local/aws-stand-in';
 import { DEMO_CUSTOMERS, demoContractDisplay } from '../../scripts/local/demo-data';
@@ -14,8 +14,8 @@ import { pageContract, startPageServer, type PageServer } from '../../scripts/lo
 import { writeRunningStack } from '../../scripts/local/running-stack';
 import { signToken } from '../../scripts/local/signing-key';
 import { decisionRulePattern } from '../../scripts/local/template-patterns';
-import { launchChromium, type Chromium } from '../../scripts/screenshot';
 import { headersWithKey, validBody } from '../support/bodies';
+import { useBrowser } from '../support/browser';
 import { newContract } from '../support/contracts';
 import { callHandler } from '../support/handler';
 import { startHttpStack, type HttpStack } from '../support/http-stack';
@@ -38,9 +38,8 @@ let lifecycle: LifecycleStack;
 let http: HttpStack;
 let bus: AwsStandIn;
 let pageServer: PageServer | undefined;
-let browser: Chromium | undefined;
+const browser = useBrowser();
 let offered: string[] = [];
-const pages: Page[] = [];
 
 beforeAll(async () => {
   lifecycle = await useLifecycleStack();
@@ -84,15 +83,9 @@ beforeAll(async () => {
     },
     stackFile,
   );
-  browser = await launchChromium();
 }, 120_000);
 
-afterEach(async () => {
-  for (const page of pages.splice(0)) await page.close();
-});
-
 afterAll(async () => {
-  await browser?.close();
   await pageServer?.stop();
   await http.stop();
   await bus.stop();
@@ -115,13 +108,13 @@ async function contractWith(count: number): Promise<{ contractId: string; reques
   return { contractId, requests };
 }
 
+/** The page, once it knows whether the contract has a request in progress (then shown instead of the form). */
 async function open(): Promise<Page> {
-  if (!pageServer || !browser) throw new Error('the page server or the browser did not start');
-  const page = await browser.context.newPage();
-  pages.push(page);
+  if (!pageServer) throw new Error('the page server did not start');
+  const page = await browser.newPage();
   await recordCalls(page);
   await page.goto(pageServer.url);
-  await page.locator('form[data-state="ready"]').waitFor();
+  await page.locator('form:is([data-state="ready"], [data-state="done"])').waitFor();
   return page;
 }
 
@@ -142,14 +135,17 @@ describe('the page as a personal account', () => {
     await page.locator('#requests-list li').nth(4).waitFor();
     expect(await numbersShown(page)).toEqual(newestFirst.slice(0, 5));
     expect(await page.locator('#requests-list li').first().locator('.status').textContent()).toBe('Status: Submitted');
-    await page.click('#requests-more');
+    // "Show more" from the keyboard: the button goes with the last page, and the focus goes on to the first request it brought.
+    await page.focus('#requests-more');
+    await page.keyboard.press('Enter');
     await page.locator('#requests-list li').nth(5).waitFor();
     expect(await numbersShown(page)).toEqual(newestFirst);
     await expect(page.locator('#requests-more').isHidden()).resolves.toBe(true);
+    await page.locator(`#requests-list li[data-request-id="${requests[0]?.requestId ?? ''}"] h3:focus`).waitFor();
     await page.reload();
     await page.locator('#requests-list li').nth(4).waitFor();
     expect(await numbersShown(page)).toEqual(newestFirst.slice(0, 5));
-  });
+  }, 60_000);
 
   it("withdraws a request from the keyboard, only after the customer confirms in the page's own dialog", async () => {
     const { contractId, requests } = await contractWith(1);
@@ -205,7 +201,62 @@ describe('the page as a personal account', () => {
     // The page reads the list again on its own (every second here): no reload.
     await page.locator('#requests-list li[data-status="REJECTED"]').waitFor({ timeout: 10_000 });
     expect(await page.locator('#requests-list li .status').textContent()).toBe('Статус: Отклонена');
-    expect(await page.locator('#requests-list li .reason').textContent()).toBe('Причина: Договор в залоге');
+    expect(await page.locator('#requests-list li .reason').textContent()).toBe('Причина словами банка: Договор в залоге');
     expect(await page.locator('#requests-list button.withdraw').count()).toBe(0);
+    // The panel that showed the request says what became of it, and the form is back for the contract.
+    await page.locator('form[data-state="ready"]').waitFor();
+    expect(await page.locator('#result').isHidden()).toBe(true);
+    expect(await page.locator('#notice').textContent()).toBe(
+      `Заявка ${request.requestNumber} теперь: Отклонена. По этому договору можно подать новую заявку.`,
+    );
+    expect(await page.locator('#submit').isEnabled()).toBe(true);
   }, 60_000);
+
+  it('shows a request in progress instead of the form, and a submit sends no create', async () => {
+    const { contractId, requests } = await contractWith(1);
+    const [request = { requestId: '', requestNumber: '' }] = requests;
+    const page = await open();
+    await page.locator('form[data-state="done"]').waitFor();
+    expect(await page.locator('#result-title').textContent()).toBe('A request on this contract is in progress');
+    expect(await page.locator('#result-number').textContent()).toBe(request.requestNumber);
+    expect(await page.locator('#result-status').textContent()).toBe('Submitted');
+    expect(await page.locator('#result-withdraw').isVisible()).toBe(true);
+    for (const field of ['#reason', '#date', '#bik', '#submit']) expect(await page.locator(field).isVisible(), field).toBe(false);
+    await page.evaluate("document.getElementById('termination-form').requestSubmit()");
+    await page.locator('#result:focus').waitFor();
+    expect(await postsOf(page)).toEqual([]);
+    expect(await statusOf(contractId, request.requestId)).toBe('SUBMITTED');
+  });
+
+  it('after a withdrawal from the panel, every place shows it withdrawn, says so in words, and the form is back', async () => {
+    const { contractId } = await contractWith(0);
+    const page = await open();
+    await page.locator('form[data-state="ready"]').waitFor();
+    await page.selectOption('#reason', 'RELOCATION');
+    await page.fill('#date', '30/06/2045');
+    await page.fill('#bik', '044525225');
+    await page.fill('#account', '40817810700000000001');
+    await page.fill('#recipient', 'Anna Ivanova');
+    await page.click('#submit');
+    await page.locator('form[data-state="done"]').waitFor();
+    const number = (await page.locator('#result-number').textContent()) ?? '';
+    expect(await page.locator('#result-title').textContent()).toBe('Request submitted');
+    await page.click('#result-withdraw');
+    await page.click('#withdraw-confirm');
+    await page.locator('form[data-state="ready"]').waitFor();
+    expect(await page.locator('#notice').textContent()).toBe(
+      `Request ${number} is withdrawn. You can make a new request on this contract.`,
+    );
+    await page.locator('#notice:focus').waitFor();
+    expect(await page.locator('#result').isHidden()).toBe(true);
+    await page.locator('#requests-list li[data-status="WITHDRAWN"]').waitFor();
+    expect(await page.locator('#requests-list li .status').allTextContents()).toEqual(['Status: Withdrawn']);
+    expect(await page.locator('#submit').textContent()).toBe('Submit request');
+    expect(await page.locator('#submit').isEnabled()).toBe(true);
+    expect(await page.evaluate('document.body.innerText')).not.toContain('Status: Submitted');
+    expect((await postsOf(page)).map((call) => call.path)).toEqual([
+      `/api/v1/contracts/${contractId}/termination-requests`,
+      expect.stringMatching(/\/withdrawal$/),
+    ]);
+  });
 });

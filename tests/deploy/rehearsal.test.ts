@@ -31,7 +31,14 @@ import { apiEvent } from '../../scripts/local/api-event';
 import { matchesPattern } from '../../scripts/local/event-pattern';
 import { lambdaRecord } from '../../scripts/operations/stream-mapping';
 import { validBody, headersWithKey } from '../support/bodies';
-import { deployedFunctions, deployedTemplate, invokeDeployed, stackResources, type DeployedFunction } from '../support/deployed-functions';
+import {
+  deployedFunctions,
+  deployedTemplate,
+  invokeDeployed,
+  invokeDeployedWithOutput,
+  stackResources,
+  type DeployedFunction,
+} from '../support/deployed-functions';
 import { TemplateResolver } from '../support/cfn-intrinsics';
 import { at, jsonObject, parsedObject } from '../support/json';
 import { serviceFolder } from '../support/packaged-template';
@@ -316,7 +323,8 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
       const published = await queueOnBus('rehearsal-published', publisher.environment['EVENT_BUS_NAME'] ?? '', {
         source: [publisher.environment['EVENT_SOURCE']],
       });
-      const result = await call('PublishRequestEventsLambdaFunction', await streamBatch(publisher));
+      const batch = await streamBatch(publisher);
+      const result = await call('PublishRequestEventsLambdaFunction', batch);
       expect(result).toEqual({ batchItemFailures: [] });
       const [event] = await receive(published, 1);
       expect([at(event, 'detail-type'), at(event, 'detail', 'requestId'), at(event, 'detail', 'contractId')]).toEqual([
@@ -324,6 +332,15 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => 
         requestId,
         contractId,
       ]);
+      // The deployed publisher checked that record against the deployed table; one with another recipient it refuses, and counts.
+      const forged = structuredClone(batch);
+      const details = forged.Records[0]?.dynamodb?.NewImage?.['bankDetails']?.M;
+      if (details === undefined) throw new Error('The request record has no bankDetails');
+      details['recipientName'] = { S: 'Mallory' };
+      const refused = await invokeDeployedWithOutput(publisher, forged, moto.env);
+      expect(refused.result).toEqual({ batchItemFailures: [] });
+      expect(refused.output).toContain('"UnconfirmedRecords":1');
+      expect(refused.output).toContain('"why":"other-content"');
     });
 
     it('matches a decision by the deployed rule, and the deployed consumer applies it: the request is final, the contract free', async () => {

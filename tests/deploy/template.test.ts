@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_KEYS_PER_READ } from '../../lib/dynamodb/request-reads';
+import { UNCONFIRMED_RECORDS_METRIC } from '../../lib/events/publish-request-events';
 import { OUTCOMES } from '../../lib/http/outcomes';
 import { at, jsonObject } from '../support/json';
 import { ofType, parameterDefault, resource, templatePackager, type Json } from '../support/packaged-template';
@@ -217,21 +219,23 @@ describe('least privilege', () => {
     expect(conditions).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CONTRACT#*'] } });
   });
 
-  it('lets the publisher read only its stream, put events only on its bus, and send only to its dead-letter queue', () => {
+  it('lets the publisher read only its stream and request items, put events only on its bus, and send only to its dead-letter queue', () => {
     const allowed = statements(prod, 'PublishRequestEventsRole');
     expect(allowed.map((s) => s.actions)).toEqual([
       ['logs:CreateLogStream', 'logs:PutLogEvents'],
       ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
       ['dynamodb:ListStreams'],
+      ['dynamodb:BatchGetItem'],
       ['events:PutEvents'],
       ['sqs:SendMessage'],
     ]);
     expect(allowed[1]?.resource).toEqual({ 'Fn::GetAtt': ['RequestsTable', 'StreamArn'] });
     // ListStreams has no resource-level permission: it names streams, it reads none.
     expect(allowed[2]?.resource).toBe('*');
-    expect(JSON.stringify(allowed[3]?.resource)).toContain('event-bus/contract-termination-prod-events');
-    // It may put its own source only: never a decision in the back office's name.
-    const putEvents = at(
+    // It confirms each event against the request item: reads of contracts' partitions only, never a key's or a number's.
+    expect(JSON.stringify(allowed[3]?.resource)).toContain('table/contract-termination-prod-requests');
+    expect(JSON.stringify(allowed[3]?.resource)).not.toContain('contracts-owned-elsewhere');
+    const confirm = at(
       resource(prod, 'PublishRequestEventsRole'),
       'Properties',
       'Policies',
@@ -241,12 +245,25 @@ describe('least privilege', () => {
       2,
       'Condition',
     );
+    expect(confirm).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CONTRACT#*'] } });
+    expect(JSON.stringify(allowed[4]?.resource)).toContain('event-bus/contract-termination-prod-events');
+    // It may put its own source only: never a decision in the back office's name.
+    const putEvents = at(
+      resource(prod, 'PublishRequestEventsRole'),
+      'Properties',
+      'Policies',
+      1,
+      'PolicyDocument',
+      'Statement',
+      3,
+      'Condition',
+    );
     // events:source holds one value per entry of the call: every one must be ours, and there must be one (issue 15.7).
     expect(putEvents).toEqual({
       'ForAllValues:StringEquals': { 'events:source': ['bank.contract-termination'] },
       Null: { 'events:source': 'false' },
     });
-    expect(allowed[4]?.resource).toEqual({ 'Fn::GetAtt': ['PublisherDeadLetterQueue', 'Arn'] });
+    expect(allowed[5]?.resource).toEqual({ 'Fn::GetAtt': ['PublisherDeadLetterQueue', 'Arn'] });
     expect(JSON.stringify(allowed)).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem|GetItem|Query|Scan)/);
   });
 
@@ -326,6 +343,8 @@ describe('the lifecycle (docs/events.md)', () => {
     });
     const [filter] = [at(mapping, 'Properties', 'FilterCriteria', 'Filters', 0, 'Pattern')];
     expect(JSON.parse(String(filter))).toEqual({ dynamodb: { NewImage: { kind: { S: ['REQUEST'] } } } });
+    // A batch's requests are read in one BatchGetItem, which takes as many keys as a batch has records at most.
+    expect(Number(at(mapping, 'Properties', 'BatchSize'))).toBeLessThanOrEqual(MAX_KEYS_PER_READ);
   });
 
   it("routes only the back office's decisions to the consumer, with a dead-letter queue for what cannot be delivered", () => {
@@ -662,8 +681,23 @@ describe('production protections', () => {
       expect(body).toContain(`"${metric}"`);
     }
     expect(body).toContain('contract-termination-prod-createTerminationRequest');
-    // Every metric an answer counts in (lib/http/outcomes.ts) is on it, the withdrawal's 409 included.
-    for (const metric of new Set(Object.values(OUTCOMES).map((row) => row.metric))) expect(body, metric).toContain(`"${metric}"`);
+    // Every metric an answer counts in (lib/http/outcomes.ts) is on it, the withdrawal's 409 included, and the publisher's own.
+    for (const metric of new Set([...Object.values(OUTCOMES).map((row) => row.metric), UNCONFIRMED_RECORDS_METRIC]))
+      expect(body, metric).toContain(`"${metric}"`);
+  });
+
+  it('raises an alarm on any stream record the requests table does not confirm: someone is forging records, or the table was edited by hand', () => {
+    expect(at(resource(prod, 'UnconfirmedRecordsAlarm'), 'Properties')).toMatchObject({
+      AlarmName: 'contract-termination-prod-unconfirmed-records',
+      Namespace: 'ContractTermination',
+      MetricName: UNCONFIRMED_RECORDS_METRIC,
+      Dimensions: [{ Name: 'service', Value: 'contract-termination' }],
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: 'AlarmTopic' }],
+    });
   });
 
   it('refuses to package a deployed stage without its identity provider, naming what is missing', async () => {

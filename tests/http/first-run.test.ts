@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { freePort } from '../../scripts/local/free-port';
 import { loadOrCreateSigningKey, signToken } from '../../scripts/local/signing-key';
+import { parsedObject } from '../support/json';
 
 /*
  * The first run, as a new engineer meets it (issue 24.7-24.9): `npm start` (the script npm runs)
@@ -246,6 +247,75 @@ describe('npm start on ports of its own (issue 24.8, 24.9)', () => {
     for (const port of Object.values(ports)) expect(await taken(port), `port ${port}`).toBe(false);
     expect(existsSync(join(dir, 'stack.json'))).toBe(false);
   }, 60_000);
+});
+
+/** The curl line npm start printed for a demo customer, as a person would paste it. */
+function curlLineOf(stdout: string, customer: string): string {
+  const from = stdout.indexOf(`== ${customer}:`);
+  const start = stdout.indexOf('curl -i -X POST', from);
+  const end = stdout.indexOf('\n\n', start);
+  if (from === -1 || start === -1 || end === -1) throw new Error(`no curl line for ${customer} in:\n${stdout}`);
+  return stdout.slice(start, end);
+}
+
+/** The process ids of a process's children, with their command names (ps, by parent id: nothing else is touched). */
+function childrenOf(pid: number): { pid: number; command: string }[] {
+  const listed = spawnSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout;
+  return listed
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .flatMap(([id, command]) => (id === undefined || command === undefined || id === '' ? [] : [{ pid: Number(id), command }]));
+}
+
+describe('npm start --persist, run twice on the same data', () => {
+  it("answers each run's curl line 201 as its Ready block says, and stops with one line naming DynamoDB Local when it dies", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'persist-'));
+    try {
+      for (const run of [1, 2]) {
+        // Ports of its own for each run: another test file may take the ports the first run gave back.
+        const ports = await freePorts();
+        const child = spawn(process.execPath, [tsx, 'scripts/start.ts', '--persist'], {
+          env: { ...process.env, ...portEnv(ports), LOCAL_DIR: dir },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        try {
+          await waitFor(
+            `run ${run}'s Ready block`,
+            () => {
+              if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${stdout}\n${stderr}`);
+              return /^={2,}$/m.test(stdout.slice(stdout.indexOf('== Ready')));
+            },
+            180_000,
+          );
+          expect(stdout).toContain('201 the first time');
+          const pasted = spawnSync('bash', ['-c', curlLineOf(stdout, 'anna')], { encoding: 'utf8' });
+          expect(pasted.stdout.split('\n')[0], `run ${run}`).toMatch(/^HTTP\/1\.1 201 /);
+          if (run === 1) {
+            expect(await exitWithin(child, 0)).toBe('still running');
+            continue;
+          }
+          // DynamoDB Local dies under the running stack: one line names it, and everything stops.
+          const stack = parsedObject(readFileSync(join(dir, 'stack.json'), 'utf8'));
+          const java = childrenOf(Number(stack['pid'])).find((c) => c.command === 'java');
+          expect(java).toBeDefined();
+          process.kill(java?.pid ?? 0, 'SIGKILL');
+          expect(await exitWithin(child, 60_000)).toBe(1);
+          const lines = stderr.split('\n');
+          expect(lines.filter((line) => line.includes('DynamoDB Local stopped'))).toHaveLength(1);
+          expect(lines.filter((line) => line.includes('Reading the stream failed')).length).toBeLessThanOrEqual(1);
+          for (const port of Object.values(ports)) expect(await taken(port), `port ${port}`).toBe(false);
+        } finally {
+          if (child.exitCode === null && child.signalCode === null) await exitWithin(child, 0);
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
 });
 
 interface DocCommand {

@@ -187,3 +187,53 @@ describe('the local gateway renders what API Gateway renders, and nothing more',
       expect(() => gatewayAnswer(type, type === 'DEFAULT_5XX' ? 502 : 400)).not.toThrow();
   });
 });
+
+describe('a valid token is never answered 401 when the local authorizer fails or times out', () => {
+  let hanging: Server;
+  let refusedStack: { stack: HttpStack; stop: () => Promise<void> };
+  let hangingStack: { stack: HttpStack; stop: () => Promise<void> };
+
+  beforeAll(async () => {
+    // Two stacks whose authorizer cannot check a token: its JWKS refuses connections (the authorizer
+    // fails at once), or accepts them and never answers (the key fetch times out inside the authorizer).
+    hanging = createServer(() => undefined);
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const address = hanging.address();
+    const port = address !== null && typeof address === 'object' ? address.port : 0;
+    refusedStack = await startHttpStackWithFaults({ env: { JWKS_URI: 'http://127.0.0.1:9/.well-known/jwks.json' } });
+    hangingStack = await startHttpStackWithFaults({ env: { JWKS_URI: `http://127.0.0.1:${port}/.well-known/jwks.json` } });
+  }, 180_000);
+
+  afterAll(async () => {
+    await refusedStack.stop();
+    await hangingStack.stop();
+    hanging.closeAllConnections();
+    await new Promise((resolve) => hanging.close(resolve));
+  });
+
+  it.each([
+    ['fails', () => refusedStack.stack],
+    ['times out', () => hangingStack.stack],
+  ])(
+    'answers as API Gateway answers AUTHORIZER_FAILURE when the authorizer %s: 503 SERVICE_UNAVAILABLE, Retry-After, retried by clients',
+    async (_, stackOf) => {
+      const stack = stackOf();
+      const token = signToken(stack.key, { customerId: DEMO_CUSTOMERS.anna.customerId });
+      const answer = await fetch(`${stack.offline.url}/api/v1/termination-reasons`, { headers: { Authorization: `Bearer ${token}` } });
+      expect(answer.status).toBe(503);
+      const body = parsedObject(await answer.text());
+      expectGatewayAnswer(answer, body);
+      expect(body).toMatchObject({ errorCode: 'SERVICE_UNAVAILABLE', message: en.error('SERVICE_UNAVAILABLE', {}) });
+      expect(answer.headers.get('retry-after')).toBe('1');
+    },
+    60_000,
+  );
+
+  it('still answers 401 to a token the authorizer refuses, with the same authorizer', async () => {
+    const answer = await fetch(`${refusedStack.stack.offline.url}/api/v1/termination-reasons`, {
+      headers: { Authorization: 'Bearer not-a-jwt' },
+    });
+    expect(answer.status).toBe(401);
+    expect(parsedObject(await answer.text())).toMatchObject({ errorCode: 'UNAUTHORIZED' });
+  }, 60_000);
+});

@@ -18,13 +18,22 @@ import { slotKeyOf } from '../../lib/dynamodb/keys';
 import { isStatusChangedDetail, isSubmittedDetail } from '../../lib/api-model/validator';
 import { ofKind } from '../support/local-tables';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
-import { SAMPLE_CONTRACT_ID, SAMPLE_REQUEST, SAMPLE_REQUEST_ID, writeSampleRequest } from '../support/sample-request';
+import {
+  SAMPLE_CONTRACT_ID,
+  SAMPLE_REQUEST,
+  SAMPLE_REQUEST_ID,
+  WITHDRAWN_AT,
+  WITHDRAWN_SAMPLE,
+  writeSampleRequest,
+  writeWithdrawnSample,
+} from '../support/sample-request';
 import { streamEvent } from '../support/stream-events';
 
 /*
  * Replays the lifecycle's sample events (events/decision-*.json, events/stream-*.json) through
- * the real handlers, in the order of a request's life: the samples are about the request of
- * tests/support/sample-request.ts, written by the create's own transaction.
+ * the real handlers, in the order of a request's life: the samples are about the requests of
+ * tests/support/sample-request.ts, written by the service's own writes. The publisher checks
+ * every stream record against the table, so each stream sample says what the table holds.
  */
 
 let stack: LifecycleStack;
@@ -47,6 +56,7 @@ const streams = {
 beforeAll(async () => {
   stack = await useLifecycleStack();
   await writeSampleRequest(stack.tables.doc, stack.tables.names);
+  await writeWithdrawnSample(stack.tables.doc, stack.tables.names);
 });
 afterAll(() => stack.stop());
 
@@ -183,19 +193,19 @@ describe('a request, from the stream records of its creation to its rejection', 
     expect(stack.standIn.putEventsCalls).toEqual([1, 1, 1, 1, 1, 1]);
   });
 
-  it("stream-withdrawn.json: the customer's withdrawal is one StatusChanged, changed by the customer, with no decision (issue 17.1)", async () => {
+  it("stream-withdrawn.json: the customer's withdrawal of another request is one StatusChanged, changed by the customer, with no decision", async () => {
     const { events, calls } = await publish('stream-withdrawn.json');
     expect(calls).toEqual([1]);
     expect(events.map((e) => e.detail)).toEqual([
       {
-        eventId: eventIdOf(SAMPLE_REQUEST_ID, 'WITHDRAWN'),
-        requestId: SAMPLE_REQUEST_ID,
-        contractId: SAMPLE_CONTRACT_ID,
-        customerId: SAMPLE_REQUEST.customerId,
-        requestNumber: SAMPLE_REQUEST.requestNumber,
+        eventId: eventIdOf(WITHDRAWN_SAMPLE.requestId, 'WITHDRAWN'),
+        requestId: WITHDRAWN_SAMPLE.requestId,
+        contractId: WITHDRAWN_SAMPLE.contractId,
+        customerId: WITHDRAWN_SAMPLE.customerId,
+        requestNumber: WITHDRAWN_SAMPLE.requestNumber,
         previousStatus: 'IN_REVIEW',
         status: 'WITHDRAWN',
-        changedAt: '2026-11-23T11:30:00.000Z',
+        changedAt: WITHDRAWN_AT,
         changedBy: 'CUSTOMER',
       },
     ]);

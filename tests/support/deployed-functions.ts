@@ -107,10 +107,19 @@ function handlerFile(fn: DeployedFunction): { file: string; exportName: string }
  * pointed at the emulator by `awsEnv`. Returns the handler's result.
  */
 export async function invokeDeployed(fn: DeployedFunction, event: unknown, awsEnv: Record<string, string>): Promise<unknown> {
+  return (await invokeDeployedWithOutput(fn, event, awsEnv)).result;
+}
+
+/** As invokeDeployed, with what the function printed: its log lines and EMF metric lines. */
+export async function invokeDeployedWithOutput(
+  fn: DeployedFunction,
+  event: unknown,
+  awsEnv: Record<string, string>,
+): Promise<{ result: unknown; output: string }> {
   const { file, exportName } = handlerFile(fn);
   const eventFile = join(fn.dir, `event-${randomUUID()}.json`);
   writeFileSync(eventFile, JSON.stringify(event));
-  const { stdout } = await promisify(execFile)(process.execPath, [RUNNER, file, exportName, eventFile], {
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, [RUNNER, file, exportName, eventFile], {
     env: {
       PATH: process.env['PATH'] ?? '',
       ...fn.environment,
@@ -124,5 +133,5 @@ export async function invokeDeployed(fn: DeployedFunction, event: unknown, awsEn
   const line = stdout.split('\n').find((l) => l.startsWith('HANDLER-RESULT '));
   if (line === undefined) throw new Error(`${fn.functionName} gave no result:\n${stdout}`);
   const answer = jsonObject(JSON.parse(line.slice('HANDLER-RESULT '.length)));
-  return answer['result'];
+  return { result: answer['result'], output: `${stdout}${stderr}` };
 }

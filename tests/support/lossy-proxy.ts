@@ -9,6 +9,8 @@ export interface LossyProxy {
   url: string;
   /** The next `count` calls whose method matches lose their answers. */
   loseAnswers: (count: number, method?: string) => void;
+  /** While down, every connection is cut before anything is forwarded, preflights included: the API is out of reach. */
+  down: (on: boolean) => void;
   /** Calls forwarded so far, by method. */
   forwarded: (method: string) => number;
   stop: () => Promise<void>;
@@ -17,9 +19,14 @@ export interface LossyProxy {
 export async function startLossyProxy(target: string): Promise<LossyProxy> {
   let toLose = 0;
   let loseMethod = 'POST';
+  let isDown = false;
   const counts = new Map<string, number>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const method = req.method ?? 'GET';
+    if (isDown) {
+      res.socket?.destroy();
+      return;
+    }
     counts.set(method, (counts.get(method) ?? 0) + 1);
     const lose = method === loseMethod && toLose > 0;
     if (lose) toLose--;
@@ -45,6 +52,9 @@ export async function startLossyProxy(target: string): Promise<LossyProxy> {
     loseAnswers: (count, method = 'POST') => {
       toLose = count;
       loseMethod = method;
+    },
+    down: (on) => {
+      isDown = on;
     },
     forwarded: (method) => counts.get(method) ?? 0,
     stop: () =>

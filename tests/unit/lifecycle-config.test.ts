@@ -8,7 +8,7 @@ const DECISION_REQUIRED = {
   DECISION_DEAD_LETTER_QUEUE_URL: QUEUE_URL,
   DECISION_ACCOUNT_ID: '123456789012',
 };
-const PUBLISHER_REQUIRED = { EVENT_BUS_NAME: 'termination-events' };
+const PUBLISHER_REQUIRED = { EVENT_BUS_NAME: 'termination-events', REQUESTS_TABLE_NAME: 'termination-requests' };
 
 describe('loadDecisionConfig', () => {
   it('applies the defaults', () => {
@@ -99,6 +99,8 @@ describe('loadDecisionConfig', () => {
 describe('loadPublisherConfig', () => {
   it('applies the defaults', () => {
     expect(loadPublisherConfig({ ...PUBLISHER_REQUIRED })).toEqual({
+      requestsTableName: 'termination-requests',
+      dynamodb: { region: 'eu-central-1', endpoint: undefined, requestTimeoutMs: 2000, connectTimeoutMs: 1000, maxAttempts: 3 },
       eventBusName: 'termination-events',
       eventSource: 'bank.contract-termination',
       eventBridge: { region: 'eu-central-1', endpoint: undefined },
@@ -108,6 +110,9 @@ describe('loadPublisherConfig', () => {
 
   it('reads every setting', () => {
     const config = loadPublisherConfig({
+      REQUESTS_TABLE_NAME: 'requests',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
+      DYNAMODB_REQUEST_TIMEOUT_MS: '700',
       EVENT_BUS_NAME: 'bus',
       EVENT_SOURCE: 'bank.termination',
       DECISION_SOURCE: 'bank.back-office',
@@ -116,6 +121,8 @@ describe('loadPublisherConfig', () => {
       PUBLISH_MAX_ATTEMPTS: '10',
     });
     expect(config).toEqual({
+      requestsTableName: 'requests',
+      dynamodb: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:8000', requestTimeoutMs: 700, connectTimeoutMs: 1000, maxAttempts: 3 },
       eventBusName: 'bus',
       eventSource: 'bank.termination',
       eventBridge: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:3007' },
@@ -123,8 +130,9 @@ describe('loadPublisherConfig', () => {
     });
   });
 
-  it('names the missing bus', () => {
+  it('names the missing bus and table: every event is checked against the table', () => {
     expect(configProblems(() => loadPublisherConfig({}))).toContain('EVENT_BUS_NAME is required');
+    expect(configProblems(() => loadPublisherConfig({}))).toContain('REQUESTS_TABLE_NAME is required');
     expect(configProblems(() => loadPublisherConfig({ EVENT_BUS_NAME: ' ' }))).toContain('EVENT_BUS_NAME is required');
   });
 

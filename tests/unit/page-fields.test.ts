@@ -80,6 +80,14 @@ describe("the page's checks agree with the API's", () => {
     expect(checkDate('26.12.2026', '2026-12-25', '2026-12-25', 'complete')).toEqual({ code: 'dateAfterEnd', endDate: '2026-12-25' });
   });
 
+  it('tells a day that does not exist (31.02.2027) from a date written in another form', () => {
+    for (const impossible of ['31.02.2027', '29/02/2027', '2027-02-30', '32.01.2027', '15.13.2027'])
+      expect(checkDate(impossible, '2026-12-25', undefined, 'complete'), impossible).toEqual({ code: 'dateImpossible' });
+    expect(checkDate('29.02.2028', '2026-12-25', undefined, 'complete')).toBeUndefined();
+    for (const wrong of ['12/25', '25.12.26', '2027'])
+      expect(checkDate(wrong, '2026-12-25', undefined, 'complete'), wrong).toEqual({ code: 'dateFormat' });
+  });
+
   it('says only what no further typing can mend while the customer types', () => {
     expect(checkDigits('0445', BIK_DIGITS, 'typing')).toBeUndefined();
     expect(checkDigits('0445 2', BIK_DIGITS, 'typing')).toBeUndefined();

@@ -5,7 +5,9 @@ import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-la
 import streamIdempotencyExpired from '../../events/stream-idempotency-expired.json' with { type: 'json' };
 import streamRequestCreated from '../../events/stream-request-created.json' with { type: 'json' };
 import streamStatusChanged from '../../events/stream-status-changed.json' with { type: 'json' };
-import { eventIdOf, eventOfRecord, MalformedRecordError } from '../../lib/events/request-events';
+import { requestHistoryOf } from '../../lib/dynamodb/request-item';
+import { claimOf, eventIdOf, eventsOf, MalformedRecordError } from '../../lib/events/request-events';
+import { MalformedItemError } from '../../lib/termination/ports';
 import { imageValues, UnreadableImageError } from '../../lib/events/stream-image';
 import { streamEvent } from '../support/stream-events';
 
@@ -67,23 +69,32 @@ describe('eventIdOf', () => {
   });
 });
 
-describe('eventOfRecord', () => {
-  it('a new request item is TerminationRequestSubmitted, with exactly the documented fields', () => {
-    expect(eventOfRecord(requestInserted)).toStrictEqual({
-      detailType: 'TerminationRequestSubmitted',
-      time: '2026-11-23T09:15:00.000Z',
-      detail: {
-        eventId: eventIdOf(REQUEST_ID, 'SUBMITTED'),
-        requestId: REQUEST_ID,
-        contractId: 'a1a1a1a1-0000-4000-8000-000000000001',
-        customerId: 'customer-anna',
-        requestNumber: 'TR-7KQM-X2PF',
-        status: 'SUBMITTED',
-        reasonCode: 'RELOCATION',
-        desiredTerminationDate: '2045-06-30',
-        bankDetails: { bik: '044525225', accountNumber: '40817810700000000001', recipientName: 'Anna Ivanova' },
-        comment: 'Moving abroad',
-        createdAt: '2026-11-23T09:15:00.000Z',
+/** The event a record claims, or undefined. */
+const eventOfRecord = (record: DynamoDBRecord) => claimOf(record)?.event;
+
+/** The sample request as its item stands after its rejection. */
+const rejectedItem = () => imageValues(imageOf(toRejected.dynamodb?.NewImage));
+
+describe('claimOf', () => {
+  it('a new request item claims its TerminationRequestSubmitted, with exactly the documented fields, about its request', () => {
+    expect(claimOf(requestInserted)).toStrictEqual({
+      request: { contractId: 'a1a1a1a1-0000-4000-8000-000000000001', requestId: REQUEST_ID },
+      event: {
+        detailType: 'TerminationRequestSubmitted',
+        time: '2026-11-23T09:15:00.000Z',
+        detail: {
+          eventId: eventIdOf(REQUEST_ID, 'SUBMITTED'),
+          requestId: REQUEST_ID,
+          contractId: 'a1a1a1a1-0000-4000-8000-000000000001',
+          customerId: 'customer-anna',
+          requestNumber: 'TR-7KQM-X2PF',
+          status: 'SUBMITTED',
+          reasonCode: 'RELOCATION',
+          desiredTerminationDate: '2045-06-30',
+          bankDetails: { bik: '044525225', accountNumber: '40817810700000000001', recipientName: 'Anna Ivanova' },
+          comment: 'Moving abroad',
+          createdAt: '2026-11-23T09:15:00.000Z',
+        },
       },
     });
   });
@@ -113,7 +124,7 @@ describe('eventOfRecord', () => {
     expect(eventOfRecord(requestInserted)?.detail.eventId).toBe(eventOfRecord(structuredClone(requestInserted))?.detail.eventId);
   });
 
-  it('a status change is TerminationRequestStatusChanged, from the old status, at the decision time, naming the decision', () => {
+  it('a status change claims TerminationRequestStatusChanged, from the old status, at the decision time, naming the decision', () => {
     expect(eventOfRecord(toInReview)).toStrictEqual({
       detailType: 'TerminationRequestStatusChanged',
       time: '2026-11-23T10:02:00.000Z',
@@ -132,7 +143,7 @@ describe('eventOfRecord', () => {
     });
   });
 
-  it('a status change with a reason carries it, and names the last decision applied', () => {
+  it('a status change with a reason carries it, and names the decision of that change', () => {
     expect(eventOfRecord(toRejected)).toStrictEqual({
       detailType: 'TerminationRequestStatusChanged',
       time: '2026-11-24T08:40:00.000Z',
@@ -152,6 +163,14 @@ describe('eventOfRecord', () => {
     });
   });
 
+  it("the previous status is the old image's: a record that says another than the history's still claims it, for the table to judge", () => {
+    const oldImage = imageOf(toRejected.dynamodb?.OldImage);
+    const detail = eventOfRecord(
+      withImages(toRejected, { OldImage: { ...oldImage, status: { S: 'SUBMITTED' }, statusHistory: { L: [] } } }),
+    )?.detail;
+    expect(detail).toMatchObject({ previousStatus: 'SUBMITTED', status: 'REJECTED' });
+  });
+
   it('a change of a request item that keeps its status means no event', () => {
     const newImage = imageOf(toRejected.dynamodb?.NewImage);
     expect(
@@ -164,71 +183,141 @@ describe('eventOfRecord', () => {
     ['its slot', 1],
     ['its number', 2],
   ])('the insert of %s next to a request means no event', (_, index) => {
-    expect(eventOfRecord(recordAt(created, index))).toBeUndefined();
+    expect(claimOf(recordAt(created, index))).toBeUndefined();
   });
 
   it('removals mean no event: a slot freed, an idempotency key expired, even a request item', () => {
-    expect(eventOfRecord(recordAt(changed, 2))).toBeUndefined();
-    expect(eventOfRecord(recordAt(expired, 0))).toBeUndefined();
+    expect(claimOf(recordAt(changed, 2))).toBeUndefined();
+    expect(claimOf(recordAt(expired, 0))).toBeUndefined();
     const requestImage = imageOf(toRejected.dynamodb?.NewImage);
-    expect(eventOfRecord({ ...withImages(toRejected, { OldImage: requestImage }), eventName: 'REMOVE' })).toBeUndefined();
-    expect(eventOfRecord({ ...toRejected, eventName: 'REMOVE' })).toBeUndefined();
+    expect(claimOf({ ...withImages(toRejected, { OldImage: requestImage }), eventName: 'REMOVE' })).toBeUndefined();
+    expect(claimOf({ ...toRejected, eventName: 'REMOVE' })).toBeUndefined();
   });
 
   it('a record without a new image, or without its dynamodb part, means no event', () => {
-    expect(eventOfRecord({ ...toInReview, dynamodb: { ...toInReview.dynamodb, NewImage: undefined } })).toBeUndefined();
-    expect(eventOfRecord({ eventName: 'INSERT' })).toBeUndefined();
+    expect(claimOf({ ...toInReview, dynamodb: { ...toInReview.dynamodb, NewImage: undefined } })).toBeUndefined();
+    expect(claimOf({ eventName: 'INSERT' })).toBeUndefined();
   });
 
   it.each(['customerId', 'requestNumber', 'reasonCode', 'bankDetails', 'createdAt', 'requestId'])(
     'a new request item without %s is malformed',
     (name) => {
       const newImage = imageOf(requestInserted.dynamodb?.NewImage);
-      const error = thrownBy(() => eventOfRecord(withImages(requestInserted, { NewImage: without(newImage, name) })));
+      const error = thrownBy(() => claimOf(withImages(requestInserted, { NewImage: without(newImage, name) })));
       expect(error).toBeInstanceOf(MalformedRecordError);
       expect(error).toHaveProperty('name', 'MalformedRecordError');
       expect(error).toHaveProperty('message', expect.stringContaining('4100000000000000000300'));
     },
   );
 
-  it('a new request item with a field of the wrong shape is malformed', () => {
+  it('a new request item with a field of the wrong shape, or a status it never reached, is malformed', () => {
     const newImage = imageOf(requestInserted.dynamodb?.NewImage);
-    expect(() => eventOfRecord(withImages(requestInserted, { NewImage: { ...newImage, status: { S: 'IN_REVIEW' } } }))).toThrow(
+    expect(() => claimOf(withImages(requestInserted, { NewImage: { ...newImage, status: { S: 'IN_REVIEW' } } }))).toThrow(
       MalformedRecordError,
     );
-    expect(() => eventOfRecord(withImages(requestInserted, { NewImage: { ...newImage, requestId: { S: 'not-a-uuid' } } }))).toThrow(
+    expect(() => claimOf(withImages(requestInserted, { NewImage: { ...newImage, requestId: { S: 'not-a-uuid' } } }))).toThrow(
       MalformedRecordError,
+    );
+  });
+
+  it('a new request item that has already changed status is malformed: a creation is SUBMITTED', () => {
+    const rejected = imageOf(toRejected.dynamodb?.NewImage);
+    expect(() => claimOf(withImages(requestInserted, { NewImage: rejected }))).toThrow(
+      new MalformedRecordError('4100000000000000000300', 'a new request item that has changed status'),
     );
   });
 
   it.each([
-    ['statusChangedAt', 'NewImage'],
-    ['decisionIds', 'NewImage'],
+    ['statusHistory', 'NewImage'],
     ['customerId', 'NewImage'],
     ['status', 'OldImage'],
   ] satisfies [string, 'NewImage' | 'OldImage'][])('a status change without %s in its %s is malformed', (name, which) => {
     const image = imageOf(toRejected.dynamodb?.[which]);
-    expect(() => eventOfRecord(withImages(toRejected, { [which]: without(image, name) }))).toThrow(
-      new MalformedRecordError('4100000000000000000500', 'a status change without the fields of a StatusChanged event'),
-    );
+    const error = thrownBy(() => claimOf(withImages(toRejected, { [which]: without(image, name) })));
+    expect(error).toBeInstanceOf(MalformedRecordError);
+    expect(error).toHaveProperty('message', expect.stringMatching(/^Stream record 4100000000000000000500: /));
   });
 
   it('a status change without the old image is malformed: the previous status is unknown', () => {
     const record = { ...toRejected, dynamodb: { ...toRejected.dynamodb, OldImage: undefined } };
-    expect(() => eventOfRecord(record)).toThrow(MalformedRecordError);
+    expect(() => claimOf(record)).toThrow(
+      new MalformedRecordError('4100000000000000000500', 'a status change without the fields of a StatusChanged event'),
+    );
   });
 
   it('a record without a sequence number says so', () => {
     const newImage = imageOf(requestInserted.dynamodb?.NewImage);
     const record = { ...requestInserted, dynamodb: { NewImage: without(newImage, 'customerId') } };
-    expect(() => eventOfRecord(record)).toThrow('Stream record (no sequence number)');
+    expect(() => claimOf(record)).toThrow('Stream record (no sequence number)');
   });
 
   it('an image holding a type the table does not use is unreadable, not malformed', () => {
     const newImage = imageOf(requestInserted.dynamodb?.NewImage);
-    expect(() => eventOfRecord(withImages(requestInserted, { NewImage: { ...newImage, photo: { B: 'AAEC' } } }))).toThrow(
-      UnreadableImageError,
-    );
+    expect(() => claimOf(withImages(requestInserted, { NewImage: { ...newImage, photo: { B: 'AAEC' } } }))).toThrow(UnreadableImageError);
+  });
+});
+
+describe('eventsOf', () => {
+  it("rebuilds every event a request made from its item alone: each genuine record's claim is one of them", () => {
+    const history = requestHistoryOf(rejectedItem());
+    if (history === undefined) throw new Error('The sample is a request item');
+    const events = eventsOf(history);
+    expect(events.map((event) => [event.detailType, event.detail.status])).toEqual([
+      ['TerminationRequestSubmitted', 'SUBMITTED'],
+      ['TerminationRequestStatusChanged', 'IN_REVIEW'],
+      ['TerminationRequestStatusChanged', 'REJECTED'],
+    ]);
+    expect(events).toStrictEqual([eventOfRecord(requestInserted), eventOfRecord(toInReview), eventOfRecord(toRejected)]);
+  });
+
+  it("a customer's withdrawal is changed by the customer, with no decision, from the status the change before reached", () => {
+    const history = requestHistoryOf({
+      ...rejectedItem(),
+      status: 'WITHDRAWN',
+      statusHistory: [
+        { status: 'IN_REVIEW', eventId: 'bo-1', occurredAt: '2026-11-23T10:02:00.000Z', appliedAt: '2026-11-23T10:02:00.100Z' },
+        { status: 'WITHDRAWN', by: 'customer', occurredAt: '2026-11-23T11:30:00.000Z', appliedAt: '2026-11-23T11:30:00.000Z' },
+      ],
+    });
+    if (history === undefined) throw new Error('A request item');
+    expect(eventsOf(history).at(-1)?.detail).toStrictEqual({
+      eventId: eventIdOf(REQUEST_ID, 'WITHDRAWN'),
+      requestId: REQUEST_ID,
+      contractId: 'a1a1a1a1-0000-4000-8000-000000000001',
+      customerId: 'customer-anna',
+      requestNumber: 'TR-7KQM-X2PF',
+      previousStatus: 'IN_REVIEW',
+      status: 'WITHDRAWN',
+      changedAt: '2026-11-23T11:30:00.000Z',
+      changedBy: 'CUSTOMER',
+    });
+  });
+});
+
+describe('requestHistoryOf (lib/dynamodb/request-item.ts)', () => {
+  it('reads nothing but request items', () => {
+    expect(requestHistoryOf(imageValues(imageOf(recordAt(created, 1).dynamodb?.NewImage)))).toBeUndefined();
+  });
+
+  it.each<[string, unknown]>([
+    ['an entry that names no one who made it', [{ status: 'IN_REVIEW', occurredAt: '2026-11-23T10:02:00.000Z' }]],
+    [
+      'a status reached twice',
+      [
+        { status: 'REJECTED', eventId: 'bo-1', occurredAt: '2026-11-23T10:02:00.000Z' },
+        { status: 'REJECTED', eventId: 'bo-2', occurredAt: '2026-11-23T10:03:00.000Z' },
+      ],
+    ],
+    ['a change back to the first status', [{ status: 'SUBMITTED', eventId: 'bo-1', occurredAt: '2026-11-23T10:02:00.000Z' }]],
+    ['an entry without its time', [{ status: 'REJECTED', eventId: 'bo-1' }]],
+    ['a history that is not a list', 'REJECTED'],
+    ['a history whose last status is not the item’s', [{ status: 'IN_REVIEW', eventId: 'bo-1', occurredAt: '2026-11-23T10:02:00.000Z' }]],
+  ])('refuses %s', (_, statusHistory) => {
+    expect(() => requestHistoryOf({ ...rejectedItem(), statusHistory })).toThrow(MalformedItemError);
+  });
+
+  it('refuses what was submitted in a shape the create never takes', () => {
+    expect(() => requestHistoryOf({ ...rejectedItem(), bankDetails: { bik: '1' } })).toThrow(/what was submitted \(bankDetails/);
   });
 });
 

@@ -1,0 +1,79 @@
+import type { ContractChoice } from './config.ts';
+import { state, type Field } from './state.ts';
+
+/* The page's elements (web/index.html), found once, each of the type the page uses it as. */
+
+export function byId<T extends HTMLElement>(id: string, type: new () => T): T {
+  const element = document.getElementById(id);
+  if (!(element instanceof type)) throw new Error(`The page has no #${id}`);
+  return element;
+}
+
+export const form = byId('termination-form', HTMLFormElement);
+export const contractsBox = byId('contracts', HTMLElement);
+export const contractNote = byId('contract-note', HTMLElement);
+export const reasonSelect = byId('reason', HTMLSelectElement);
+export const dateInput = byId('date', HTMLInputElement);
+export const bikInput = byId('bik', HTMLInputElement);
+export const accountInput = byId('account', HTMLInputElement);
+export const recipientInput = byId('recipient', HTMLInputElement);
+export const commentInput = byId('comment', HTMLTextAreaElement);
+export const submitButton = byId('submit', HTMLButtonElement);
+export const generalError = byId('general-error', HTMLElement);
+export const resultSection = byId('result', HTMLElement);
+export const requestsList = byId('requests-list', HTMLUListElement);
+export const requestsEmpty = byId('requests-empty', HTMLElement);
+export const moreButton = byId('requests-more', HTMLButtonElement);
+export const withdrawDialog = byId('withdraw-dialog', HTMLDialogElement);
+export const formFields = byId('form-fields', HTMLElement);
+export const commentLabel = byId('comment-label', HTMLLabelElement);
+export const bankOffered = byId('bank-offered', HTMLElement);
+export const notice = byId('notice', HTMLElement);
+export const resultWithdraw = byId('result-withdraw', HTMLButtonElement);
+export const requestsFailed = byId('requests-failed', HTMLElement);
+export const requestsRetry = byId('requests-retry', HTMLButtonElement);
+export const loadProblem = byId('load-problem', HTMLElement);
+export const loadRetry = byId('load-retry', HTMLButtonElement);
+export const customers = byId('customers', HTMLElement);
+
+export const FIELDS: readonly Field[] = ['contract', 'reason', 'date', 'bik', 'account', 'recipient', 'comment'];
+export const CONTROLS: Record<Exclude<Field, 'contract'>, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement> = {
+  reason: reasonSelect,
+  date: dateInput,
+  bik: bikInput,
+  account: accountInput,
+  recipient: recipientInput,
+  comment: commentInput,
+};
+
+/** The fields the customer types in, checked as they type. */
+export const TYPED = ['date', 'bik', 'account', 'recipient', 'comment'] as const;
+
+/** Which field each path in an error's details names. */
+export const FIELD_OF = new Map<string, Field>([
+  ['contractId', 'contract'],
+  ['reasonCode', 'reason'],
+  ['desiredTerminationDate', 'date'],
+  ['bankDetails.bik', 'bik'],
+  ['bankDetails.accountNumber', 'account'],
+  ['bankDetails.recipientName', 'recipient'],
+  ['comment', 'comment'],
+]);
+
+export function contractRadios(): HTMLInputElement[] {
+  return [...contractsBox.querySelectorAll('input[name="contract"]')].filter((input) => input instanceof HTMLInputElement);
+}
+
+export function chosenContractId(): string {
+  return contractRadios().find((radio) => radio.checked)?.value ?? '';
+}
+
+export function chosenContract(): ContractChoice | undefined {
+  const contractId = chosenContractId();
+  return state.config?.contracts.find((contract) => contract.contractId === contractId);
+}
+
+export function controlOf(field: Field): HTMLElement | undefined {
+  if (field === 'contract') return contractRadios().find((radio) => radio.checked) ?? contractRadios()[0];
+  return CONTROLS[field];
+}
