@@ -142,7 +142,7 @@ async function receive(target: { url: string }, count: number): Promise<Record<s
   return bodies;
 }
 
-describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => {
+describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
   beforeAll(async () => {
     moto = await startMoto();
     work = mkdtempSync(join(tmpdir(), 'rehearsal-'));

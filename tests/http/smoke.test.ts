@@ -13,7 +13,7 @@ import { startHttpStackWithFaults, type HttpStack } from '../support/http-stack'
 import type { TestTables } from '../support/local-tables';
 
 /*
- * npm run smoke (issue 15.7), run against the local stack over HTTP, gateway included: it passes
+ * npm run smoke, run against the local stack over HTTP, gateway included: it passes
  * on a healthy stage, and each of its checks can fail. And the operator tools' Lambda calls.
  */
 
@@ -30,7 +30,7 @@ afterAll(() => stop());
 const token = () => signToken(stack.key, { customerId: anna.customerId });
 
 describe("the operator tools' Lambda calls (npm run redrive), locally", () => {
-  it("invoke a function of the local stack through serverless offline's Lambda API with the AWS SDK, as in AWS (issue 21.5)", async () => {
+  it("invoke a function of the local stack through serverless offline's Lambda API with the AWS SDK, as in AWS", async () => {
     const event: unknown = JSON.parse(readFileSync('events/get-unknown-request.json', 'utf8'));
     const answer = await offlineInvoker('getTerminationRequest', stack.lambdaPort)(event);
     // The sample's request is not in this stack's tables: the function ran on them and answered 404.

@@ -154,7 +154,7 @@ describe('GET the list', () => {
   });
 });
 
-describe('after a contract changes owner (issue 15.6, 0015-reading-requests.md)', () => {
+describe('after a contract changes owner (0015-reading-requests.md)', () => {
   /** Anna made `count` requests (the last one still active); then the contract became Boris's. */
   async function transferred(count: number): Promise<{ contractId: string; annas: string[] }> {
     const contractId = await newContract(tables);
@@ -216,7 +216,7 @@ describe('after a contract changes owner (issue 15.6, 0015-reading-requests.md)'
     expect(await pagesOf(boris.customerId)).toEqual([...boriss].reverse());
   });
 
-  it("costs a bounded number of calls however many of another customer's requests the contract holds (issue 15.6)", async () => {
+  it("costs a bounded number of calls however many of another customer's requests the contract holds", async () => {
     const { contractId } = await transferred(30);
     const uninstall = installSdkRecorder();
     try {

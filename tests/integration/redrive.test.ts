@@ -188,7 +188,7 @@ describe('the decision dead-letter queue', () => {
     expect(await statusOf(contractId, requestId)).toBe('COMPLETED');
   });
 
-  it("refuses, through the consumer's own check, a decision planted in the queue from another account: the request stays as it was (issue 22.1)", async () => {
+  it("refuses, through the consumer's own check, a decision planted in the queue from another account: the request stays as it was", async () => {
     const contractId = await freshContract();
     const requestId = await createdOn(contractId);
     const forged = { ...decisionEvent({ requestId, contractId, status: 'APPROVED' }), account: '999999999999' };

@@ -191,7 +191,7 @@ describe('loadAuthConfig', () => {
     expect(configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, [name]: String((max ?? 0) + 1) }))).toContain(name);
   });
 
-  it('reads the JWKS refetch bound and the token size limit within their bounds, naming every problem at once (issue 22)', () => {
+  it('reads the JWKS refetch bound and the token size limit within their bounds, naming every problem at once', () => {
     expect(loadAuthConfig({ ...AUTH_REQUIRED, JWKS_MIN_REFETCH_SECONDS: '1', JWT_MAX_BYTES: '10240' })).toMatchObject({
       jwksMinRefetchSeconds: 1,
       maxTokenBytes: 10_240,
@@ -201,7 +201,7 @@ describe('loadAuthConfig', () => {
     expect(message).toContain('JWT_MAX_BYTES must be an integer from 1024 to 10240, got "10241"');
   });
 
-  it('refuses an authorizer cache that outlives every token: none could pass (review of issue 15.5)', () => {
+  it('refuses an authorizer cache that outlives every token: none could pass', () => {
     expect(() => loadAuthConfig({ ...AUTH_REQUIRED, JWT_MAX_LIFETIME_SECONDS: '300', AUTHORIZER_CACHE_TTL_SECONDS: '300' })).toThrow(
       /AUTHORIZER_CACHE_TTL_SECONDS \(300\) must be below JWT_MAX_LIFETIME_SECONDS \(300\)/,
     );

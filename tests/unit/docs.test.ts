@@ -11,7 +11,7 @@ import { loadDocument } from '../support/openapi-document';
 
 /*
  * The docs hold lists the code also knows; each is checked here against the code, so a change of
- * either side that the other does not follow fails (issue 23.4): the test titles any doc quotes,
+ * either side that the other does not follow fails: the test titles any doc quotes,
  * the links between the docs, the routes of api.md and clients.md (against docs/openapi.yaml),
  * the settings of configuration.md (against lib/config.ts and serverless.yml), the error codes of
  * 0011 (against lib/http/outcomes.ts and the gateway's and the WAF's answers), the resources/

@@ -76,7 +76,7 @@ function fieldsOf(document: Record<string, unknown>, operation: Record<string, u
   return fields;
 }
 
-describe('docs/openapi.yaml for the tools app teams run over it (issue 24.11)', () => {
+describe('docs/openapi.yaml for the tools app teams run over it', () => {
   const document = loadDocument();
   const operations = operationsOf(document);
 
