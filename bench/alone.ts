@@ -31,7 +31,9 @@ export interface AloneResult {
   httpPerCall: { source: number; bundle: number };
 }
 
-const ORDER = ['source', 'bundle', 'bundle', 'source'] as const;
+const ORDER = ['source', 'bundle', 'bundle', 'source', 'source', 'bundle', 'bundle', 'source'] as const;
+/** Processes per row, each with its own events. */
+export const ALONE_PROCESSES = ORDER.length;
 
 export async function measureAlone(
   rows: AloneRow[],
@@ -40,7 +42,7 @@ export async function measureAlone(
   const results: AloneResult[] = [];
   for (const row of rows) {
     const result: AloneResult = { path: row.path, source: [], bundle: [], httpPerCall: { source: 0, bundle: 0 } };
-    // Source, bundle, bundle, source: a drift of the machine's load hits both alike.
+    // Source, bundle, bundle, source, twice: a drift of the machine's load hits both alike.
     for (const [run, impl] of ORDER.entries()) {
       const eventsFile = join(options.dir, `alone-${row.path.replace(/\W+/g, '-')}-${String(run)}.json`);
       writeFileSync(eventsFile, JSON.stringify(row.events()));
@@ -57,7 +59,7 @@ export async function measureAlone(
       const [line] = lines;
       if (line?.['calls'] !== options.iterations) throw new Error(`${impl} ${row.path} alone reported ${JSON.stringify(line)}`);
       result[impl].push(line['p50'] ?? Number.NaN);
-      result.httpPerCall[impl] += (options.httpCount() - before) / ((options.warmup + options.iterations) * 2);
+      result.httpPerCall[impl] += (options.httpCount() - before) / ((options.warmup + options.iterations) * (ORDER.length / 2));
     }
     results.push(result);
   }

@@ -29,7 +29,7 @@ import { createTables } from '../scripts/local/tables';
 import { slotKeyOf } from '../lib/dynamodb/keys';
 import { floorGet, floorQuery, floorTransaction, transactionItems } from './floor';
 import { measureAuthorizer, measureLatency, runChild, startProxy, statusOf, stopAll, stops, type Impl, type Row } from './measure';
-import { measureAlone } from './alone';
+import { ALONE_PROCESSES, measureAlone } from './alone';
 import { benchLifecycle } from './lifecycle';
 import { createPeerHandler } from './peer-handler';
 import * as report from './report';
@@ -224,9 +224,9 @@ async function main(): Promise<void> {
   const perPass = warmup + iterations;
   // A fresh process's first calls tier its code up: each process of the bundle and its source alone warms up with as many as it times.
   const alonePerProcess = 2 * iterations;
-  // + 4: the seeds, the reads' contract and the empty list's; the creates of 4 processes alone.
+  // + 4: the seeds, the reads' contract and the empty list's; then the creates of the processes alone.
   const contracts = Array.from(
-    { length: 11 * perPass + 4 + 4 * alonePerProcess + 2 * coldRuns + Math.ceil(memoryInvocations / 50) },
+    { length: 11 * perPass + 4 + ALONE_PROCESSES * alonePerProcess + 2 * coldRuns + Math.ceil(memoryInvocations / 50) },
     () => ({
       contractId: randomUUID(),
       customerId: CUSTOMER,
