@@ -8,9 +8,9 @@ const shared = { env: { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_SERVICE_
 /*
  * Three projects, all run by npm test. `unit` is pure: code of this repository called in the
  * process, no DynamoDB, no bundles, no compiler, generator, child process or socket (npm run
- * test:unit). `tools` runs the tools the code is checked with (a generated client under tsc,
- * openapi-typescript, esbuild) and opens sockets. `integration` is everything else, with one
- * DynamoDB Local and the bundles made by its global setup.
+ * test:unit). `tools` (tests/tools, tests/generators) runs the tools the code is checked with
+ * (generators and compilers over the API description, esbuild) and opens sockets. `integration`
+ * is everything else, with one DynamoDB Local and the bundles made by its global setup.
  */
 export default defineConfig({
   test: {
@@ -36,8 +36,9 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'tools',
-          include: ['tests/tools/**/*.test.ts'],
+          include: ['tests/tools/**/*.test.ts', 'tests/generators/**/*.test.ts'],
           testTimeout: 60_000,
+          hookTimeout: 90_000,
           pool: 'threads',
         },
       },
@@ -46,7 +47,7 @@ export default defineConfig({
           ...shared,
           name: 'integration',
           include: ['tests/**/*.test.ts'],
-          exclude: ['tests/unit/**', 'tests/tools/**'],
+          exclude: ['tests/unit/**', 'tests/tools/**', 'tests/generators/**'],
           globalSetup: ['tests/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 90_000,

@@ -19,7 +19,7 @@ export interface paths {
         put?: never;
         /**
          * Ask to terminate a contract early
-         * @description Creates the request once, however often it is sent: reuse one Idempotency-Key for every retry of one user action. A replay answers 200 with the first answer, byte for byte.
+         * @description Creates the request once, however often it is sent: reuse one Idempotency-Key for every retry of one user action. A replay answers 200 with the first answer, byte for byte, and Idempotent-Replayed: true.
          */
         post: operations["createTerminationRequest"];
         delete?: never;
@@ -93,35 +93,37 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         TerminationRequestInput: {
-            /** @enum {string} */
-            reasonCode: "RELOCATION" | "FINANCIAL_HARDSHIP" | "SERVICE_DISSATISFACTION" | "BETTER_OFFER_ELSEWHERE" | "NO_LONGER_NEEDED" | "OTHER";
-            /** Format: date */
+            reasonCode: components["schemas"]["ReasonCode"];
+            /**
+             * Format: date
+             * @description A real date, YYYY-MM-DD, not before today in the bank's business time zone (Europe/Moscow), today allowed; an earlier one is 400 VALIDATION_ERROR, a date after the contract's end 422 TERMINATION_DATE_AFTER_CONTRACT_END. Today is the date there, not in UTC or on the device: at 2026-11-21T22:30:00.000Z (still the 21st in UTC) the earliest date is 2026-11-22.
+             * @example 2030-06-30
+             */
             desiredTerminationDate: string;
-            bankDetails: {
-                bik: string;
-                accountNumber: string;
-                /**
-                 * Format: recipient-name
-                 * @description 1 to 255 characters (code points) with at least one letter. No control or format characters (zero-width, bidi overrides), line or paragraph separators, private-use characters, unpaired surrogates or other default-ignorable characters; variation selectors are allowed.
-                 */
-                recipientName: string;
-            };
+            bankDetails: components["schemas"]["BankDetails"];
             /**
              * Format: customer-text
              * @description Up to 1000 characters (code points); line breaks are allowed. No control or format characters (zero-width, bidi overrides), line or paragraph separators, private-use characters, unpaired surrogates or other default-ignorable characters; variation selectors are allowed. For reasonCode OTHER it must hold a letter or a digit.
              */
             comment?: string;
+            /** @description UUIDs of documents; no repeats, compared ignoring case (each repeat is 400 VALIDATION_ERROR). */
             documentIds?: string[];
+        };
+        BankDetails: {
+            bik: string;
+            /** @description 20 digits whose control key matches the BIK, by the Bank of Russia's rule (weights 7, 1, 3 over the BIK's last three digits and the account): a mismatch is 422 BANK_ACCOUNT_KEY_MISMATCH. */
+            accountNumber: string;
+            /**
+             * Format: recipient-name
+             * @description 1 to 255 characters (code points) with at least one letter. No control or format characters (zero-width, bidi overrides), line or paragraph separators, private-use characters, unpaired surrogates or other default-ignorable characters; variation selectors are allowed.
+             */
+            recipientName: string;
         };
         TerminationRequest: {
             /** Format: uuid */
             requestId: string;
             requestNumber: string;
-            /**
-             * @description SUBMITTED on creation; the back office moves it on. The customer may withdraw it while SUBMITTED or IN_REVIEW. COMPLETED, REJECTED and WITHDRAWN are final.
-             * @enum {string}
-             */
-            status: "SUBMITTED" | "IN_REVIEW" | "APPROVED" | "COMPLETED" | "REJECTED" | "WITHDRAWN";
+            status: components["schemas"]["TerminationRequestStatus"];
             /** Format: date-time */
             createdAt: string;
             /** @description For the customer, in their language: what the current status means. Plain text: render it as text, never as HTML. */
@@ -136,7 +138,10 @@ export interface components {
         Withdrawal: {
             /** Format: uuid */
             requestId: string;
-            /** @constant */
+            /**
+             * WithdrawalStatus
+             * @enum {string}
+             */
             status: "WITHDRAWN";
             /** Format: date-time */
             withdrawnAt: string;
@@ -144,31 +149,102 @@ export interface components {
             message: string;
         };
         TerminationReasonList: {
-            items: {
-                /** @enum {string} */
-                reasonCode: "RELOCATION" | "FINANCIAL_HARDSHIP" | "SERVICE_DISSATISFACTION" | "BETTER_OFFER_ELSEWHERE" | "NO_LONGER_NEEDED" | "OTHER";
-                /** @description In the caller's language (Accept-Language: en or ru). */
-                label: string;
-                /** @description Whether a create with this reason needs a comment (COMMENT_REQUIRED). */
-                commentRequired: boolean;
-            }[];
+            items: components["schemas"]["TerminationReason"][];
+        };
+        TerminationReason: {
+            reasonCode: components["schemas"]["ReasonCode"];
+            /** @description In the caller's language (Accept-Language: en or ru). */
+            label: string;
+            /** @description Whether a create with this reason needs a comment (COMMENT_REQUIRED). */
+            commentRequired: boolean;
         };
         ErrorBody: {
-            errorCode: string;
+            errorCode: components["schemas"]["ErrorCode"];
             message: string;
+            /** @description The answer's X-Correlation-Id (a UUID): quote it to support. Empty on the WAF's own answers (prod), which carry no id. */
             correlationId: string;
-            details: {
-                field: string;
-                reason: string;
-            }[];
+            details: components["schemas"]["ErrorDetail"][];
         };
+        ErrorDetail: {
+            field: string;
+            reason: string;
+        };
+        /**
+         * @description Every errorCode the API answers with, API Gateway's and the WAF's own included; each operation answers with those of its own list (CreateErrorCode, ...). The status follows from the code (docs/decisions/0011-error-body.md).
+         * @enum {string}
+         */
+        ErrorCode: "MALFORMED_REQUEST" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_MISSING" | "UNAUTHORIZED" | "CONTRACT_ACCESS_DENIED" | "CONTRACT_NOT_FOUND" | "TERMINATION_REQUEST_NOT_FOUND" | "ACTIVE_REQUEST_ALREADY_EXISTS" | "REQUEST_NOT_WITHDRAWABLE" | "CONTRACT_NOT_ACTIVE" | "TERMINATION_DATE_AFTER_CONTRACT_END" | "BANK_ACCOUNT_KEY_MISMATCH" | "COMMENT_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
+        /**
+         * @description The errorCodes this operation answers with: its function's, and those API Gateway and the WAF answer themselves.
+         * @enum {string}
+         */
+        CreateErrorCode: "MALFORMED_REQUEST" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_MISSING" | "UNAUTHORIZED" | "CONTRACT_ACCESS_DENIED" | "CONTRACT_NOT_FOUND" | "ACTIVE_REQUEST_ALREADY_EXISTS" | "CONTRACT_NOT_ACTIVE" | "TERMINATION_DATE_AFTER_CONTRACT_END" | "BANK_ACCOUNT_KEY_MISMATCH" | "COMMENT_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
+        /** @description An error answer of this operation: ErrorBody with one of CreateErrorCode. */
+        CreateErrorBody: components["schemas"]["ErrorBody"] & {
+            errorCode: components["schemas"]["CreateErrorCode"];
+        };
+        /**
+         * @description The errorCodes this operation answers with: its function's, and those API Gateway and the WAF answer themselves.
+         * @enum {string}
+         */
+        ListErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "CONTRACT_ACCESS_DENIED" | "CONTRACT_NOT_FOUND" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
+        /** @description An error answer of this operation: ErrorBody with one of ListErrorCode. */
+        ListErrorBody: components["schemas"]["ErrorBody"] & {
+            errorCode: components["schemas"]["ListErrorCode"];
+        };
+        /**
+         * @description The errorCodes this operation answers with: its function's, and those API Gateway and the WAF answer themselves.
+         * @enum {string}
+         */
+        GetErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "CONTRACT_ACCESS_DENIED" | "CONTRACT_NOT_FOUND" | "TERMINATION_REQUEST_NOT_FOUND" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
+        /** @description An error answer of this operation: ErrorBody with one of GetErrorCode. */
+        GetErrorBody: components["schemas"]["ErrorBody"] & {
+            errorCode: components["schemas"]["GetErrorCode"];
+        };
+        /**
+         * @description The errorCodes this operation answers with: its function's, and those API Gateway and the WAF answer themselves.
+         * @enum {string}
+         */
+        WithdrawErrorCode: "MALFORMED_REQUEST" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_MISSING" | "UNAUTHORIZED" | "CONTRACT_ACCESS_DENIED" | "CONTRACT_NOT_FOUND" | "TERMINATION_REQUEST_NOT_FOUND" | "REQUEST_NOT_WITHDRAWABLE" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
+        /** @description An error answer of this operation: ErrorBody with one of WithdrawErrorCode. */
+        WithdrawErrorBody: components["schemas"]["ErrorBody"] & {
+            errorCode: components["schemas"]["WithdrawErrorCode"];
+        };
+        /**
+         * @description The errorCodes this operation answers with: its function's, and those API Gateway and the WAF answer themselves.
+         * @enum {string}
+         */
+        ReasonsErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
+        /** @description An error answer of this operation: ErrorBody with one of ReasonsErrorCode. */
+        ReasonsErrorBody: components["schemas"]["ErrorBody"] & {
+            errorCode: components["schemas"]["ReasonsErrorCode"];
+        };
+        /**
+         * @description A reason a customer may give; GET /api/v1/termination-reasons labels each, in the order a form shows them.
+         * @enum {string}
+         */
+        ReasonCode: "RELOCATION" | "FINANCIAL_HARDSHIP" | "SERVICE_DISSATISFACTION" | "BETTER_OFFER_ELSEWHERE" | "NO_LONGER_NEEDED" | "OTHER";
+        /**
+         * @description SUBMITTED on creation; the back office moves it on. The customer may withdraw it while SUBMITTED or IN_REVIEW. COMPLETED, REJECTED and WITHDRAWN are final.
+         * @enum {string}
+         */
+        TerminationRequestStatus: "SUBMITTED" | "IN_REVIEW" | "APPROVED" | "COMPLETED" | "REJECTED" | "WITHDRAWN";
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description A UUID naming the user action, the same on each of its retries; the answer carries it back. Not a UUID: 400 VALIDATION_ERROR. */
+        "X-Correlation-Id": string;
+        /** @description ru for Russian texts; English otherwise. At most 512 characters (longer: 400 VALIDATION_ERROR). */
+        "Accept-Language": string;
+    };
     requestBodies: never;
     headers: {
-        /** @description The client's X-Correlation-Id, or a new UUID when none was sent (the error body's correlationId). */
+        /** @description The client's X-Correlation-Id when it sent a UUID, else a new UUID (on an error, the body's correlationId). */
         "X-Correlation-Id": string;
+        /** @description Where the request lives: the path of its GET, with the stage in front on an execute-api URL (/prod/api/...); resolve it against the base URL. */
+        Location: string;
+        /** @description For browsers: the call's Origin when it is one of the stage's allowed origins, on the function's answers; * on the answers API Gateway and the WAF make themselves, which hold no customer data. Absent otherwise (docs/decisions/0016-browsers.md). */
+        "Access-Control-Allow-Origin": string;
     };
     pathItems: never;
 }
@@ -183,9 +259,10 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
-                "X-Correlation-Id"?: string;
+                /** @description A UUID naming the user action, the same on each of its retries; the answer carries it back. Not a UUID: 400 VALIDATION_ERROR. */
+                "X-Correlation-Id"?: components["parameters"]["X-Correlation-Id"];
                 /** @description ru for Russian texts; English otherwise. At most 512 characters (longer: 400 VALIDATION_ERROR). */
-                "Accept-Language"?: string;
+                "Accept-Language"?: components["parameters"]["Accept-Language"];
             };
             path: {
                 contractId: string;
@@ -198,6 +275,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -222,109 +300,115 @@ export interface operations {
             /** @description A path, query or header value is not valid (details lists each). */
             400: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "VALIDATION_ERROR";
-                    };
+                    "application/json": components["schemas"]["ListErrorBody"];
                 };
             };
-            /** @description No valid bearer token. */
+            /** @description No valid bearer token: API Gateway refused it, or on prod the WAF found no well-formed bearer token in the call. Sign in again, then resend the same action. */
             401: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (UNAUTHORIZED): its own request id, whatever the client sent. None on the WAF's own answers (UNAUTHORIZED, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Bearer, on every 401. */
+                    "WWW-Authenticate": "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "UNAUTHORIZED";
-                    };
+                    "application/json": components["schemas"]["ListErrorBody"];
                 };
             };
             /** @description The contract belongs to another customer, or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
             403: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED" | "WAF_FILTERED";
-                    };
+                    "application/json": components["schemas"]["ListErrorBody"];
                 };
             };
             /** @description No such contract, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "CONTRACT_NOT_FOUND" | "ROUTE_NOT_FOUND";
-                    };
+                    "application/json": components["schemas"]["ListErrorBody"];
                 };
             };
-            /** @description The body is over the service limit (16 KiB): refused by the WAF or API Gateway. */
+            /** @description The body is too large. On a stage with the WAF (prod): over 16384 bytes, the WAF's REQUEST_TOO_LARGE, with an empty correlationId and no X-Correlation-Id. On every stage: over API Gateway's 10 MB, API Gateway's REQUEST_TOO_LARGE. Without the WAF, a body between the two reaches the service: this call reads no body, and answers as if none was sent. */
             413: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From API Gateway itself (REQUEST_TOO_LARGE): its own request id, whatever the client sent. None on the WAF's own answers (REQUEST_TOO_LARGE, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "REQUEST_TOO_LARGE";
-                    };
+                    "application/json": components["schemas"]["ListErrorBody"];
                 };
             };
-            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry after Retry-After seconds. */
+            /** @description Too many calls: the stage throttled the call (API Gateway, Retry-After 1), or on prod the WAF the address or the token (Retry-After 60). Retry after Retry-After seconds. */
             429: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description From API Gateway itself (THROTTLED): its own request id, whatever the client sent. None on the WAF's own answers (THROTTLED, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before retrying: 1 from API Gateway, 60 from the WAF (prod). */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "THROTTLED";
-                    };
+                    "application/json": components["schemas"]["ListErrorBody"];
                 };
             };
-            /** @description Internal error. The body carries no internals; quote the correlationId. */
+            /** @description Internal error: the function, or API Gateway itself. The body carries no internals; quote the correlationId. Retry (a create or a withdrawal with the same Idempotency-Key). */
             500: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "INTERNAL_ERROR";
-                    };
+                    "application/json": components["schemas"]["ListErrorBody"];
                 };
             };
-            /** @description A dependency is unavailable. Retry after Retry-After seconds, with the same Idempotency-Key. */
+            /** @description A dependency is unavailable: DynamoDB, the authorizer, or the function could not be reached in time. Retry after Retry-After seconds (a create or a withdrawal with the same Idempotency-Key). */
             503: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before retrying: 1 from the function (RETRY_AFTER_SECONDS), 1 from API Gateway. */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "SERVICE_UNAVAILABLE";
-                    };
+                    "application/json": components["schemas"]["ListErrorBody"];
+                };
+            };
+            /** @description Another failure API Gateway answers itself, keeping its own status (e.g. 502 when a function fails or runs out of time): INTERNAL_ERROR. Retry (a create or a withdrawal with the same Idempotency-Key). */
+            "5XX": {
+                headers: {
+                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListErrorBody"];
                 };
             };
         };
@@ -333,17 +417,19 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description UUID; scoped to the customer; kept 24 h. Missing: 400 IDEMPOTENCY_KEY_MISSING. */
+                /** @description UUID; scoped to the customer; kept 24 h. One per user action, the same on every retry of it; used for another call: 422 IDEMPOTENCY_KEY_REUSED. Missing: 400 IDEMPOTENCY_KEY_MISSING. */
                 "Idempotency-Key": string;
-                "X-Correlation-Id"?: string;
+                /** @description A UUID naming the user action, the same on each of its retries; the answer carries it back. Not a UUID: 400 VALIDATION_ERROR. */
+                "X-Correlation-Id"?: components["parameters"]["X-Correlation-Id"];
                 /** @description ru for Russian texts; English otherwise. At most 512 characters (longer: 400 VALIDATION_ERROR). */
-                "Accept-Language"?: string;
+                "Accept-Language"?: components["parameters"]["Accept-Language"];
             };
             path: {
                 contractId: string;
             };
             cookie?: never;
         };
+        /** @description JSON in UTF-8 (Content-Type: application/json, a charset if any utf-8), at most 16384 bytes; no field but these, and never customerId, which the token gives. */
         requestBody: {
             content: {
                 /**
@@ -362,13 +448,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The same call again: the earlier request, byte for byte. */
+            /** @description The same call again: the earlier request, byte for byte. Treat it as the same success as the 201. */
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    /** @description Where the request lives. */
-                    Location: string;
-                    /** @description Present on replays. */
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Location: components["headers"]["Location"];
+                    /** @description true: this answers a call made before. */
                     "Idempotent-Replayed": "true";
                     [name: string]: unknown;
                 };
@@ -389,8 +475,8 @@ export interface operations {
             201: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    /** @description Where the request lives. */
-                    Location: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -406,138 +492,142 @@ export interface operations {
                     "application/json": components["schemas"]["TerminationRequest"];
                 };
             };
-            /** @description The request could not be read, or fields are not valid (details lists each). */
+            /** @description The request could not be read, or fields are not valid (details lists each). Without the WAF, a body over 16384 bytes is MALFORMED_REQUEST too. */
             400: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "MALFORMED_REQUEST" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_MISSING";
-                    };
+                    "application/json": components["schemas"]["CreateErrorBody"];
                 };
             };
-            /** @description No valid bearer token. */
+            /** @description No valid bearer token: API Gateway refused it, or on prod the WAF found no well-formed bearer token in the call. Sign in again, then resend the same action. */
             401: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (UNAUTHORIZED): its own request id, whatever the client sent. None on the WAF's own answers (UNAUTHORIZED, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Bearer, on every 401. */
+                    "WWW-Authenticate": "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "UNAUTHORIZED";
-                    };
+                    "application/json": components["schemas"]["CreateErrorBody"];
                 };
             };
             /** @description The contract belongs to another customer, or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
             403: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED" | "WAF_FILTERED";
-                    };
+                    "application/json": components["schemas"]["CreateErrorBody"];
                 };
             };
             /** @description No such contract, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "CONTRACT_NOT_FOUND" | "ROUTE_NOT_FOUND";
-                    };
+                    "application/json": components["schemas"]["CreateErrorBody"];
                 };
             };
             /** @description The contract already has an active termination request; the message names its number. */
             409: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "ACTIVE_REQUEST_ALREADY_EXISTS";
-                    };
+                    "application/json": components["schemas"]["CreateErrorBody"];
                 };
             };
-            /** @description The body is over the service limit (16 KiB): refused by the WAF or API Gateway. */
+            /** @description The body is too large. On a stage with the WAF (prod): over 16384 bytes, the WAF's REQUEST_TOO_LARGE, with an empty correlationId and no X-Correlation-Id. On every stage: over API Gateway's 10 MB, API Gateway's REQUEST_TOO_LARGE. Without the WAF, a body between the two reaches the service: 400 MALFORMED_REQUEST, details naming the body. */
             413: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From API Gateway itself (REQUEST_TOO_LARGE): its own request id, whatever the client sent. None on the WAF's own answers (REQUEST_TOO_LARGE, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "REQUEST_TOO_LARGE";
-                    };
+                    "application/json": components["schemas"]["CreateErrorBody"];
                 };
             };
             /** @description A business rule refused the request, or the Idempotency-Key was used for another request. */
             422: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "CONTRACT_NOT_ACTIVE" | "TERMINATION_DATE_AFTER_CONTRACT_END" | "BANK_ACCOUNT_KEY_MISMATCH" | "COMMENT_REQUIRED" | "IDEMPOTENCY_KEY_REUSED";
-                    };
+                    "application/json": components["schemas"]["CreateErrorBody"];
                 };
             };
-            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry after Retry-After seconds. */
+            /** @description Too many calls: the stage throttled the call (API Gateway, Retry-After 1), or on prod the WAF the address or the token (Retry-After 60). Retry after Retry-After seconds. */
             429: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description From API Gateway itself (THROTTLED): its own request id, whatever the client sent. None on the WAF's own answers (THROTTLED, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before retrying: 1 from API Gateway, 60 from the WAF (prod). */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "THROTTLED";
-                    };
+                    "application/json": components["schemas"]["CreateErrorBody"];
                 };
             };
-            /** @description Internal error. The body carries no internals; quote the correlationId. */
+            /** @description Internal error: the function, or API Gateway itself. The body carries no internals; quote the correlationId. Retry (a create or a withdrawal with the same Idempotency-Key). */
             500: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "INTERNAL_ERROR";
-                    };
+                    "application/json": components["schemas"]["CreateErrorBody"];
                 };
             };
-            /** @description A dependency is unavailable. Retry after Retry-After seconds, with the same Idempotency-Key. */
+            /** @description A dependency is unavailable: DynamoDB, the authorizer, or the function could not be reached in time. Retry after Retry-After seconds (a create or a withdrawal with the same Idempotency-Key). */
             503: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before retrying: 1 from the function (RETRY_AFTER_SECONDS), 1 from API Gateway. */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "SERVICE_UNAVAILABLE";
-                    };
+                    "application/json": components["schemas"]["CreateErrorBody"];
+                };
+            };
+            /** @description Another failure API Gateway answers itself, keeping its own status (e.g. 502 when a function fails or runs out of time): INTERNAL_ERROR. Retry (a create or a withdrawal with the same Idempotency-Key). */
+            "5XX": {
+                headers: {
+                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateErrorBody"];
                 };
             };
         };
@@ -546,9 +636,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "X-Correlation-Id"?: string;
+                /** @description A UUID naming the user action, the same on each of its retries; the answer carries it back. Not a UUID: 400 VALIDATION_ERROR. */
+                "X-Correlation-Id"?: components["parameters"]["X-Correlation-Id"];
                 /** @description ru for Russian texts; English otherwise. At most 512 characters (longer: 400 VALIDATION_ERROR). */
-                "Accept-Language"?: string;
+                "Accept-Language"?: components["parameters"]["Accept-Language"];
             };
             path: {
                 contractId: string;
@@ -562,6 +653,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -581,109 +673,115 @@ export interface operations {
             /** @description A path or header value is not valid (details lists each). */
             400: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "VALIDATION_ERROR";
-                    };
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
-            /** @description No valid bearer token. */
+            /** @description No valid bearer token: API Gateway refused it, or on prod the WAF found no well-formed bearer token in the call. Sign in again, then resend the same action. */
             401: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (UNAUTHORIZED): its own request id, whatever the client sent. None on the WAF's own answers (UNAUTHORIZED, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Bearer, on every 401. */
+                    "WWW-Authenticate": "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "UNAUTHORIZED";
-                    };
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
             /** @description The contract belongs to another customer, or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
             403: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED" | "WAF_FILTERED";
-                    };
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
             /** @description No such contract, or no such request on it, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "CONTRACT_NOT_FOUND" | "TERMINATION_REQUEST_NOT_FOUND" | "ROUTE_NOT_FOUND";
-                    };
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
-            /** @description The body is over the service limit (16 KiB): refused by the WAF or API Gateway. */
+            /** @description The body is too large. On a stage with the WAF (prod): over 16384 bytes, the WAF's REQUEST_TOO_LARGE, with an empty correlationId and no X-Correlation-Id. On every stage: over API Gateway's 10 MB, API Gateway's REQUEST_TOO_LARGE. Without the WAF, a body between the two reaches the service: this call reads no body, and answers as if none was sent. */
             413: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From API Gateway itself (REQUEST_TOO_LARGE): its own request id, whatever the client sent. None on the WAF's own answers (REQUEST_TOO_LARGE, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "REQUEST_TOO_LARGE";
-                    };
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
-            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry after Retry-After seconds. */
+            /** @description Too many calls: the stage throttled the call (API Gateway, Retry-After 1), or on prod the WAF the address or the token (Retry-After 60). Retry after Retry-After seconds. */
             429: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description From API Gateway itself (THROTTLED): its own request id, whatever the client sent. None on the WAF's own answers (THROTTLED, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before retrying: 1 from API Gateway, 60 from the WAF (prod). */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "THROTTLED";
-                    };
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
-            /** @description Internal error. The body carries no internals; quote the correlationId. */
+            /** @description Internal error: the function, or API Gateway itself. The body carries no internals; quote the correlationId. Retry (a create or a withdrawal with the same Idempotency-Key). */
             500: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "INTERNAL_ERROR";
-                    };
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
-            /** @description A dependency is unavailable. Retry after Retry-After seconds, with the same Idempotency-Key. */
+            /** @description A dependency is unavailable: DynamoDB, the authorizer, or the function could not be reached in time. Retry after Retry-After seconds (a create or a withdrawal with the same Idempotency-Key). */
             503: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before retrying: 1 from the function (RETRY_AFTER_SECONDS), 1 from API Gateway. */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "SERVICE_UNAVAILABLE";
-                    };
+                    "application/json": components["schemas"]["GetErrorBody"];
+                };
+            };
+            /** @description Another failure API Gateway answers itself, keeping its own status (e.g. 502 when a function fails or runs out of time): INTERNAL_ERROR. Retry (a create or a withdrawal with the same Idempotency-Key). */
+            "5XX": {
+                headers: {
+                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
         };
@@ -692,9 +790,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                "X-Correlation-Id"?: string;
+                /** @description A UUID naming the user action, the same on each of its retries; the answer carries it back. Not a UUID: 400 VALIDATION_ERROR. */
+                "X-Correlation-Id"?: components["parameters"]["X-Correlation-Id"];
                 /** @description ru for Russian texts; English otherwise. At most 512 characters (longer: 400 VALIDATION_ERROR). */
-                "Accept-Language"?: string;
+                "Accept-Language"?: components["parameters"]["Accept-Language"];
             };
             path?: never;
             cookie?: never;
@@ -705,6 +804,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -750,109 +850,115 @@ export interface operations {
             /** @description A header value is not valid (details lists each). */
             400: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "VALIDATION_ERROR";
-                    };
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
-            /** @description No valid bearer token. */
+            /** @description No valid bearer token: API Gateway refused it, or on prod the WAF found no well-formed bearer token in the call. Sign in again, then resend the same action. */
             401: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (UNAUTHORIZED): its own request id, whatever the client sent. None on the WAF's own answers (UNAUTHORIZED, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Bearer, on every 401. */
+                    "WWW-Authenticate": "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "UNAUTHORIZED";
-                    };
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
             /** @description API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
             403: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "ACCESS_DENIED" | "WAF_FILTERED";
-                    };
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
             /** @description There is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "ROUTE_NOT_FOUND";
-                    };
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
-            /** @description The body is over the service limit (16 KiB): refused by the WAF or API Gateway. */
+            /** @description The body is too large. On a stage with the WAF (prod): over 16384 bytes, the WAF's REQUEST_TOO_LARGE, with an empty correlationId and no X-Correlation-Id. On every stage: over API Gateway's 10 MB, API Gateway's REQUEST_TOO_LARGE. Without the WAF, a body between the two reaches the service: this call reads no body, and answers as if none was sent. */
             413: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From API Gateway itself (REQUEST_TOO_LARGE): its own request id, whatever the client sent. None on the WAF's own answers (REQUEST_TOO_LARGE, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "REQUEST_TOO_LARGE";
-                    };
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
-            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry after Retry-After seconds. */
+            /** @description Too many calls: the stage throttled the call (API Gateway, Retry-After 1), or on prod the WAF the address or the token (Retry-After 60). Retry after Retry-After seconds. */
             429: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description From API Gateway itself (THROTTLED): its own request id, whatever the client sent. None on the WAF's own answers (THROTTLED, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before retrying: 1 from API Gateway, 60 from the WAF (prod). */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "THROTTLED";
-                    };
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
-            /** @description Internal error. The body carries no internals; quote the correlationId. */
+            /** @description Internal error: the function, or API Gateway itself. The body carries no internals; quote the correlationId. Retry (a create or a withdrawal with the same Idempotency-Key). */
             500: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "INTERNAL_ERROR";
-                    };
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
-            /** @description A dependency is unavailable. Retry after Retry-After seconds, with the same Idempotency-Key. */
+            /** @description A dependency is unavailable: DynamoDB, the authorizer, or the function could not be reached in time. Retry after Retry-After seconds (a create or a withdrawal with the same Idempotency-Key). */
             503: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before retrying: 1 from the function (RETRY_AFTER_SECONDS), 1 from API Gateway. */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "SERVICE_UNAVAILABLE";
-                    };
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
+                };
+            };
+            /** @description Another failure API Gateway answers itself, keeping its own status (e.g. 502 when a function fails or runs out of time): INTERNAL_ERROR. Retry (a create or a withdrawal with the same Idempotency-Key). */
+            "5XX": {
+                headers: {
+                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
         };
@@ -861,11 +967,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description UUID; scoped to the customer and to withdrawals; kept 24 h. Missing: 400 IDEMPOTENCY_KEY_MISSING. */
+                /** @description UUID; scoped to the customer and to withdrawals; kept 24 h. One per user action, the same on every retry of it; used for another call: 422 IDEMPOTENCY_KEY_REUSED. Missing: 400 IDEMPOTENCY_KEY_MISSING. */
                 "Idempotency-Key": string;
-                "X-Correlation-Id"?: string;
+                /** @description A UUID naming the user action, the same on each of its retries; the answer carries it back. Not a UUID: 400 VALIDATION_ERROR. */
+                "X-Correlation-Id"?: components["parameters"]["X-Correlation-Id"];
                 /** @description ru for Russian texts; English otherwise. At most 512 characters (longer: 400 VALIDATION_ERROR). */
-                "Accept-Language"?: string;
+                "Accept-Language"?: components["parameters"]["Accept-Language"];
             };
             path: {
                 contractId: string;
@@ -879,6 +986,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description true on a replay; absent otherwise. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -898,135 +1006,139 @@ export interface operations {
             /** @description A body was sent (this call takes none), the Idempotency-Key is missing, or a path or header value is not valid (details lists each). */
             400: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "VALIDATION_ERROR" | "MALFORMED_REQUEST" | "IDEMPOTENCY_KEY_MISSING";
-                    };
+                    "application/json": components["schemas"]["WithdrawErrorBody"];
                 };
             };
-            /** @description No valid bearer token. */
+            /** @description No valid bearer token: API Gateway refused it, or on prod the WAF found no well-formed bearer token in the call. Sign in again, then resend the same action. */
             401: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (UNAUTHORIZED): its own request id, whatever the client sent. None on the WAF's own answers (UNAUTHORIZED, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Bearer, on every 401. */
+                    "WWW-Authenticate": "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "UNAUTHORIZED";
-                    };
+                    "application/json": components["schemas"]["WithdrawErrorBody"];
                 };
             };
             /** @description The contract belongs to another customer, or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
             403: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "CONTRACT_ACCESS_DENIED" | "ACCESS_DENIED" | "WAF_FILTERED";
-                    };
+                    "application/json": components["schemas"]["WithdrawErrorBody"];
                 };
             };
             /** @description No such contract, or no such request on it, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "CONTRACT_NOT_FOUND" | "TERMINATION_REQUEST_NOT_FOUND" | "ROUTE_NOT_FOUND";
-                    };
+                    "application/json": components["schemas"]["WithdrawErrorBody"];
                 };
             };
             /** @description The request can no longer be withdrawn: the bank has approved it, or it is final; details names its status. */
             409: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "REQUEST_NOT_WITHDRAWABLE";
-                    };
+                    "application/json": components["schemas"]["WithdrawErrorBody"];
                 };
             };
-            /** @description The body is over the service limit (16 KiB): refused by the WAF or API Gateway. */
+            /** @description The body is too large. On a stage with the WAF (prod): over 16384 bytes, the WAF's REQUEST_TOO_LARGE, with an empty correlationId and no X-Correlation-Id. On every stage: over API Gateway's 10 MB, API Gateway's REQUEST_TOO_LARGE. Without the WAF, a body between the two reaches the service: 400 MALFORMED_REQUEST, as for any body (this call takes none). */
             413: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From API Gateway itself (REQUEST_TOO_LARGE): its own request id, whatever the client sent. None on the WAF's own answers (REQUEST_TOO_LARGE, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "REQUEST_TOO_LARGE";
-                    };
+                    "application/json": components["schemas"]["WithdrawErrorBody"];
                 };
             };
             /** @description The Idempotency-Key was used for another action (a withdrawal of another request). */
             422: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "IDEMPOTENCY_KEY_REUSED";
-                    };
+                    "application/json": components["schemas"]["WithdrawErrorBody"];
                 };
             };
-            /** @description The stage throttled the call (API Gateway), or the WAF the address. Retry after Retry-After seconds. */
+            /** @description Too many calls: the stage throttled the call (API Gateway, Retry-After 1), or on prod the WAF the address or the token (Retry-After 60). Retry after Retry-After seconds. */
             429: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description From API Gateway itself (THROTTLED): its own request id, whatever the client sent. None on the WAF's own answers (THROTTLED, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before retrying: 1 from API Gateway, 60 from the WAF (prod). */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "THROTTLED";
-                    };
+                    "application/json": components["schemas"]["WithdrawErrorBody"];
                 };
             };
-            /** @description Internal error. The body carries no internals; quote the correlationId. */
+            /** @description Internal error: the function, or API Gateway itself. The body carries no internals; quote the correlationId. Retry (a create or a withdrawal with the same Idempotency-Key). */
             500: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "INTERNAL_ERROR";
-                    };
+                    "application/json": components["schemas"]["WithdrawErrorBody"];
                 };
             };
-            /** @description A dependency is unavailable. Retry after Retry-After seconds, with the same Idempotency-Key. */
+            /** @description A dependency is unavailable: DynamoDB, the authorizer, or the function could not be reached in time. Retry after Retry-After seconds (a create or a withdrawal with the same Idempotency-Key). */
             503: {
                 headers: {
-                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before retrying: 1 from the function (RETRY_AFTER_SECONDS), 1 from API Gateway. */
                     "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        errorCode: "SERVICE_UNAVAILABLE";
-                    };
+                    "application/json": components["schemas"]["WithdrawErrorBody"];
+                };
+            };
+            /** @description Another failure API Gateway answers itself, keeping its own status (e.g. 502 when a function fails or runs out of time): INTERNAL_ERROR. Retry (a create or a withdrawal with the same Idempotency-Key). */
+            "5XX": {
+                headers: {
+                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawErrorBody"];
                 };
             };
         };

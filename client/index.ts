@@ -15,29 +15,25 @@ import type { components, paths } from './api-types';
 export type TerminationRequest = components['schemas']['TerminationRequest'];
 export type TerminationRequestInput = components['schemas']['TerminationRequestInput'];
 export type TerminationRequestList = components['schemas']['TerminationRequestList'];
+export type TerminationRequestStatus = components['schemas']['TerminationRequestStatus'];
 export type Withdrawal = components['schemas']['Withdrawal'];
 export type TerminationReasonList = components['schemas']['TerminationReasonList'];
+export type ReasonCode = components['schemas']['ReasonCode'];
+/** Every errorCode of the API; each operation's error body narrows it to its own list. */
+export type ErrorCode = components['schemas']['ErrorCode'];
 
 const COLLECTION = '/api/v1/contracts/{contractId}/termination-requests';
 const ONE = '/api/v1/contracts/{contractId}/termination-requests/{requestId}';
 const WITHDRAWAL = '/api/v1/contracts/{contractId}/termination-requests/{requestId}/withdrawal';
 const REASONS = '/api/v1/termination-reasons';
 
-/** The error bodies an operation's responses can carry, each with its status's literal errorCodes. */
-type ErrorBodies<Responses> = {
-  [Status in keyof Responses]: Status extends 200 | 201
-    ? never
-    : Responses[Status] extends { content: { 'application/json': infer Body } }
-      ? Body
-      : never;
-}[keyof Responses];
-
-export type CreateError = ErrorBodies<paths[typeof COLLECTION]['post']['responses']>;
-export type ListError = ErrorBodies<paths[typeof COLLECTION]['get']['responses']>;
-export type GetError = ErrorBodies<paths[typeof ONE]['get']['responses']>;
-export type WithdrawError = ErrorBodies<paths[typeof WITHDRAWAL]['post']['responses']>;
-export type ReasonsError = ErrorBodies<paths[typeof REASONS]['get']['responses']>;
-export type CreateErrorCode = CreateError['errorCode'];
+/** The error bodies of each route, each with the literal errorCodes that route answers with. */
+export type CreateError = components['schemas']['CreateErrorBody'];
+export type ListError = components['schemas']['ListErrorBody'];
+export type GetError = components['schemas']['GetErrorBody'];
+export type WithdrawError = components['schemas']['WithdrawErrorBody'];
+export type ReasonsError = components['schemas']['ReasonsErrorBody'];
+export type CreateErrorCode = components['schemas']['CreateErrorCode'];
 
 /** What a call came to: the answer, a refusal the API gave, or no answer at all. */
 export type Result<Value, Error> =

@@ -6,6 +6,9 @@
 
 type Env = Record<string, string | undefined>;
 
+/** Where "today" is decided when BUSINESS_TIME_ZONE is unset (the API description says it too). */
+export const DEFAULT_BUSINESS_TIME_ZONE = 'Europe/Moscow';
+
 /** `localhost:3007` parses as a URL of scheme `localhost:`: only http and https are endpoints. */
 const isHttpUrl = (value: string) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol);
 
@@ -166,7 +169,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
     requestsTableName: read.string('REQUESTS_TABLE_NAME'),
     contractsTableName: read.string('CONTRACTS_TABLE_NAME'),
     idempotencyTtlSeconds: read.integer('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30) * 3600,
-    businessTimeZone: read.timeZone('BUSINESS_TIME_ZONE', 'Europe/Moscow'),
+    businessTimeZone: read.timeZone('BUSINESS_TIME_ZONE', DEFAULT_BUSINESS_TIME_ZONE),
     budgetMs: read.integer('DYNAMODB_BUDGET_MS', 6000, 100, 25000),
     retryAfterSeconds: read.integer('RETRY_AFTER_SECONDS', 1, 1, 3600),
     allowedOrigins: read.origins('ALLOWED_ORIGINS'),

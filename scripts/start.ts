@@ -162,7 +162,7 @@ async function main(): Promise<void> {
   await putContracts(DynamoDBDocumentClient.from(db.client), tables.contracts, DEMO_CONTRACTS);
 
   const key = loadOrCreateSigningKey(keyDir);
-  const jwks = await startJwksServer(key.jwks, jwksPort, docsRoutes);
+  const jwks = await startJwksServer(key.jwks, jwksPort);
   stops.push(jwks.stop);
 
   // The decision rule of the template, with its own pattern: a decision put on the bus reaches the consumer as in AWS.
@@ -220,10 +220,12 @@ async function main(): Promise<void> {
     onError: sayOnce((text) => console.error(`${clock()} Reading the stream failed: ${text} (said once; it keeps trying)`)),
   });
   stops.push(poller.stop);
+  // The API reference on the page's origin, which the API's CORS allows: its "Try it out" calls the running API.
   const page = await startPageServer({
     port: pagePort,
     host: flags.host,
     config: (customer) => demoPageConfig(key, offline.url, customer),
+    routes: docsRoutes(offline.url),
   });
   stops.push(page.stop);
 
@@ -258,7 +260,7 @@ async function main(): Promise<void> {
     console.log(`   token (12 h): ${token}\n`);
     console.log(`${curlLine(offline.url, token, curlContract, date, name === 'anna' ? 'Anna Ivanova' : 'Boris Petrov')}\n`);
   }
-  console.log(readyBlock({ apiUrl: offline.url, pageUrl: page.url, docsUrl: `${jwks.origin}/docs/`, dynamoDb: db.endpoint }));
+  console.log(readyBlock({ apiUrl: offline.url, pageUrl: page.url, docsUrl: `${page.origin}/docs/`, dynamoDb: db.endpoint }));
 }
 
 /** The one block that says the stack is up, with the addresses a person uses. */

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, demoContractDisplay, type Contract, type ContractDisplay } from './demo-data';
+import type { ExtraRoutes } from './jwks-server';
 import { signToken, type SigningKey } from './signing-key';
 
 /*
@@ -99,11 +100,16 @@ export function demoPageConfig(key: SigningKey, apiUrl: string, customer?: strin
   };
 }
 
-/** Serves the page on host:port (port 0: any free one); `config` is asked on every /config.json, with its `?customer=`. */
+/**
+ * Serves the page on host:port (port 0: any free one); `config` is asked on every /config.json,
+ * with its `?customer=`. `routes` answers what else the origin serves (npm start: the API
+ * reference under /docs/).
+ */
 export async function startPageServer(options: {
   port: number;
   host?: string;
   config: (customer: string | undefined) => PageConfig;
+  routes?: ExtraRoutes;
 }): Promise<PageServer> {
   const host = options.host ?? '127.0.0.1';
   const files: Record<string, { type: string; body: string }> = {
@@ -117,6 +123,7 @@ export async function startPageServer(options: {
       res.writeHead(405, { ...headers, Allow: 'GET, HEAD' }).end();
       return;
     }
+    if (options.routes?.(req, res)) return;
     const url = new URL(req.url ?? '/', 'http://page');
     const path = url.pathname;
     const customer = url.searchParams.get('customer') ?? undefined;

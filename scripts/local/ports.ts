@@ -23,9 +23,9 @@ export function stackPorts(host: string): StackPort[] {
   const { apiPort, pagePort, dynamoDbPort, jwksPort, lambdaPort, awsStandInPort } = localDefaults;
   return [
     { variable: 'API_PORT', what: 'the API', port: apiPort, host },
-    { variable: 'PAGE_PORT', what: 'the demo page', port: pagePort, host },
+    { variable: 'PAGE_PORT', what: 'the demo page and the API reference', port: pagePort, host },
     { variable: 'DYNAMODB_PORT', what: 'DynamoDB Local', port: dynamoDbPort, host: process.env['DYNAMODB_HOST'] ?? '127.0.0.1' },
-    { variable: 'JWKS_PORT', what: 'the JWKS and the API reference', port: jwksPort, host: '127.0.0.1' },
+    { variable: 'JWKS_PORT', what: 'the JWKS', port: jwksPort, host: '127.0.0.1' },
     { variable: 'LAMBDA_PORT', what: "serverless offline's Lambda API", port: lambdaPort, host: '127.0.0.1' },
     { variable: 'AWS_STAND_IN_PORT', what: 'the EventBridge and SQS stand-in', port: awsStandInPort, host: '127.0.0.1' },
   ];

@@ -6,7 +6,7 @@ import { validBody } from '../support/bodies';
 import type { FaultProxy } from '../support/fault-proxy';
 import { startHttpStackWithFaults, type HttpAnswer, type HttpStack, type PostOptions } from '../support/http-stack';
 import { at, parsedObject } from '../support/json';
-import { documentedResponse, loadDocument } from '../support/openapi-document';
+import { documentedResponse, loadDocument, resolved } from '../support/openapi-document';
 
 /*
  * The contract test: real calls to the local stack, every answer checked against
@@ -129,7 +129,7 @@ async function call(method: string, path: string, options: { headers?: Record<st
 
 /** A parameter's maxLength as the description states it. */
 function maxLengthOf(operation: Operation, name: string): number {
-  const parameters = [at(document, 'paths', operation.path, operation.method, 'parameters')].flat(2);
+  const parameters = [at(document, 'paths', operation.path, operation.method, 'parameters')].flat(2).map((p) => resolved(document, p));
   return Number(
     at(
       parameters.find((p) => at(p, 'name') === name),

@@ -24,9 +24,9 @@ const tsx = createRequire(import.meta.url).resolve('tsx/cli');
 /** Each port variable npm start reads, and what the one line calls it. */
 const PORTS = [
   ['API_PORT', 'the API'],
-  ['PAGE_PORT', 'the demo page'],
+  ['PAGE_PORT', 'the demo page and the API reference'],
   ['DYNAMODB_PORT', 'DynamoDB Local'],
-  ['JWKS_PORT', 'the JWKS and the API reference'],
+  ['JWKS_PORT', 'the JWKS'],
   ['LAMBDA_PORT', "serverless offline's Lambda API"],
   ['AWS_STAND_IN_PORT', 'the EventBridge and SQS stand-in'],
 ] as const;
@@ -184,7 +184,7 @@ describe('npm start on ports of its own', () => {
     expect(stdout.split('== Ready')).toHaveLength(2);
     expect(block).toContain(`API              ${api()}\n`);
     expect(block).toContain(`Demo page        http://127.0.0.1:${ports.PAGE_PORT}/\n`);
-    expect(block).toContain(`API reference    http://127.0.0.1:${ports.JWKS_PORT}/docs/\n`);
+    expect(block).toContain(`API reference    http://127.0.0.1:${ports.PAGE_PORT}/docs/\n`);
     expect(block).toContain(`Full logs        ${join(dir, 'service.log')}`);
     // Only the stack's own ports are named anywhere in the window: offline's internal one is in the log file.
     const named = new Set([...stdout.matchAll(/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1])));
@@ -193,7 +193,7 @@ describe('npm start on ports of its own', () => {
     expect(readFileSync(join(dir, 'service.log'), 'utf8')).toContain('Server ready');
     // The addresses answer.
     expect((await fetch(`http://127.0.0.1:${ports.PAGE_PORT}/`)).status).toBe(200);
-    expect((await fetch(`http://127.0.0.1:${ports.JWKS_PORT}/docs/`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${ports.PAGE_PORT}/docs/`)).status).toBe(200);
   });
 
   it("prints one line per call (method, path, status, errorCode, correlation id) and keeps the functions' logs in the file", async () => {

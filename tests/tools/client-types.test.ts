@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { describe, expect, it } from 'vitest';
 import type { CreateErrorCode, GetError } from '../../client';
+import { at } from '../support/json';
 import { documentedResponse, loadDocument } from '../support/openapi-document';
 
 /*
@@ -100,11 +101,12 @@ const noneMissing: [Exclude<CreateErrorCode, (typeof HANDLED)[number]>] extends 
 describe("the client's types", () => {
   it('know exactly the errorCodes the API description lists for a create', () => {
     const document = loadDocument();
-    const documented = [400, 401, 403, 404, 409, 413, 422, 429, 500, 503].flatMap(
+    const documented = [400, 401, 403, 404, 409, 413, 422, 429, 500, 502, 503].flatMap(
       (status) => documentedResponse(document, status)?.exampleCodes ?? [],
     );
     expect(noneMissing).toBe(true);
     expect(new Set(documented)).toEqual(new Set(HANDLED));
+    expect(new Set([at(document, 'components', 'schemas', 'CreateErrorCode', 'enum')].flat())).toEqual(new Set(HANDLED));
     expect(HANDLED.map(actionFor)).not.toContain(undefined);
   });
 
