@@ -6,9 +6,11 @@ assertLambdaNode();
 const shared = { env: { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_SERVICE_NAME: 'contract-termination' } };
 
 /*
- * Two projects: `unit` is pure (no DynamoDB, no bundles; npm run test:unit), `integration` is
- * everything else, with one DynamoDB Local and the bundles made by its global setup. npm test
- * runs both.
+ * Three projects, all run by npm test. `unit` is pure: code of this repository called in the
+ * process, no DynamoDB, no bundles, no compiler, generator, child process or socket (npm run
+ * test:unit). `tools` (tests/tools, tests/generators) runs the tools the code is checked with
+ * (generators and compilers over the API description, esbuild) and opens sockets. `integration`
+ * is everything else, with one DynamoDB Local and the bundles made by its global setup.
  */
 export default defineConfig({
   test: {
@@ -22,6 +24,22 @@ export default defineConfig({
           name: 'unit',
           include: ['tests/unit/**/*.test.ts'],
           pool: 'threads',
+          // Files share their workers' imports: tests/support/unit-isolation.ts says what is put back between them.
+          isolate: false,
+          unstubEnvs: true,
+          unstubGlobals: true,
+          restoreMocks: true,
+          setupFiles: ['tests/support/unit-isolation.ts'],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'tools',
+          include: ['tests/tools/**/*.test.ts', 'tests/generators/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
+          pool: 'threads',
         },
       },
       {
@@ -29,7 +47,7 @@ export default defineConfig({
           ...shared,
           name: 'integration',
           include: ['tests/**/*.test.ts'],
-          exclude: ['tests/unit/**'],
+          exclude: ['tests/unit/**', 'tests/tools/**', 'tests/generators/**'],
           globalSetup: ['tests/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 90_000,

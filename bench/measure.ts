@@ -64,15 +64,13 @@ export async function startProxy(target: string) {
   return proxy;
 }
 
-export type Impl = 'floor' | 'service' | 'bundle' | 'peer';
+export type Impl = 'floor' | 'service' | 'peer';
 
 export interface Row {
   path: string;
   impl: Impl;
   /** Expected HTTP status; 0 for the floor, which is no handler. */
   expect: number;
-  /** Whether the SDK counter sees the client (the bundle has its own SDK copy). */
-  sdkSeen: boolean;
   /** Makes one call (event, keys, contract) outside the timed part. */
   prepare: () => () => Promise<unknown>;
 }
@@ -137,7 +135,7 @@ export async function measureLatency(rows: Row[], counters: Counters, warmup: nu
       p99: percentile(s.ms, 99),
       outsideP50: percentile(s.outside, 50),
       http: s.http,
-      sdk: row.sdkSeen ? s.sdk : undefined,
+      sdk: s.sdk,
       stdoutBytes: s.stdout,
       operations: s.operations,
     };

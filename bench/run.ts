@@ -1,7 +1,7 @@
 import { createPublicKey, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -30,6 +30,7 @@ import { createTables } from '../scripts/local/tables';
 import { limitKeyOf, slotKeyOf } from '../lib/dynamodb/keys';
 import { floorGet, floorQuery, floorTransaction, transactionItems } from './floor';
 import { measureAuthorizer, measureLatency, runChild, startProxy, statusOf, stopAll, stops, type Impl, type Row } from './measure';
+import { ALONE_PROCESSES, measureAlone } from './alone';
 import { benchLifecycle } from './lifecycle';
 import { createPeerHandler } from './peer-handler';
 import * as report from './report';
@@ -232,12 +233,17 @@ async function main(): Promise<void> {
   }
   // A create takes a contract's one active slot for good: fresh contracts for every create.
   const perPass = warmup + iterations;
-  // + 5: the seeds, the reads' contract, the empty list's and the sized sample's.
-  const contracts = Array.from({ length: 16 * perPass + 5 + 2 * coldRuns + Math.ceil(memoryInvocations / 50) }, () => ({
-    contractId: randomUUID(),
-    customerId: CUSTOMER,
-    status: 'ACTIVE',
-  }));
+  // A fresh process's first calls tier its code up: each process of the bundle and its source alone warms up with as many as it times.
+  const alonePerProcess = 2 * iterations;
+  // + 5: the seeds, the reads' contract, the empty list's and the sized sample's; then the creates of the processes alone.
+  const contracts = Array.from(
+    { length: 16 * perPass + 5 + ALONE_PROCESSES * alonePerProcess + 2 * coldRuns + Math.ceil(memoryInvocations / 50) },
+    () => ({
+      contractId: randomUUID(),
+      customerId: CUSTOMER,
+      status: 'ACTIVE',
+    }),
+  );
   await putContracts(DynamoDBDocumentClient.from(db.client), TABLES.contracts, [...DEMO_CONTRACTS, ...contracts]);
   await putDocuments(DynamoDBDocumentClient.from(db.client), TABLES.documents, DOCUMENTS);
   const ids = contracts.map((c) => c.contractId);
@@ -270,11 +276,8 @@ async function main(): Promise<void> {
   const serviceGet: Handler = (await import('../functions/get-termination-request')).handler;
   const serviceList: Handler = (await import('../functions/list-termination-requests')).handler;
   DynamoDBDocumentClient.from = from;
-  const [bundle, bundleGet, bundleList] = await Promise.all([
-    bundleHandler(create.file),
-    bundleHandler(getOne.file),
-    bundleHandler(getList.file),
-  ]);
+  // Only to check that the bundles read what the source reads; they are timed alone (bench/alone.ts).
+  const [bundleGet, bundleList] = await Promise.all([bundleHandler(getOne.file), bundleHandler(getList.file)]);
 
   const client = () => {
     const sdk = new DynamoDBClient({ region: REGION, endpoint: proxy.endpoint, credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
@@ -335,7 +338,6 @@ async function main(): Promise<void> {
       path,
       impl,
       expect,
-      sdkSeen: impl !== 'bundle',
       prepare: () => {
         const [e, context] = [event(), lambdaContext()];
         return () => handler(e, context);
@@ -375,7 +377,6 @@ async function main(): Promise<void> {
     path,
     impl: 'floor',
     expect: 0,
-    sdkSeen: true,
     prepare,
   });
   const floorTables = { requests: TABLES.floorRequests, contracts: TABLES.contracts, documents: TABLES.documents };
@@ -405,16 +406,27 @@ async function main(): Promise<void> {
     const name = delay === 0 ? 'as is' : `+ ${delay} ms per call`;
     progress(`latency: DynamoDB Local ${name}...`);
     proxy.delayMs = delay;
-    // The bundle runs the same code as the handler: measured as is only, to keep the run short.
     const rows = [createFloor, createTenFloor, ...pathRows('service', service, seeds.service)];
-    if (delay === 0) rows.push(...pathRows('bundle', bundle, seeds.service));
     rows.push(...pathRows('peer', peer, seeds.peer), ...readFloors, ...readRows('service', serviceGet, serviceList));
-    if (delay === 0) rows.push(...readRows('bundle', bundleGet, bundleList));
     const results = await measureLatency(rows, counters, warmup, iterations);
     passes.push({ name: delay === 0 ? 'as is' : `+${delay} ms`, results });
     say(report.latencyTable({ name, results }, iterations));
   }
   proxy.delayMs = 0;
+  progress('the bundle against its source, each alone in a process...');
+  const aloneRows = [
+    {
+      path: 'create',
+      expect: 201,
+      bundle: create.file,
+      events: () => Array.from({ length: alonePerProcess }, () => eventOf(fresh(nextContract()))),
+    },
+    { path: 'GET one', expect: 200, bundle: getOne.file, events: () => [readEvent(readId)] },
+    { path: 'GET list', expect: 200, bundle: getList.file, events: () => [readEvent()] },
+  ].map((row) => ({ ...row, source: `functions/${basename(dirname(row.bundle))}.ts` }));
+  const aloneWarmup = alonePerProcess - iterations;
+  const alone = await measureAlone(aloneRows, { dir, warmup: aloneWarmup, iterations, httpCount: () => proxy.operations.length });
+  say(report.aloneTable(alone, aloneWarmup, iterations));
   progress('lifecycle: decisions and publishing...');
   const lifecycleTables = await benchLifecycle({
     directEndpoint: db.endpoint,
@@ -515,7 +527,7 @@ async function main(): Promise<void> {
   const memory = { samples: lines.filter((l) => 'invocations' in l), statuses: lines.find((l) => !('invocations' in l)) ?? {}, wallMs };
   say(report.memoryTable(memory));
 
-  say(report.verdictTable(passes, cold, memory));
+  say(report.verdictTable(passes, cold, memory, alone));
   const args = process.argv.slice(2).join(' ');
   say(
     `Finished in ${((performance.now() - began) / 1000).toFixed(0)} s, load average ${load()}. Reproduce: npm run bench${args ? ` -- ${args}` : ''}`,

@@ -105,8 +105,9 @@ class Reader {
 
   timeZone(name: string, fallback: string): string {
     const value = this.string(name, fallback);
-    // The list is cheap (~3 ms); the first Intl formatter of a process costs ~20 ms of cold start.
-    if (Intl.supportedValuesOf('timeZone').includes(value)) return value;
+    // The default is checked by tests/unit/config.test.ts, not at every cold start: Intl's list
+    // costs ~3 ms of one (docs/performance.md), the first Intl formatter of a process ~20 ms.
+    if (value === fallback || Intl.supportedValuesOf('timeZone').includes(value)) return value;
     try {
       new Intl.DateTimeFormat('en', { timeZone: value });
     } catch {

@@ -8,8 +8,8 @@ import {
   redrivePublisher,
   sqsDeadLetterQueue,
   type RedriveResult,
-} from './local/dead-letter-redrive';
-import { awsInvoker, offlineInvoker, type LambdaInvoke } from './local/lambda-invoke';
+} from './operations/dead-letter-redrive';
+import { awsInvoker, offlineInvoker, type LambdaInvoke } from './operations/lambda-invoke';
 import { runningStack } from './local/running-stack';
 import { streamFilterPatterns } from './local/template-patterns';
 import { LOCAL_DEAD_LETTER_QUEUES } from './local/local-queues';

@@ -5,7 +5,7 @@ import { STATUSES } from '../lib/api-model/schemas';
 import { localEndpoint } from '../lib/aws/local-endpoint';
 import { numberKeyOf } from '../lib/dynamodb/keys';
 import { requestOfNumber } from '../lib/dynamodb/request-item';
-import { awsInvoker, offlineInvoker, type LambdaInvoke } from './local/lambda-invoke';
+import { awsInvoker, offlineInvoker, type LambdaInvoke } from './operations/lambda-invoke';
 import { runningStack } from './local/running-stack';
 
 /*

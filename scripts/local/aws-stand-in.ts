@@ -5,11 +5,20 @@ import { matchesPattern } from './event-pattern';
 import { LOCAL_ACCOUNT_ID } from './template-patterns';
 
 /*
- * The local stand-in for the two AWS services that have no local emulator: EventBridge's
- * PutEvents (the publisher's bus) and SQS (the dead-letter queues: SendMessage, and ReceiveMessage,
- * DeleteMessage, ChangeMessageVisibility and GetQueueAttributes for npm run redrive). It speaks the
- * SDK's JSON protocols, keeps PutEvents' limits (10 entries, 256 KiB) and records what it
- * receives. Tests read the records and can make the next calls fail; npm start prints them.
+ * The local stand-in for EventBridge's PutEvents (the publisher's bus) and SQS (the dead-letter
+ * queues: SendMessage, and ReceiveMessage, DeleteMessage, ChangeMessageVisibility and
+ * GetQueueAttributes for npm run redrive). It speaks the SDK's JSON protocols, keeps PutEvents'
+ * limits (10 entries, 256 KiB) and records what it receives. Tests read the records and can make
+ * the next calls fail; npm start prints them.
+ *
+ * moto (Python's AWS emulator, moto_server) emulates both services too, and the deploy rehearsal
+ * runs on it (tests/support/moto.ts). The stand-in stays for what moto does not do: npm start
+ * needs npm and Java, not Python, and this starts inside its process in milliseconds (moto_server
+ * took about 2 s on the 2-core machine the tests run on); a rule's target here is the local
+ * consumer in serverless offline, invoked as AWS invokes a rule's Lambda target, where moto's bus
+ * delivers to queues and log groups but not to functions; tests make PutEvents fail, as a whole
+ * or entry by entry, which moto has no way to do; and it tells npm run backoffice what became of
+ * an event (below).
  *
  * One thing AWS does not have: GET /local/events/<EventId> tells what became of an event put on
  * the bus, for npm run backoffice to report in its own terminal: each rule it matched, what the

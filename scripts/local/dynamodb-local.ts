@@ -5,9 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { collectOutput, stopChild } from './child-process';
-import { assertLoopbackOnly } from './reachability';
 import { localEndpoint } from '../../lib/aws/local-endpoint';
-import { LOOPBACK_HOSTS } from '../../lib/config';
 
 export interface RunningDynamoDb {
   endpoint: string;
@@ -86,9 +84,6 @@ function javaArgs(options: { port: number; path: string | null; host: string; st
 /** Source-file mode needs the JDK's compiler; a bare JRE says so and exits. */
 const NO_COMPILER = /jdk\.compiler|source-file mode|Could not find or load main class|Unrecognized option/i;
 
-/** The loopback names of lib/config.ts as an address to bind: IPv6 without its URL brackets. */
-const LOOPBACK = new Set([...LOOPBACK_HOSTS].map((host) => host.replace(/^\[(.*)\]$/, '$1')));
-
 /** DYNAMODB_LOCAL_ANY_INTERFACE=true: run the stock launcher, which listens on every interface. */
 const anyInterfaceAllowed = () => process.env['DYNAMODB_LOCAL_ANY_INTERFACE'] === 'true';
 
@@ -97,7 +92,8 @@ const anyInterfaceAllowed = () => process.env['DYNAMODB_LOCAL_ANY_INTERFACE'] ==
  * loopback (DYNAMODB_HOST to choose another address), in memory unless a data folder is given,
  * and waits until it answers. It fails, loudly, rather than listen on every interface: when the
  * loopback launcher cannot run (a Java without a compiler) or cannot bind (DynamoDB Local's
- * internals moved), and when the port turns out reachable from the network all the same.
+ * internals moved: the launcher checks its own binding after the start, and
+ * tests/integration/local-binding.test.ts checks it from the network on every test run).
  * DYNAMODB_LOCAL_ANY_INTERFACE=true accepts the stock launcher instead.
  */
 export async function startDynamoDbLocal(options: { port: number; dataDir?: string; host?: string }): Promise<RunningDynamoDb> {
@@ -122,7 +118,6 @@ export async function startDynamoDbLocal(options: { port: number; dataDir?: stri
     });
   try {
     await waitUntilServing(client, child, output);
-    if (!stock && LOOPBACK.has(host)) await assertLoopbackOnly('DynamoDB Local', options.port);
     return { endpoint, client, onExit, stop };
   } catch (error) {
     await stop();

@@ -1,17 +1,10 @@
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DescribeStreamCommand,
-  DynamoDBStreamsClient,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  type AttributeValue as StreamAttributeValue,
-  type _Record as StreamRecord,
-} from '@aws-sdk/client-dynamodb-streams';
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { matchesPattern } from './event-pattern';
-import { streamFailureRecord, type StreamFailureRecord } from './stream-failure-record';
+import { lambdaRecord, streamFailureRecord, type StreamFailureRecord } from '../operations/stream-mapping';
 import { localEndpoint } from '../../lib/aws/local-endpoint';
 
 /*
@@ -20,7 +13,7 @@ import { localEndpoint } from '../../lib/aws/local-endpoint';
  * would (a DynamoDBStreamEvent), retries from a record it hands back, and after `maxRetries`
  * gives that record to `onDeadLetter` and moves on, as the mapping's on-failure destination; with
  * `onFailureDestination` it also sends the queue there what Lambda sends (the batch's stream
- * positions: scripts/local/stream-failure-record.ts), for npm run redrive to read back.
+ * positions: scripts/operations/stream-mapping.ts), for npm run redrive to read back.
  */
 
 export interface StreamPollerOptions {
@@ -45,66 +38,6 @@ export interface StreamPoller {
   /** Resolves once every record written before the call has been delivered (or dead-lettered). */
   drain: () => Promise<void>;
   stop: () => Promise<void>;
-}
-
-function lambdaValue(value: StreamAttributeValue): AttributeValue {
-  if (value.S !== undefined) return { S: value.S };
-  if (value.N !== undefined) return { N: value.N };
-  if (value.BOOL !== undefined) return { BOOL: value.BOOL };
-  if (value.NULL !== undefined) return { NULL: value.NULL };
-  if (value.L !== undefined) return { L: value.L.map(lambdaValue) };
-  if (value.M !== undefined) return { M: lambdaMap(value.M) };
-  if (value.SS !== undefined) return { SS: value.SS };
-  if (value.NS !== undefined) return { NS: value.NS };
-  if (value.B !== undefined) return { B: Buffer.from(value.B).toString('base64') };
-  if (value.BS !== undefined) return { BS: value.BS.map((b) => Buffer.from(b).toString('base64')) };
-  throw new Error(`Stream attribute of an unknown type: ${Object.keys(value).join(',')}`);
-}
-
-const lambdaMap = (map: Record<string, StreamAttributeValue>): Record<string, AttributeValue> =>
-  Object.fromEntries(Object.entries(map).map(([name, value]) => [name, lambdaValue(value)]));
-
-const lambdaImage = (image: Record<string, StreamAttributeValue> | undefined) => (image === undefined ? undefined : lambdaMap(image));
-
-function eventName(name: string | undefined): DynamoDBRecord['eventName'] {
-  return name === 'INSERT' || name === 'MODIFY' || name === 'REMOVE' ? name : undefined;
-}
-
-/** A record as Lambda hands it to a function. */
-export function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
-  const data = record.dynamodb;
-  const approximate = data?.ApproximateCreationDateTime;
-  return {
-    eventID: record.eventID,
-    eventName: eventName(record.eventName),
-    eventVersion: record.eventVersion,
-    eventSource: 'aws:dynamodb',
-    awsRegion: record.awsRegion ?? 'eu-central-1',
-    eventSourceARN: streamArn,
-    dynamodb: {
-      ...(approximate ? { ApproximateCreationDateTime: Math.floor(approximate.getTime() / 1000) } : {}),
-      Keys: lambdaImage(data?.Keys),
-      NewImage: lambdaImage(data?.NewImage),
-      OldImage: lambdaImage(data?.OldImage),
-      SequenceNumber: data?.SequenceNumber,
-      SizeBytes: data?.SizeBytes,
-      StreamViewType: data?.StreamViewType,
-    },
-  };
-}
-
-/** A function's answer read as a partial batch response: which record to start again from. */
-export function asBatchResponse(payload: unknown): DynamoDBBatchResponse | undefined {
-  if (payload === null || typeof payload !== 'object' || !('batchItemFailures' in payload) || !Array.isArray(payload.batchItemFailures))
-    return undefined;
-  const failures: unknown[] = payload.batchItemFailures;
-  return {
-    batchItemFailures: failures.flatMap((failure) =>
-      failure !== null && typeof failure === 'object' && 'itemIdentifier' in failure && typeof failure.itemIdentifier === 'string'
-        ? [{ itemIdentifier: failure.itemIdentifier }]
-        : [],
-    ),
-  };
 }
 
 export async function startStreamPoller(options: StreamPollerOptions): Promise<StreamPoller> {

@@ -29,7 +29,7 @@ import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-sta
 import { postsOf, recordCalls } from '../support/page-calls';
 
 /*
- * The demo page as a customer reads it (issue 24.1-24.6), in headless Chromium against the local
+ * The demo page as a customer reads it, in headless Chromium against the local
  * stack, at a desktop's and a phone's width, in English and Russian: contracts as the customer
  * knows them, a closed one offered as not available, dates and words in the customer's language,
  * a rejection's reason once, real buttons, request numbers whole, and an axe-core audit of every

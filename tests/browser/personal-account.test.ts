@@ -23,7 +23,7 @@ import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-sta
 import { postsOf, recordCalls } from '../support/page-calls';
 
 /*
- * The demo page as a personal account (issue 17.3), in headless Chromium against the local
+ * The demo page as a personal account, in headless Chromium against the local
  * stack: the contract's requests listed and paged, kept over a reload, withdrawn from the
  * keyboard after the page's own confirmation, and a back-office decision made with npm run
  * backoffice shown without a reload.

@@ -373,7 +373,7 @@ describe('the termination form in Chromium', () => {
     expect(await page.locator('#date-error').textContent()).toMatch(/^Такого дня нет: проверьте день и месяц/);
   });
 
-  it('offers the reasons the API lists, in the language chosen (issue 17.2)', async () => {
+  it('offers the reasons the API lists, in the language chosen', async () => {
     const asked = proxy().forwarded('GET');
     const page = await open(allowedPage);
     // After the prompt that starts the list (the reason is the customer's to choose).

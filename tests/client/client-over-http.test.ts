@@ -152,7 +152,7 @@ describe('the client over HTTP', () => {
     });
   });
 
-  it('withdraws over HTTP through the gateway: one success when the answer was lost, then 409 for another action (issue 17.1)', async () => {
+  it('withdraws over HTTP through the gateway: one success when the answer was lost, then 409 for another action', async () => {
     const contractId = await newContract(tables);
     const { api } = client();
     const created = await api.createTerminationRequest(contractId, validBody());
@@ -165,7 +165,7 @@ describe('the client over HTTP', () => {
     await expect(api.getTerminationRequest(contractId, created.value.requestId)).resolves.toMatchObject({ value: { status: 'WITHDRAWN' } });
   });
 
-  it('reads the reasons dictionary over HTTP, in the language asked (issue 17.2)', async () => {
+  it('reads the reasons dictionary over HTTP, in the language asked', async () => {
     const { api } = client({ language: 'ru' });
     const reasons = await api.listTerminationReasons();
     expect(reasons).toMatchObject({ ok: true, status: 200 });

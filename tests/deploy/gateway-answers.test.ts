@@ -14,7 +14,7 @@ import { transformed } from '../support/waf-transformations';
 
 /*
  * What API Gateway and the WAF answer themselves, and the limits in front of the functions, as
- * packaged for prod and dev (issue 15, items 3 and 4; docs/decisions/0011-error-body.md).
+ * packaged for prod and dev (docs/decisions/0011-error-body.md).
  */
 
 const { packageStage, cleanUp } = templatePackager();
@@ -52,7 +52,7 @@ const response = (template: Json, type: string) => {
 const bodyOf = (template: string) =>
   parsedObject(template.replaceAll('$context.requestId', 'req-1').replaceAll('$context.error.messageString', '"Its own text"'));
 
-describe("the gateway's own answers (issue 15.3)", () => {
+describe("the gateway's own answers", () => {
   it('answers every response type a client can cause in the error body, with one correlation id in the header and the body', () => {
     const answers = gatewayResponses(prod);
     expect(answers.map((r) => r.type)).toEqual(
@@ -140,7 +140,7 @@ describe("the gateway's own answers (issue 15.3)", () => {
   });
 });
 
-describe('the WAF (issue 15.3, 15.4, 22.3)', () => {
+describe('the WAF', () => {
   const acl = () => at(resource(prod, 'WebAcl'), 'Properties');
   const rules = () => {
     const list = at(acl(), 'Rules');
@@ -249,7 +249,7 @@ describe('the WAF (issue 15.3, 15.4, 22.3)', () => {
     expect(priority('rate-limited-ru')).toBeLessThan(priority('rate-limited'));
   });
 
-  it('counts each bearer token once too, beside each address: both label the calls the 429 answers stop (issue 22.3)', () => {
+  it('counts each bearer token once too, beside each address: both label the calls the 429 answers stop', () => {
     const rate = rule('rate-per-token');
     expect(at(rate, 'Statement', 'RateBasedStatement')).toEqual({
       Limit: '300',
@@ -273,7 +273,7 @@ describe('the WAF (issue 15.3, 15.4, 22.3)', () => {
     expect(priority('rate-per-token')).toBeLessThan(priority('rate-limited-ru'));
   });
 
-  it('answers a call without a well-formed bearer token with 401 before the gateway, as the gateway would; a preflight passes (issue 22.3)', () => {
+  it('answers a call without a well-formed bearer token with 401 before the gateway, as the gateway would; a preflight passes', () => {
     const noToken = rule('no-bearer-token');
     const custom = at(noToken, 'Action', 'Block', 'CustomResponse');
     expect(at(custom, 'ResponseCode')).toBe(401);
@@ -302,7 +302,7 @@ describe('the WAF (issue 15.3, 15.4, 22.3)', () => {
     expect(Number(at(noToken, 'Priority'))).toBeLessThan(Number(at(rule('aws-common-rules'), 'Priority')));
   });
 
-  it('lets through every token the authorizer could accept, and stops only what it would refuse (issue 22.3)', () => {
+  it('lets through every token the authorizer could accept, and stops only what it would refuse', () => {
     const key = makeSigningKey();
     const genuine = signToken(key, { customerId: 'customer-anna' });
     // As HTTP delivers a header: a field value has no leading or trailing whitespace (RFC 9110, 5.5).
@@ -387,7 +387,7 @@ describe('the WAF (issue 15.3, 15.4, 22.3)', () => {
   });
 });
 
-describe('reserved concurrency (issue 15.4)', () => {
+describe('reserved concurrency', () => {
   it('reserves concurrency for the get and list functions on prod (configurable), none by default elsewhere', () => {
     const reserved = (template: Json, fn: string) => at(resource(template, fn), 'Properties', 'ReservedConcurrentExecutions');
     expect(reserved(prod, 'GetTerminationRequestLambdaFunction')).toBe(50);

@@ -8,7 +8,7 @@ import { ofType, templatePackager, type Json } from '../support/packaged-templat
 /*
  * docs/inventory.md lists what the prod stack is made of (routes, functions, each role's grants,
  * alarms, error codes), generated from the packaged template: this fails when they disagree, so
- * the lists other docs link to cannot drift (issue 23.4).
+ * the lists other docs link to cannot drift.
  */
 
 const { packageStage, cleanUp } = templatePackager();

@@ -31,7 +31,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiEvent } from '../../scripts/local/api-event';
 import { USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import { matchesPattern } from '../../scripts/local/event-pattern';
-import { lambdaRecord } from '../../scripts/local/stream-poller';
+import { lambdaRecord } from '../../scripts/operations/stream-mapping';
 import { validBody, headersWithKey } from '../support/bodies';
 import {
   deployedFunctions,
@@ -155,7 +155,7 @@ async function receive(target: { url: string }, count: number): Promise<Record<s
   return bodies;
 }
 
-describe.runIf(installed)('npm run deploy, rehearsed on moto (issue 21)', () => {
+describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
   beforeAll(async () => {
     moto = await startMoto();
     const jwks = await startJwksServer(backOffice.key.jwks, 0);

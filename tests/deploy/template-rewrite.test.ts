@@ -6,7 +6,7 @@ import { checkoutOf, comparable, templatePackager, type Json } from '../support/
 
 /*
  * The infrastructure was rewritten from hand-written JSON (seven files and six roles in
- * serverless.yml) into the YAML of resources/ (issue 23.3), in one commit that changed nothing
+ * serverless.yml) into the YAML of resources/, in one commit that changed nothing
  * else. The templates it packages must be the ones the JSON packaged: this packages prod, dev and
  * a traced dev with WAF from the commit before the rewrite and from the rewrite's own commit, and
  * compares them resource by resource. The only differences allowed are listed below, each with
@@ -49,7 +49,7 @@ const canonical = (value: unknown): string =>
       : v,
   );
 
-describe.runIf(available)('the YAML rewrite of the infrastructure (issue 23.3)', () => {
+describe.runIf(available)('the YAML rewrite of the infrastructure', () => {
   const { packageStage, cleanUp } = templatePackager();
   const pairs: { name: string; before: Json; after: Json }[] = [];
 

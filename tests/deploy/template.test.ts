@@ -49,7 +49,7 @@ describe('the API', () => {
     expect(Number(at(authorizer, 'Properties', 'AuthorizerResultTtlInSeconds'))).toBe(60);
   });
 
-  it("tells the authorizer the cache TTL API Gateway really uses, so no cached Allow outlives a token's exp (issue 15.5)", () => {
+  it("tells the authorizer the cache TTL API Gateway really uses, so no cached Allow outlives a token's exp", () => {
     const [[, authorizer] = []] = ofType(prod, 'AWS::ApiGateway::Authorizer');
     const variables = at(resource(prod, 'AuthorizeCustomerLambdaFunction'), 'Properties', 'Environment', 'Variables');
     expect(String(at(variables, 'AUTHORIZER_CACHE_TTL_SECONDS'))).toBe(
@@ -171,7 +171,7 @@ describe('least privilege', () => {
     for (const s of allowed) expect(JSON.stringify(s.resource)).not.toMatch(/"\*"|table\/\*/);
   });
 
-  it('lets the withdrawal put, update, delete and get on its table and get the contracts table: nothing else (issue 17.1)', () => {
+  it('lets the withdrawal put, update, delete and get on its table and get the contracts table: nothing else', () => {
     const allowed = statements(prod, 'WithdrawTerminationRequestRole');
     expect(allowed.map((s) => s.actions)).toEqual([
       ['logs:CreateLogStream', 'logs:PutLogEvents'],
@@ -185,7 +185,7 @@ describe('least privilege', () => {
     expect(at(method?.[1], 'Properties', 'AuthorizationType')).toBe('CUSTOM');
   });
 
-  it('lets the reasons dictionary write its own logs and nothing else (issue 17.2)', () => {
+  it('lets the reasons dictionary write its own logs and nothing else', () => {
     expect(statements(prod, 'ListTerminationReasonsRole').map((s) => s.actions)).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents']]);
   });
 
@@ -264,7 +264,7 @@ describe('least privilege', () => {
       3,
       'Condition',
     );
-    // events:source holds one value per entry of the call: every one must be ours, and there must be one (issue 15.7).
+    // events:source holds one value per entry of the call: every one must be ours, and there must be one.
     expect(putEvents).toEqual({
       'ForAllValues:StringEquals': { 'events:source': ['bank.contract-termination'] },
       Null: { 'events:source': 'false' },
@@ -614,7 +614,7 @@ describe('the lifecycle (docs/events.md)', () => {
     });
   });
 
-  it('lets only the configured back-office role send decisions on the bus (issue 15.2)', () => {
+  it('lets only the configured back-office role send decisions on the bus', () => {
     const policy = at(resource(prod, 'DecisionSendersPolicy'), 'Properties');
     expect(at(policy, 'EventBusName')).toEqual({
       'Fn::If': ['CreateEventBus', { 'Fn::GetAtt': ['EventBus', 'Name'] }, 'contract-termination-prod-events'],
@@ -660,7 +660,7 @@ describe('the lifecycle (docs/events.md)', () => {
     });
   }, 60_000);
 
-  it("lets only the publisher's role put this service's source on the bus (issue 22.2)", () => {
+  it("lets only the publisher's role put this service's source on the bus", () => {
     const policy = at(resource(prod, 'ServiceEventSendersPolicy'), 'Properties');
     expect(at(policy, 'EventBusName')).toEqual(at(resource(prod, 'DecisionSendersPolicy'), 'Properties', 'EventBusName'));
     expect(at(policy, 'Statement')).toEqual({
@@ -675,7 +675,7 @@ describe('the lifecycle (docs/events.md)', () => {
     });
   });
 
-  it('lets nobody but the rule and the consumer send to the decision dead letters, nobody but the publisher to its own (issue 22.1)', () => {
+  it('lets nobody but the rule and the consumer send to the decision dead letters, nobody but the publisher to its own', () => {
     const statements = (name: string) => at(resource(prod, name), 'Properties', 'PolicyDocument', 'Statement');
     expect(at(statements('DecisionDeadLetterQueuePolicy'), 1)).toEqual({
       Sid: 'OnlyTheRuleAndTheConsumerSend',
@@ -703,7 +703,7 @@ describe('the lifecycle (docs/events.md)', () => {
     ]);
   });
 
-  it("tells the consumer the one account decisions come from, the rule's own (issue 22.1)", () => {
+  it("tells the consumer the one account decisions come from, the rule's own", () => {
     const env = (template: Json) => at(resource(template, 'ApplyStatusDecisionLambdaFunction'), 'Properties', 'Environment', 'Variables');
     expect(at(env(prod), 'DECISION_ACCOUNT_ID')).toEqual(BACK_OFFICE_ACCOUNT);
     expect(at(resource(prod, 'DecisionRule'), 'Properties', 'EventPattern', 'account')).toEqual([at(env(prod), 'DECISION_ACCOUNT_ID')]);
@@ -731,7 +731,7 @@ describe('the lifecycle (docs/events.md)', () => {
     }
   });
 
-  it('lets only the rule invoke the consumer (issue 15.2)', () => {
+  it('lets only the rule invoke the consumer', () => {
     const permissions = ofType(prod, 'AWS::Lambda::Permission').filter(([, p]) =>
       JSON.stringify(at(p, 'Properties', 'FunctionName')).includes('ApplyStatusDecisionLambdaFunction'),
     );
@@ -873,7 +873,7 @@ describe('alarms', () => {
 });
 
 describe('production protections', () => {
-  it('keeps the dead letters and every log group when the prod stack is deleted or replaced; says so explicitly elsewhere (issue 21.6)', () => {
+  it('keeps the dead letters and every log group when the prod stack is deleted or replaced; says so explicitly elsewhere', () => {
     const holders = (template: Json) =>
       [...ofType(template, 'AWS::SQS::Queue'), ...ofType(template, 'AWS::Logs::LogGroup')].map(([id, r]) => [
         id,
@@ -935,7 +935,7 @@ describe('production protections', () => {
     const reserved = (template: Json, fn: string) => at(resource(template, fn), 'Properties', 'ReservedConcurrentExecutions');
     expect(reserved(prod, 'CreateTerminationRequestLambdaFunction')).toBe(100);
     expect(reserved(prod, 'AuthorizeCustomerLambdaFunction')).toBe(50);
-    // The withdrawal, a customer's act like the create, keeps its own share (issue 22.8).
+    // The withdrawal, a customer's act like the create, keeps its own share.
     expect(reserved(prod, 'WithdrawTerminationRequestLambdaFunction')).toBe(20);
     expect(reserved(dev, 'CreateTerminationRequestLambdaFunction')).toBeUndefined();
     expect(reserved(dev, 'WithdrawTerminationRequestLambdaFunction')).toBeUndefined();

@@ -90,7 +90,7 @@ describe('over HTTP with real tokens', () => {
     expect(answer.headers.get('x-correlation-id')).toBe(correlationId);
   });
 
-  it('400 MALFORMED_REQUEST for a name sent with the bytes FF FE, which are no UTF-8 (issue 22.6)', async () => {
+  it('400 MALFORMED_REQUEST for a name sent with the bytes FF FE, which are no UTF-8', async () => {
     const answer = await stack.post(anna.contracts.withEndDate, {
       authorization: `Bearer ${signToken(key, { customerId: anna.customerId })}`,
       rawBytes: bodyWithBytesInName([0xff, 0xfe]),

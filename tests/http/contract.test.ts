@@ -139,7 +139,7 @@ function maxLengthOf(operation: Operation, name: string): number {
   );
 }
 
-describe('the bounds and the body rule the description states, as the service holds them (issue 24.11)', () => {
+describe('the bounds and the body rule the description states, as the service holds them', () => {
   it('takes a cursor of maxLength characters and refuses a longer one with 400 VALIDATION_ERROR', async () => {
     const limit = maxLengthOf(LIST, 'cursor');
     const path = `/api/v1/contracts/${anna.contracts.active}/termination-requests`;

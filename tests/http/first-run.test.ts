@@ -12,7 +12,7 @@ import { loadOrCreateSigningKey, signToken } from '../../scripts/local/signing-k
 import { parsedObject } from '../support/json';
 
 /*
- * The first run, as a new engineer meets it (issue 24.7-24.9): `npm start` (the script npm runs)
+ * The first run, as a new engineer meets it: `npm start` (the script npm runs)
  * in a child process, on ports none of the defaults name and with files of its own (LOCAL_DIR).
  * A port already taken stops it at once with one line; a stack that starts says so in one Ready
  * block, prints one line per call and keeps the full logs in the file it names; and every command
@@ -106,7 +106,7 @@ async function exitWithin(child: ChildProcess, ms: number): Promise<number | nul
 /** How long each start with a taken port took, to compare with a start that goes all the way. */
 const refusedMs: number[] = [];
 
-describe('npm start with a port already taken (issue 24.7)', () => {
+describe('npm start with a port already taken', () => {
   it.each(PORTS)(
     'stops at once with one line naming %s and what it is for (%s), having started nothing',
     async (variable, what) => {
@@ -138,7 +138,7 @@ describe('npm start with a port already taken (issue 24.7)', () => {
   );
 });
 
-describe('npm start on ports of its own (issue 24.8, 24.9)', () => {
+describe('npm start on ports of its own', () => {
   let ports: Record<PortVariable, number>;
   let dir: string;
   let child: ChildProcess;

@@ -17,8 +17,8 @@ import type { TestTables } from '../support/local-tables';
 
 /*
  * The gateway's own answers over HTTP, through the local gateway in front of serverless offline,
- * rendered from resources/api.yml as API Gateway renders them (issue 15.3), and
- * the largest valid body through the whole stack (issue 15.4).
+ * rendered from resources/api.yml as API Gateway renders them, and
+ * the largest valid body through the whole stack.
  */
 
 const en = textsFor('en');
@@ -47,7 +47,7 @@ function expectGatewayAnswer(answer: Response, body: Record<string, unknown>): v
   expect(answer.headers.get('access-control-allow-credentials')).toBeNull();
 }
 
-describe("the gateway's own answers (issue 15.3)", () => {
+describe("the gateway's own answers", () => {
   it('answers a refused token with one correlation id in header and body, readable from every allowed origin', async () => {
     for (const origin of LOCAL_ALLOWED_ORIGINS) {
       const sent = randomUUID();
@@ -100,7 +100,7 @@ describe("the gateway's own answers (issue 15.3)", () => {
   });
 });
 
-describe('the largest valid body (issue 15.4)', () => {
+describe('the largest valid body', () => {
   it('is created: about 15.6 KB of escaped text passes every limit in front of the function and the function', async () => {
     const contractId = await newContract(tables);
     const documents = documentsOf(DEMO_CUSTOMERS.anna.customerId);

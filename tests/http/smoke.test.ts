@@ -7,7 +7,7 @@ import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { signToken } from '../../scripts/local/signing-key';
 import { request as httpRequest } from 'node:http';
 import { decisionEvent } from '../../scripts/local/decision-event';
-import { offlineInvoker } from '../../scripts/local/lambda-invoke';
+import { offlineInvoker } from '../../scripts/operations/lambda-invoke';
 import { invokeOffline, offlineFunctionName } from '../../scripts/local/offline-lambda';
 import { headersWithKey, validBody } from '../support/bodies';
 import { callHandler } from '../support/handler';
@@ -18,7 +18,7 @@ import { at } from '../support/json';
 import { startHttpStackWithFaults, type HttpStack } from '../support/http-stack';
 
 /*
- * npm run smoke (issue 15.7), run against the local stack over HTTP, gateway included: it passes
+ * npm run smoke, run against the local stack over HTTP, gateway included: it passes
  * on a healthy stage, and each of its checks can fail. And the local Lambda API: the operator
  * tools' calls pass, a web page's do not.
  */
@@ -36,7 +36,7 @@ afterAll(() => stop());
 const token = () => signToken(stack.key, { customerId: anna.customerId });
 
 describe("the operator tools' Lambda calls (npm run redrive), locally", () => {
-  it("invoke a function of the local stack through serverless offline's Lambda API with the AWS SDK, as in AWS (issue 21.5)", async () => {
+  it("invoke a function of the local stack through serverless offline's Lambda API with the AWS SDK, as in AWS", async () => {
     const event: unknown = JSON.parse(readFileSync('events/get-unknown-request.json', 'utf8'));
     const answer = await offlineInvoker('getTerminationRequest', stack.lambdaPort)(event);
     // The sample's request is not in this stack's tables: the function ran on them and answered 404.

@@ -241,7 +241,7 @@ describe('contract rules', () => {
   });
 });
 
-describe('dates far ahead (issue 15.1)', () => {
+describe('dates far ahead', () => {
   it.each([
     ['no end date', undefined, 201],
     ['an end date before it', '2999-12-31', 422],
@@ -429,7 +429,7 @@ describe('400 and 401', () => {
       'a name with the bytes FF FE, base64-encoded',
       { rawBody: bodyWithBytesInName([0xff, 0xfe]).toString('base64'), isBase64Encoded: true },
     ],
-    // What the gateway hands over for those bytes in a body it passes as text (issue 22.6).
+    // What the gateway hands over for those bytes in a body it passes as text.
     ['a name with the bytes FF FE, decoded by the gateway', { rawBody: bodyWithBytesInName([0xff, 0xfe]).toString('utf8') }],
     [
       'U+FFFD written as such, base64-encoded',
@@ -442,7 +442,7 @@ describe('400 and 401', () => {
     expect(answer.body['errorCode']).toBe('MALFORMED_REQUEST');
   });
 
-  it('takes U+FFFD written as the JSON escape, and stores it as the client meant (issue 22.6)', async () => {
+  it('takes U+FFFD written as the JSON escape, and stores it as the client meant', async () => {
     const answer = await callHandler({
       contractId: await newContract(tables),
       headers: headersWithKey(),

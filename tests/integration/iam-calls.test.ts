@@ -34,7 +34,7 @@ import { writeSampleRequest } from '../support/sample-request';
 import { streamEvent } from '../support/stream-events';
 
 /*
- * IAM, checked against recorded calls (issue 15.7, docs/security.md): each function's handler is
+ * IAM, checked against recorded calls (docs/security.md): each function's handler is
  * driven in-process through the paths that make distinct AWS SDK calls (DynamoDB Local, the
  * EventBridge/SQS stand-in), every SDK command it sends is recorded (tests/support/sdk-calls.ts),
  * and each is then simulated with @cloud-copilot/iam-simulate against that function's role in
@@ -604,7 +604,7 @@ describe('the prod roles, against the recorded calls', () => {
       document: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] },
     };
 
-    it("lets the publisher put this service's events, and refuses them to any other role of the account (issue 22.2)", async () => {
+    it("lets the publisher put this service's events, and refuses them to any other role of the account", async () => {
       const [access] = publishes();
       if (access === undefined) throw new Error('The publisher made no PutEvents');
       const resourcePolicy = resourcePolicyFor(resolver, access.resource);
@@ -623,7 +623,7 @@ describe('the prod roles, against the recorded calls', () => {
       }
     });
 
-    it("refuses a decision planted in the dead-letter queue by any role but the consumer, and any letter in the publisher's but its own (issue 22.1)", async () => {
+    it("refuses a decision planted in the dead-letter queue by any role but the consumer, and any letter in the publisher's but its own", async () => {
       const [sent] = prodAccesses(roles, resolver, recordedCalls('apply-status-decision')).filter((a) => a.action === 'sqs:SendMessage');
       if (sent === undefined) throw new Error('The consumer sent no dead letter');
       const resourcePolicy = resourcePolicyFor(resolver, sent.resource);

@@ -154,7 +154,7 @@ describe('a request, from the stream records of its creation to its rejection', 
     expect(await stack.tables.contractItems(SAMPLE_CONTRACT_ID)).toEqual(before);
   });
 
-  it('withdrawal-sample-request.json after the rejection: 409 REQUEST_NOT_WITHDRAWABLE naming REJECTED, in Russian (issue 17.1)', async () => {
+  it('withdrawal-sample-request.json after the rejection: 409 REQUEST_NOT_WITHDRAWABLE naming REJECTED, in Russian', async () => {
     const answer = await sendEvent(withdrawalSampleRequest);
     expect(answer.status).toBe(409);
     expect(answer.body).toMatchObject({

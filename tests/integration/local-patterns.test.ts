@@ -16,7 +16,7 @@ import { callHandler } from '../support/handler';
 import { TEST_BUS, useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 
 /*
- * The local stack routes and filters by the template's own patterns (issue 15.7): a decision put
+ * The local stack routes and filters by the template's own patterns: a decision put
  * on the bus reaches the consumer only through the decision rule's pattern, and the publisher
  * sees only the stream records the mapping's filter lets through.
  */

@@ -15,8 +15,8 @@ import { callHandler } from '../support/handler';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 
 /*
- * npm run backoffice and npm run invoke find the stack where npm start really put it (issue
- * 15.9): here a stack of the test's own, on ports none of the defaults name, described in a
+ * npm run backoffice and npm run invoke find the stack where npm start really put it: here a
+ * stack of the test's own, on ports none of the defaults name, described in a
  * stack file as npm start writes one. The tools run as the child processes npm runs.
  */
 
@@ -76,7 +76,7 @@ describe('the stack file', () => {
   });
 });
 
-describe('tools reach a stack on other ports (issue 15.9)', () => {
+describe('tools reach a stack on other ports', () => {
   it('npm run invoke reads from that stack’s DynamoDB Local and tables', async () => {
     const out = await runTool('scripts/invoke.ts', ['get-termination-request', 'events/get-unknown-request.json']);
     // The contract is found there, the request is not: the stack's own tables answered (no stack would be a 503).

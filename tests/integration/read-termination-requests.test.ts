@@ -162,7 +162,7 @@ describe('GET the list', () => {
   });
 });
 
-describe('after a contract changes owner (issue 15.6, 0015-reading-requests.md)', () => {
+describe('after a contract changes owner (0015-reading-requests.md)', () => {
   /** Anna made `count` requests (the last one still active); then the contract became Boris's. */
   async function transferred(count: number): Promise<{ contractId: string; annas: string[] }> {
     const contractId = await newContract(tables);

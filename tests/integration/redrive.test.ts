@@ -17,14 +17,14 @@ import {
   redrivePublisher,
   sqsDeadLetterQueue,
   type DeadLetterQueueClient,
-} from '../../scripts/local/dead-letter-redrive';
+} from '../../scripts/operations/dead-letter-redrive';
 import { decisionEvent } from '../../scripts/local/decision-event';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { localClient } from '../../scripts/local/dynamodb-local';
-import { lambdaInvoker, offlineInvoker } from '../../scripts/local/lambda-invoke';
+import { lambdaInvoker, offlineInvoker } from '../../scripts/operations/lambda-invoke';
 import { freePort } from '../../scripts/local/free-port';
 import { LOCAL_DEAD_LETTER_QUEUES } from '../../scripts/local/local-queues';
-import { streamFailureRecord } from '../../scripts/local/stream-failure-record';
+import { streamFailureRecord } from '../../scripts/operations/stream-mapping';
 import { startStreamPoller, type StreamPoller } from '../../scripts/local/stream-poller';
 import { streamFilterPatterns } from '../../scripts/local/template-patterns';
 import { headersWithKey, validBody } from '../support/bodies';
@@ -33,7 +33,7 @@ import { ofKind } from '../support/local-tables';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 
 /*
- * npm run redrive's logic (scripts/local/dead-letter-redrive.ts) against the stand-in's queues
+ * npm run redrive's logic (scripts/operations/dead-letter-redrive.ts) against the stand-in's queues
  * and DynamoDB Local's stream, with the real consumer and publisher handlers in process. The
  * stream poller sends its dead letters as Lambda's on-failure destination does.
  */
@@ -188,7 +188,7 @@ describe('the decision dead-letter queue', () => {
     expect(await statusOf(contractId, requestId)).toBe('COMPLETED');
   });
 
-  it("refuses, through the consumer's own check, a decision planted in the queue from another account: the request stays as it was (issue 22.1)", async () => {
+  it("refuses, through the consumer's own check, a decision planted in the queue from another account: the request stays as it was", async () => {
     const contractId = await freshContract();
     const requestId = await createdOn(contractId);
     const forged = { ...decisionEvent({ requestId, contractId, status: 'APPROVED' }), account: '999999999999' };

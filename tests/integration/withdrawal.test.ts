@@ -10,7 +10,7 @@ import { ofKind } from '../support/local-tables';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 
 /*
- * A customer withdraws a request (issue 17.1, docs/decisions/0018-withdrawal.md): the real
+ * A customer withdraws a request (docs/decisions/0018-withdrawal.md): the real
  * handlers against DynamoDB Local with its stream, the real publisher into the EventBridge
  * stand-in and the real decision consumer.
  */

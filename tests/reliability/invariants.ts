@@ -16,7 +16,7 @@ const text = (item: Record<string, unknown>, name: string): string => {
 };
 
 /**
- * What must hold after any burst (D2-D4), read from the service's table:
+ * What must hold after any burst (docs/decisions 0004 to 0006), read from the service's table:
  * at most one request per contract, and exactly one where a call succeeded; every 2xx answer's
  * requestId exists for that customer and contract; every 2xx body equals the stored 201 body;
  * no idempotency record, slot or number item without its request; no request without its

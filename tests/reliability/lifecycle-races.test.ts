@@ -18,7 +18,7 @@ import { scale } from './scale';
 /*
  * Races of the lifecycle (docs/reliability.md): a final decision racing new creations on the
  * same contract, decisions sent several times at once, decisions that arrive out of order, and
- * (every other REJECTED round) the customer's withdrawal racing the final decision (issue 17.1).
+ * (every other REJECTED round) the customer's withdrawal racing the final decision.
  * A sampler reads each contract's partition all along; after each round the stream is drained
  * and the events compared with what committed. Through the real handlers, on DynamoDB Local
  * with its stream.

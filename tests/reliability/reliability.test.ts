@@ -33,9 +33,9 @@ import { captureLogs, logLeaks } from './log-capture';
 import { scale } from './scale';
 
 /*
- * Tries hard to break the service's promises (spec section 7, D2-D4, D9): races, faults,
- * garbage, attacks, and what the logs say about all of it. One DynamoDB Local of its own (on
- * disk, so it can be stopped and started again) behind a proxy that injects faults.
+ * Tries hard to break the service's promises (docs/reliability.md; decisions 0004 to 0006):
+ * races, faults, garbage, attacks, and what the logs say about all of it. One DynamoDB Local of
+ * its own (on disk, so it can be stopped and started again) behind a proxy that injects faults.
  */
 
 const started = Date.now();
@@ -256,7 +256,7 @@ async function mixedBurst(send: Send): Promise<string[]> {
   const distinctKeys = replays.filter((r, i) => replays.findIndex((o) => o.call.idempotencyKey === r.call.idempotencyKey) === i);
   const stolen = await Promise.all(
     distinctKeys.slice(0, 3).map(async ({ call }) => {
-      // Someone who never used this key: for them it is a new key (D2), whoever used it before.
+      // Someone who never used this key: for them it is a new key (0004-idempotency.md), whoever used it before.
       const usedBy = new Set(history.filter((h) => h.idempotencyKey === call.idempotencyKey).map((h) => h.customerId));
       const thief = customers.find((c) => !usedBy.has(c)) ?? `reliability-thief-${randomUUID()}`;
       return {

@@ -4,7 +4,7 @@ import { USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import { bankDetails, validBody } from './bodies';
 
 /*
- * The largest body a client's JSON encoder sends for a valid create (issue 15.4): every text at
+ * The largest body a client's JSON encoder sends for a valid create: every text at
  * its maximum length in code points, each code point outside the BMP, and the encoder escaping
  * everything that is not ASCII (`\uD835\uDC00`: 12 bytes a code point, the most JSON ever spends
  * on one), the longest reason code and the most document ids. Padding with spaces or escaping

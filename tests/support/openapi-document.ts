@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Ajv2020 } from 'ajv/dist/2020';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { OPENAPI_PATH } from '../../scripts/openapi';
@@ -11,9 +11,14 @@ export interface DocumentedResponse {
   validate: (body: unknown) => string[];
 }
 
-/** The committed API description, read as a client's tooling would read it. */
+let parsed: { text: string; document: Record<string, unknown> } | undefined;
+
+/** The committed API description, read as a client's tooling would read it: a copy of its own for each caller. */
 export function loadDocument(): Record<string, unknown> {
-  return jsonObject(parse(readFileSync(OPENAPI_PATH, 'utf8')));
+  const text = readFileSync(OPENAPI_PATH, 'utf8');
+  // Parsing the YAML takes a few hundred milliseconds; a copy of the last parse takes a few.
+  if (parsed?.text !== text) parsed = { text, document: jsonObject(parse(text)) };
+  return structuredClone(parsed.document);
 }
 
 export const CREATE_OPERATION = { path: '/api/v1/contracts/{contractId}/termination-requests', method: 'post' };
@@ -53,21 +58,26 @@ export function documentedResponse(
 ): DocumentedResponse | undefined {
   const response = responseOf(document, status, operation);
   if (response === undefined) return undefined;
-  const ajv = compilerFor(document);
   const content = at(response, 'content', 'application/json');
   // A schema is a $ref into the document (the error bodies: each operation's own) or inline.
   const schema: unknown = at(content, 'schema');
   const ref = at(schema, '$ref');
-  const validator =
-    typeof ref === 'string'
-      ? ajv.getSchema(ref.replace('#/', 'openapi#/'))
-      : ajv.compile(jsonObject(JSON.parse(JSON.stringify(schema).replaceAll('"#/', '"openapi#/'))));
+  // Compiled at the first check only: reading the example codes compiles nothing.
+  let validator: ValidateFunction | undefined;
+  const compiled = () =>
+    (validator ??=
+      typeof ref === 'string'
+        ? compilerFor(document).getSchema(ref.replace('#/', 'openapi#/'))
+        : compilerFor(document).compile(jsonObject(JSON.parse(JSON.stringify(schema).replaceAll('"#/', '"openapi#/')))));
   const headers = Object.fromEntries(
     Object.entries(jsonObject(at(response, 'headers'))).map(([name, h]) => {
       const header = resolved(document, h);
-      const check = ajv.compile(jsonObject(at(header, 'schema')));
+      let check: ValidateFunction | undefined;
       // Header values are text on the wire; an integer header is checked as the number it spells.
-      const validate = (value: string) => check(at(header, 'schema', 'type') === 'integer' && /^\d+$/.test(value) ? Number(value) : value);
+      const validate = (value: string) =>
+        (check ??= compilerFor(document).compile(jsonObject(at(header, 'schema'))))(
+          at(header, 'schema', 'type') === 'integer' && /^\d+$/.test(value) ? Number(value) : value,
+        );
       return [name, { required: at(header, 'required') === true, validate }];
     }),
   );
@@ -79,8 +89,9 @@ export function documentedResponse(
     headers,
     exampleCodes,
     validate: (body) => {
-      if (!validator) return [`no schema at ${String(ref)}`];
-      return validator(body) ? [] : (validator.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
+      const validate = compiled();
+      if (!validate) return [`no schema at ${String(ref)}`];
+      return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
     },
   };
 }

@@ -156,7 +156,7 @@ describe('applyStatusDecision', () => {
     ['a processing instruction', '<?xml version="1.0"?>'],
     ['a tag after a line break', 'Line one\n<script>'],
     ['1001 characters', 'a'.repeat(1001)],
-  ])('refuses a reason with %s: the customer reads plain text only (issue 15.2)', async (_title, reason) => {
+  ])('refuses a reason with %s: the customer reads plain text only', async (_title, reason) => {
     const deps = depsAnswering({ kind: 'applied' });
     expect(await applyStatusDecision(deps, eventOf({ reason }))).toMatchObject({ kind: 'refused', refusal: 'malformed-detail' });
     expect(deps.seen).toEqual([]);
@@ -179,7 +179,7 @@ describe('applyStatusDecision', () => {
     expect(deps.seen).toEqual([]);
   });
 
-  it("refuses a decision from any account but the back office's, whatever path brought it (issue 22.1)", async () => {
+  it("refuses a decision from any account but the back office's, whatever path brought it", async () => {
     const deps = depsAnswering({ kind: 'applied' });
     for (const account of ['999999999999', undefined, '']) {
       expect(await applyStatusDecision(deps, { ...eventOf(), account })).toEqual({

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { configProblems } from '../support/thrown';
 import { ConfigError, loadAuthConfig, loadDecisionConfig, loadEdgeConfig, loadPublisherConfig, loadServiceConfig } from '../../lib/config';
 
@@ -124,6 +124,18 @@ describe('loadServiceConfig', () => {
     expect(loadServiceConfig({ ...SERVICE_REQUIRED, BUSINESS_TIME_ZONE: zone }).businessTimeZone).toBe(zone);
   });
 
+  it("takes the default time zone, one Intl knows, without loading Intl's list at cold start; another zone is looked up", () => {
+    const lookups = vi.spyOn(Intl, 'supportedValuesOf');
+    const zone = loadServiceConfig(SERVICE_REQUIRED).businessTimeZone;
+    expect(lookups).not.toHaveBeenCalled();
+    expect(loadServiceConfig({ ...SERVICE_REQUIRED, BUSINESS_TIME_ZONE: zone }).businessTimeZone).toBe(zone);
+    expect(lookups).not.toHaveBeenCalled();
+    loadServiceConfig({ ...SERVICE_REQUIRED, BUSINESS_TIME_ZONE: 'UTC' });
+    expect(lookups).toHaveBeenCalledTimes(1);
+    lookups.mockRestore();
+    expect(Intl.supportedValuesOf('timeZone')).toContain(zone);
+  });
+
   it('rejects a DYNAMODB_ENDPOINT that is not a URL', () => {
     const message = configProblems(() => loadServiceConfig({ ...SERVICE_REQUIRED, DYNAMODB_ENDPOINT: 'localhost 8000' }));
     expect(message).toContain('DYNAMODB_ENDPOINT');
@@ -186,7 +198,7 @@ describe('loadAuthConfig', () => {
     expect(configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, [name]: String((max ?? 0) + 1) }))).toContain(name);
   });
 
-  it('reads the JWKS refetch bound and the token size limit within their bounds, naming every problem at once (issue 22)', () => {
+  it('reads the JWKS refetch bound and the token size limit within their bounds, naming every problem at once', () => {
     expect(loadAuthConfig({ ...AUTH_REQUIRED, JWKS_MIN_REFETCH_SECONDS: '1', JWT_MAX_BYTES: '10240' })).toMatchObject({
       jwksMinRefetchSeconds: 1,
       maxTokenBytes: 10_240,
@@ -196,7 +208,7 @@ describe('loadAuthConfig', () => {
     expect(message).toContain('JWT_MAX_BYTES must be an integer from 1024 to 10240, got "10241"');
   });
 
-  it('refuses an authorizer cache that outlives every token: none could pass (review of issue 15.5)', () => {
+  it('refuses an authorizer cache that outlives every token: none could pass', () => {
     expect(() => loadAuthConfig({ ...AUTH_REQUIRED, JWT_MAX_LIFETIME_SECONDS: '300', AUTHORIZER_CACHE_TTL_SECONDS: '300' })).toThrow(
       /AUTHORIZER_CACHE_TTL_SECONDS \(300\) must be below JWT_MAX_LIFETIME_SECONDS \(300\)/,
     );

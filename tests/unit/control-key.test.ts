@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { isAccountKeyValid } from '../../lib/termination/control-key';
 
 /*
- * An independent reference of the Bank of Russia control-key rule (D6), written from the text of
- * the decision rather than from the module: 23 digits, weights 7 1 3 repeated, the last digit of
- * each product summed, the sum must end in 0.
+ * An independent reference of the Bank of Russia control-key rule (0008-business-rules.md),
+ * written from the text of the decision rather than from the module: 23 digits, weights 7 1 3
+ * repeated, the last digit of each product summed, the sum must end in 0.
  */
 const REFERENCE_WEIGHTS = '71371371371371371371371';
 
@@ -49,7 +49,7 @@ const GOOD_PAIRS = [
 const POSITIONS = Array.from({ length: 20 }, (_, i) => i);
 const DIGITS = '0123456789'.split('');
 
-describe('isAccountKeyValid: the pairs from D6', () => {
+describe('isAccountKeyValid: the pairs of 0008-business-rules.md', () => {
   it.each(GOOD_PAIRS)('accepts BIK $bik with account $account', ({ bik, account }) => {
     expect(referenceValid(bik, account)).toBe(true);
     expect(isAccountKeyValid(bik, account)).toBe(true);

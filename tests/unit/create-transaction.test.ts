@@ -222,7 +222,7 @@ describe('a cancellation read back here, then judged by the create (lib/terminat
     await expect(createRefusedWith(failedAt(CONTRACT, contract))).rejects.toThrow(/judged acceptable/);
   });
 
-  it("the slot held by another customer's request (the contract changed owner): not named (issue 15.6)", async () => {
+  it("the slot held by another customer's request (the contract changed owner): not named", async () => {
     expect(await createRefusedWith(failedAt(SLOT, { requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-other' }))).toEqual({
       code: 'ACTIVE_REQUEST_ALREADY_EXISTS',
       problems: [{ field: 'contractId', code: 'activeRequestExists' }],

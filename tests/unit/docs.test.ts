@@ -18,7 +18,7 @@ import { loadDocument } from '../support/openapi-document';
 
 /*
  * The docs hold lists the code also knows; each is checked here against the code, so a change of
- * either side that the other does not follow fails (issue 23.4): the test titles any doc quotes,
+ * either side that the other does not follow fails: the test titles any doc quotes,
  * the links between the docs, the routes of api.md and clients.md (against docs/openapi.yaml),
  * the settings of configuration.md (against lib/config.ts and serverless.yml), the error codes of
  * 0011 (against lib/http/outcomes.ts and the gateway's and the WAF's answers), the resources/
@@ -39,8 +39,11 @@ function markdownFiles(dir = 'docs'): string[] {
   return dir === 'docs' ? ['README.md', ...here] : here;
 }
 
-/** Every string and template literal of a source file, as written between its quotes. */
+/** Every string and template literal of a source file, as written between its quotes, longest first; each file is parsed once. */
+const literals = new Map<string, string[]>();
 function literalsOf(file: string): string[] {
+  const known = literals.get(file);
+  if (known !== undefined) return known;
   const source = ts.createSourceFile(file, read(file), ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
@@ -49,7 +52,9 @@ function literalsOf(file: string): string[] {
     ts.forEachChild(node, visit);
   };
   visit(source);
-  return found;
+  const longestFirst = found.filter((literal) => literal !== '').sort((a, b) => b.length - a.length);
+  literals.set(file, longestFirst);
+  return longestFirst;
 }
 
 /**
@@ -70,13 +75,11 @@ function quotedTitles(doc: string): { file: string; title: string; found: boolea
     const segment = text.slice(start, Math.min(text.length, ...ends)).replace(/\s+/g, ' ');
     if (!segment.includes('"')) return [];
     if (!existsSync(file)) return [{ file, title: '(the file itself)', found: false }];
-    const literals = literalsOf(file)
-      .filter((literal) => literal !== '')
-      .sort((a, b) => b.length - a.length);
+    const candidates = literalsOf(file);
     const titles: { file: string; title: string; found: boolean }[] = [];
     for (let at = segment.indexOf('"'); at >= 0; at = segment.indexOf('"', at)) {
       const rest = segment.slice(at + 1);
-      const literal = literals.find((l) => rest.startsWith(`${l}"`));
+      const literal = candidates.find((l) => rest.startsWith(`${l}"`));
       const title = literal ?? rest.slice(0, Math.max(0, rest.search(/"([;,.):]|\s|$)/)));
       titles.push({ file, title, found: literal !== undefined });
       at += title.length + 2;

@@ -25,7 +25,7 @@ describe('matchesPattern (the subset of EventBridge patterns the template uses)'
   });
 });
 
-describe("the template's own patterns, with the local stage's values (issue 15.7)", () => {
+describe("the template's own patterns, with the local stage's values", () => {
   it("routes the back office's decisions from the back office's account", () => {
     expect(decisionRulePattern({})).toEqual({
       source: ['bank.back-office'],

@@ -35,7 +35,7 @@ describe('docs/events.md', () => {
     expect(document).not.toMatch(/\| `bankDetails\.bik` \|[^\n]*personal data\*\*/);
   });
 
-  it('says every text field is plain text to escape for HTML and spreadsheets, and names the fields (issue 22.7)', () => {
+  it('says every text field is plain text to escape for HTML and spreadsheets, and names the fields', () => {
     const section = document.slice(document.indexOf('## Text: plain text'));
     expect(section).toMatch(/^## Text: plain text/);
     expect(section).toMatch(/HTML[^\n]*\n?[^\n]*escape `&`, `<`, `>`/);

@@ -41,7 +41,7 @@ describe('gateway responses', () => {
       'INTERNAL_ERROR',
       'SERVICE_UNAVAILABLE',
       'SERVICE_UNAVAILABLE',
-      // An integration that times out or cannot be invoked (issue 15.3).
+      // An integration that times out or cannot be invoked.
       'SERVICE_UNAVAILABLE',
       'SERVICE_UNAVAILABLE',
       'UNAUTHORIZED',

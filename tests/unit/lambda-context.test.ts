@@ -2,7 +2,7 @@ import type { Context } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 /*
- * Powertools wired the usual way (issue 16.4): the Lambda context in every log line of the
+ * Powertools wired the usual way: the Lambda context in every log line of the
  * invocation, even after the edge resets its keys, and one ColdStart metric per environment.
  */
 

@@ -77,7 +77,7 @@ describe('loadDecisionConfig', () => {
     const message = configProblems(() => loadDecisionConfig({}));
     expect(message).toContain('REQUESTS_TABLE_NAME is required');
     expect(message).toContain('DECISION_DEAD_LETTER_QUEUE_URL is required');
-    // Without the account decisions come from, none could be told from a forgery (issue 22.1).
+    // Without the account decisions come from, none could be told from a forgery.
     expect(message).toContain('DECISION_ACCOUNT_ID is required');
     // Without the back office's keys, no decision could prove who made it: there is no default.
     expect(message).toContain('DECISION_JWKS_URI is required');

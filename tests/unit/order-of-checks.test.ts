@@ -18,7 +18,7 @@ import { InMemoryStore } from '../support/in-memory-store';
 
 /*
  * The order of checks (docs/decisions/0013-order-of-checks.md, 0015-reading-requests.md,
- * 0017-lifecycle.md) of each use case, with the store port kept in memory (issue 16.2): when a
+ * 0017-lifecycle.md) of each use case, with the store port kept in memory: when a
  * call breaks several rules, the one the record puts first answers, and the store is asked only
  * what that step needs. No Java, no DynamoDB: part of npm run test:unit.
  */

@@ -4,7 +4,7 @@ import { ERROR_CODES, OUTCOMES, type Outcome, type OutcomeKey } from '../../lib/
 import { apiEvent } from '../../scripts/local/api-event';
 
 /*
- * One outcome, one row (issue 23.2): the status an answer gets, its log line and the metric it
+ * One outcome, one row: the status an answer gets, its log line and the metric it
  * counts in come from lib/http/outcomes.ts alone, and the runbook names exactly its metrics.
  */
 
@@ -59,7 +59,7 @@ describe('the outcome table', () => {
   });
 });
 
-describe("an answer's status, log line and metric come from its row (issue 22.8)", () => {
+describe("an answer's status, log line and metric come from its row", () => {
   afterEach(() => {
     vi.unstubAllEnvs();
     vi.resetModules();

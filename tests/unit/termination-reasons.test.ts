@@ -9,7 +9,7 @@ import { validBody } from '../support/bodies';
 import { parsedObject } from '../support/json';
 
 /*
- * GET /api/v1/termination-reasons (issue 17.2): the reasons of the create's own validator,
+ * GET /api/v1/termination-reasons: the reasons of the create's own validator,
  * labelled by Accept-Language, cacheable. The handler reads no table: a unit test.
  */
 

@@ -11,10 +11,15 @@ import software.amazon.dynamodb.services.local.server.DynamoDBProxyServer;
  * connectors to the address in the system property dynamodb.host (default 127.0.0.1), and
  * starts it. Run by scripts/local/dynamodb-local.ts with Java's source-file mode.
  *
+ * Why it exists: DynamoDB Local takes any credentials, so whoever reaches its port reads and
+ * writes every table. Started the stock way on a laptop in an office or on café Wi-Fi, the
+ * tables of npm start (the requests typed into the demo page, with names, account numbers and
+ * comments) would be open to the whole network. Bound to loopback, only this machine reaches them.
+ *
  * It reaches a private field of DynamoDB Local. When a new version moves or changes it, this
  * exits with an error naming what moved: it never starts a server listening on every interface.
- * (scripts/local/dynamodb-local.ts also checks, from outside, that the port is not reachable
- * from the network.)
+ * tests/integration/local-binding.test.ts checks from the machine's network address, on every
+ * test run, that the port is not reachable.
  */
 public final class LoopbackDynamoDbLocal {
   private static IllegalStateException moved(String what, Throwable cause) {

@@ -1,6 +1,6 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { localEndpoint } from '../../lib/aws/local-endpoint';
-import { InvokeError, offlineFunctionName } from './offline-lambda';
+import { InvokeError, offlineFunctionName } from '../local/offline-lambda';
 
 /*
  * How the operator tools (npm run redrive) call a function synchronously (RequestResponse) and

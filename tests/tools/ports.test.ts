@@ -5,7 +5,7 @@ import { freePort } from '../../scripts/local/free-port';
 import { lateBindProblem, portProblems, stackPorts, type StackPort } from '../../scripts/local/ports';
 
 /*
- * What npm start checks before it starts anything (issue 24.7): each port it cannot have, one
+ * What npm start checks before it starts anything: each port it cannot have, one
  * line each, found by trying to listen there, so a listener that speaks no HTTP counts too.
  * tests/http/first-run.test.ts runs npm start itself with each port taken.
  */

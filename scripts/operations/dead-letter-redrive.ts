@@ -7,9 +7,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import { GetRecordsCommand, GetShardIteratorCommand, type DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord, DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
-import { matchesPattern } from './event-pattern';
-import { streamBatchInfoOf, type StreamBatchInfo } from './stream-failure-record';
-import { asBatchResponse, lambdaRecord } from './stream-poller';
+import { matchesPattern } from '../local/event-pattern';
+import { asBatchResponse, lambdaRecord, streamBatchInfoOf, type StreamBatchInfo } from './stream-mapping';
 
 /*
  * The redrive of the two dead-letter queues (npm run redrive; docs/operations.md). Each run

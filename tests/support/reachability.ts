@@ -4,7 +4,7 @@ import { networkInterfaces } from 'node:os';
 /*
  * Whether a local server can be reached from the network. The local stack listens on loopback
  * only (docs/security.md); a listener on every interface accepts a connection to this machine's
- * own network address, which is how it is told apart.
+ * own network address, which is how tests/integration/local-binding.test.ts tells them apart.
  */
 
 /** This machine's first external IPv4 address, if it has one. */
@@ -28,16 +28,4 @@ export function probe(host: string, port: number): Promise<string> {
     });
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
   });
-}
-
-export class ReachableFromNetworkError extends Error {
-  constructor(what: string, address: string, port: number) {
-    super(`${what} is reachable from the network at ${address}:${port}, though it should listen on loopback only`);
-    this.name = 'ReachableFromNetworkError';
-  }
-}
-
-/** Throws when port, meant for loopback only, accepts connections on this machine's network address. */
-export async function assertLoopbackOnly(what: string, port: number, address = networkAddress()): Promise<void> {
-  if (address !== undefined && (await probe(address, port)) === 'open') throw new ReachableFromNetworkError(what, address, port);
 }
