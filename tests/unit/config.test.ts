@@ -295,6 +295,7 @@ describe("serverless.yml's defaults", () => {
     EVENT_BUS_NAME: 'termination-events',
     DECISION_ACCOUNT_ID: '123456789012',
     DECISION_DEAD_LETTER_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/decisions',
+    DECISION_JWKS_URI: 'https://backoffice.example/.well-known/jwks.json',
   };
   const loadAll = (env: Record<string, string | undefined>) => loaders.map((load) => load(env));
 
