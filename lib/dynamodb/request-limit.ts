@@ -43,7 +43,8 @@ export function requestLimitUpdate(
     ExpressionAttributeValues: {
       ':kind': LIMIT_KIND,
       ':now': nowSeconds,
-      ':none': 0,
+      // Only where a time shifts: DynamoDB refuses a value the expressions do not use (one request allowed shifts none).
+      ...(shifts.length > 0 ? { ':none': 0 } : {}),
       ':windowStart': nowSeconds - periodSeconds,
       ':expiresAt': nowSeconds + periodSeconds,
     },

@@ -5,7 +5,7 @@ import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { docsRoutes } from '../../scripts/local/docs-routes';
 import { startPageServer, type PageServer } from '../../scripts/local/page-server';
 import { signToken } from '../../scripts/local/signing-key';
-import { launchChromium, type Chromium } from '../../scripts/screenshot';
+import { useBrowser } from '../support/browser';
 import { newContract } from '../support/contracts';
 import { startHttpStackWithFaults, type HttpStack } from '../support/http-stack';
 import type { TestTables } from '../support/local-tables';
@@ -22,7 +22,7 @@ let stack: HttpStack | undefined;
 let tables: TestTables;
 let stopStack: (() => Promise<void>) | undefined;
 let page: PageServer | undefined;
-let browser: Chromium | undefined;
+const browser = useBrowser();
 
 beforeAll(async () => {
   page = await startPageServer({
@@ -31,19 +31,17 @@ beforeAll(async () => {
     routes: (req, res) => (stack ? docsRoutes(stack.offline.url)(req, res) : false),
   });
   ({ stack, tables, stop: stopStack } = await startHttpStackWithFaults({ env: { ALLOWED_ORIGINS: page.origin } }));
-  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
   await page?.stop();
   await stopStack?.();
 });
 
 /** The reference, signed in as Anna through its Authorize dialog. */
 async function openSignedIn(): Promise<Page> {
-  if (!browser || !page || !stack) throw new Error('the stack, the page server or the browser did not start');
-  const tab = await browser.context.newPage();
+  if (!page || !stack) throw new Error('the stack or the page server did not start');
+  const tab = await browser.newPage();
   await tab.goto(`${page.origin}/docs/`);
   await tab.locator('.opblock').first().waitFor();
   await tab.locator('button.authorize').first().click();
@@ -76,8 +74,8 @@ async function tryItOut(
 
 describe('the local API reference', () => {
   it('names the running stack first among its servers, then the deployed stages', async () => {
-    if (!browser || !page || !stack) throw new Error('not started');
-    const tab = await browser.context.newPage();
+    if (!page || !stack) throw new Error('not started');
+    const tab = await browser.newPage();
     await tab.goto(`${page.origin}/docs/`);
     const servers = tab.locator('.servers select option');
     await servers.first().waitFor({ state: 'attached' });
@@ -86,7 +84,6 @@ describe('the local API reference', () => {
       expect.stringContaining('/prod'),
       expect.stringContaining('/dev'),
     ]);
-    await tab.close();
   });
 
   it('tries a GET out against the stack: the reasons, in answer to the token of the Authorize dialog', async () => {
@@ -94,7 +91,6 @@ describe('the local API reference', () => {
     const { status, body } = await tryItOut(tab, 'listTerminationReasons');
     expect(status).toBe('200');
     expect(body).toContain('RELOCATION');
-    await tab.close();
   });
 
   it('tries a create out with its Idempotency-Key and the example body: 201', async () => {
@@ -103,6 +99,5 @@ describe('the local API reference', () => {
     const { status, body } = await tryItOut(tab, 'createTerminationRequest', { contractId, 'Idempotency-Key': randomUUID() });
     expect(status).toBe('201');
     expect(body).toMatch(/"requestNumber": "TR-/);
-    await tab.close();
   });
 });

@@ -24,5 +24,8 @@ describeStoreContract('the DynamoDB store', async () => {
           }),
         );
     },
+    addDocument: async (document) => {
+      await doc.send(new PutCommand({ TableName: names.documents, Item: document }));
+    },
   };
 });

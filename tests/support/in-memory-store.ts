@@ -60,7 +60,11 @@ export class InMemoryStore implements TerminationStore {
   readonly withdrawalKeys = new Map<string, WithdrawalRecord & { expiresAt: number }>();
   /** The documents service's table: documentId -> the document. */
   readonly documents = new Map<string, Record<string, unknown>>();
-  /** `contractId#customerId` -> the creation times (epoch seconds) of the customer's latest requests on it, newest first. */
+  /**
+   * `contractId#customerId` -> the times the customer's limit record holds, t0 (the newest) first,
+   * as lib/dynamodb/request-limit.ts keeps them: 0 for none, and the times beyond a count lowered
+   * since left where they were.
+   */
   readonly limits = new Map<string, number[]>();
   /** Every call, by method name: what the use case asked of the store, in order. */
   readonly calls: string[] = [];
@@ -103,11 +107,15 @@ export class InMemoryStore implements TerminationStore {
     if (positions.length > 0) return { kind: 'documents-refused', positions };
     const limitKey = `${request.contractId}#${request.customerId}`;
     const times = this.limits.get(limitKey) ?? [];
-    const oldest = times[request.limit.count - 1];
+    const { count } = request.limit;
+    const oldest = times[count - 1];
     if (oldest !== undefined && oldest > nowSeconds - request.limit.periodDays * 86_400) {
-      return { kind: 'limit-reached', createdAtSeconds: times.slice(0, request.limit.count) };
+      const held = times.slice(0, count);
+      return { kind: 'limit-reached', createdAtSeconds: held.includes(0) ? held.slice(0, held.indexOf(0)) : held };
     }
-    this.limits.set(limitKey, [nowSeconds, ...times].slice(0, request.limit.count));
+    // Now first, the count's times shifted by one, those beyond the count left as they are.
+    const shifted = Array.from({ length: count }, (_, i) => (i === 0 ? nowSeconds : (times[i - 1] ?? 0)));
+    this.limits.set(limitKey, [...shifted, ...times.slice(count)]);
     const { requestId, requestNumber, customerId, contractId } = request;
     this.keys.set(key, { fingerprint: request.fingerprint, requestId, response: request.response, expiresAt: request.expiresAt });
     this.slots.set(contractId, { requestId, requestNumber, customerId });

@@ -3,11 +3,12 @@ import { v7 as timeOrderedUuid } from 'uuid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STATUSES, type Status } from '../../lib/api-model/schemas';
 import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
-import { documentConditionFor } from '../../lib/termination/documents';
+import { documentConditionFor, USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
 import { FINAL_STATUSES, moveTo, STATUS_SUBMITTED, WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
-import type { Decision, NewRequest, TerminationStore, WithdrawalIntent } from '../../lib/termination/ports';
+import type { Decision, NewRequest, RequestLimit, TerminationStore, WithdrawalIntent } from '../../lib/termination/ports';
 import { newRequestNumber } from '../../lib/termination/request-number';
+import { SECONDS_PER_DAY } from '../../lib/termination/request-limit';
 
 /*
  * The contract of the store port (lib/termination/ports.ts): the same cases, with the same
@@ -24,6 +25,8 @@ export interface StoreUnderTest {
   addContract: (contract: Record<string, unknown> & { contractId: string }) => Promise<void>;
   /** Makes the contract's active slot name `requestId`, or removes it: broken data, which no write of the port makes. */
   setSlot: (contractId: string, slot: { requestId: string; requestNumber: string; customerId: string } | undefined) => Promise<void>;
+  /** Puts a row in the documents service's table as that service would, any fields. */
+  addDocument: (document: Record<string, unknown> & { documentId: string }) => Promise<void>;
 }
 
 const ANNA = 'customer-anna';
@@ -33,9 +36,12 @@ const HOUR = 3600;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** A create of Anna's (unless told) on the contract, as the create use case hands it over. */
-export function newRequest(contractId: string, fields: Partial<NewRequest> & { desired?: string } = {}): NewRequest {
-  const { desired = DESIRED, ...overrides } = fields;
+/** A create of Anna's (unless told) on the contract, as the create use case hands it over, naming the documents given. */
+export function newRequest(
+  contractId: string,
+  fields: Partial<NewRequest> & { desired?: string; documentIds?: string[] } = {},
+): NewRequest {
+  const { desired = DESIRED, documentIds, ...overrides } = fields;
   const requestId = overrides.requestId ?? timeOrderedUuid();
   const requestNumber = overrides.requestNumber ?? newRequestNumber();
   const customerId = overrides.customerId ?? ANNA;
@@ -50,6 +56,7 @@ export function newRequest(contractId: string, fields: Partial<NewRequest> & { d
       reasonCode: 'RELOCATION',
       desiredTerminationDate: desired,
       bankDetails: { bik: '044525225', accountNumber: '40817810099910004312', recipientName: 'Anna Ivanova' },
+      ...(documentIds === undefined ? {} : { documentIds }),
     },
     response: { requestId, requestNumber, status: STATUS_SUBMITTED, createdAt: new Date().toISOString(), message: 'Submitted.' },
     expiresAt: nowSeconds() + HOUR,
@@ -267,6 +274,216 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       expect(await store.findIdempotencyRecord(ANNA, clash.idempotencyKey, nowSeconds())).toBeUndefined();
       expect(await store.findRequest(request.contractId, request.requestId)).toMatchObject({ status: 'WITHDRAWN' });
       expect(await slotIsFree(request.contractId)).toBe(true);
+    });
+  });
+
+  describe(`${name}: the documents a create names`, () => {
+    /** A row of the documents service's table: Anna's and usable unless told otherwise. */
+    async function document(fields: Record<string, unknown> = {}): Promise<string> {
+      const documentId = randomUUID();
+      await subject.addDocument({
+        documentId,
+        customerId: ANNA,
+        status: USABLE_DOCUMENT_STATUS,
+        fileName: 'scan.pdf',
+        uploadedAt: new Date().toISOString(),
+        ...fields,
+      });
+      return documentId;
+    }
+
+    it("the caller's usable documents pass: the request is written", async () => {
+      const request = newRequest(await contract(), { documentIds: [await document(), await document(), await document()] });
+      expect(await store.create(request, nowSeconds())).toEqual({ kind: 'created' });
+      expect(await store.findRequest(request.contractId, request.requestId)).toMatchObject({ status: 'SUBMITTED' });
+    });
+
+    it.each<[string, Record<string, unknown> | undefined]>([
+      ['an unknown document', undefined],
+      ["another customer's usable document", { customerId: BORIS }],
+      ["one of the caller's still PENDING", { status: 'PENDING' }],
+      ["one of the caller's QUARANTINED", { status: 'QUARANTINED' }],
+      ["one of the caller's DELETED", { status: 'DELETED' }],
+      ["one of the caller's whose status is the usable one in other letters", { status: USABLE_DOCUMENT_STATUS.toLowerCase() }],
+      ['one naming no customer', { customerId: null }],
+    ])('%s is refused by its place among usable ones', async (_what, fields) => {
+      const refused = fields === undefined ? randomUUID() : await document(fields);
+      const request = newRequest(await contract(), { documentIds: [await document(), refused, await document()] });
+      expect(await store.create(request, nowSeconds())).toEqual({ kind: 'documents-refused', positions: [1] });
+    });
+
+    it("names every refused document by its place (3 of 5: unknown, another customer's, not usable), and writes nothing", async () => {
+      const contractId = await contract();
+      const usable = [await document(), await document()];
+      const documentIds = [
+        usable[0] ?? '',
+        randomUUID(),
+        await document({ customerId: BORIS }),
+        usable[1] ?? '',
+        await document({ status: 'PENDING' }),
+      ];
+      // One request allowed: a refused create that counted would leave no room for the retry below.
+      const limit = { count: 1, periodDays: 30 };
+      const refused = newRequest(contractId, { documentIds, limit });
+      expect(await store.create(refused, nowSeconds())).toEqual({ kind: 'documents-refused', positions: [1, 2, 4] });
+      expect(await store.findRequest(contractId, refused.requestId)).toBeUndefined();
+      expect(await store.findIdempotencyRecord(ANNA, refused.idempotencyKey, nowSeconds())).toBeUndefined();
+      // The same key, number and limit with the usable documents only: key, slot, number and limit record were all left as they were.
+      const retry = newRequest(contractId, {
+        idempotencyKey: refused.idempotencyKey,
+        requestNumber: refused.requestNumber,
+        documentIds: usable,
+        limit,
+      });
+      expect(await store.create(retry, nowSeconds())).toEqual({ kind: 'created' });
+    });
+
+    it('a held slot comes before the documents: the request that holds it is named', async () => {
+      const holder = await created();
+      const request = newRequest(holder.contractId, { documentIds: [randomUUID(), await document({ customerId: BORIS })] });
+      expect(await store.create(request, nowSeconds())).toEqual({
+        kind: 'slot-taken',
+        holder: { requestNumber: holder.requestNumber, customerId: ANNA },
+      });
+    });
+
+    it('the key, the contract, the number and a request id that exists come before the documents too', async () => {
+      const first = await created();
+      const unknown = { documentIds: [randomUUID()] };
+      expect(
+        await store.create(newRequest(await contract(), { ...unknown, idempotencyKey: first.idempotencyKey }), nowSeconds()),
+      ).toMatchObject({
+        kind: 'key-taken',
+        record: { requestId: first.requestId },
+      });
+      expect(await store.create(newRequest(await contract({ customerId: BORIS }), unknown), nowSeconds())).toMatchObject({
+        kind: 'contract-condition-failed',
+        contract: { customerId: BORIS },
+      });
+      expect(await store.create(newRequest(await contract(), { ...unknown, requestNumber: first.requestNumber }), nowSeconds())).toEqual({
+        kind: 'number-taken',
+      });
+      expect(await store.create(newRequest(await contract(), { ...unknown, requestId: first.requestId }), nowSeconds())).toEqual({
+        kind: 'conflict',
+      });
+    });
+  });
+
+  describe(`${name}: the limit of requests per contract`, () => {
+    const TWO_IN_30_DAYS: RequestLimit = { count: 2, periodDays: 30 };
+    const PERIOD = 30 * SECONDS_PER_DAY;
+
+    /** A request of the customer's made on the contract at `at`, under `limit`, then ended as told so that the contract is free again. */
+    async function madeAndEnded(
+      contractId: string,
+      at: number,
+      {
+        customerId = ANNA,
+        end = 'WITHDRAWN',
+        limit = TWO_IN_30_DAYS,
+      }: { customerId?: string; end?: 'WITHDRAWN' | 'REJECTED'; limit?: RequestLimit } = {},
+    ): Promise<NewRequest> {
+      const request = newRequest(contractId, { customerId, limit });
+      expect(await store.create(request, at)).toEqual({ kind: 'created' });
+      if (end === 'WITHDRAWN') expect(await store.withdraw(withdrawalOf(request), at)).toEqual({ kind: 'withdrawn' });
+      else expect(await store.applyDecision(decisionOn(request, end), moveTo(end), new Date().toISOString())).toEqual({ kind: 'applied' });
+      return request;
+    }
+
+    it('refuses the third request in the period, withdrawn and rejected ones counted, with their times newest first, and writes nothing', async () => {
+      const t = nowSeconds();
+      const contractId = await contract();
+      await madeAndEnded(contractId, t);
+      await madeAndEnded(contractId, t + 60, { end: 'REJECTED' });
+      const third = newRequest(contractId, { limit: TWO_IN_30_DAYS });
+      expect(await store.create(third, t + 120)).toEqual({ kind: 'limit-reached', createdAtSeconds: [t + 60, t] });
+      expect(await store.findRequest(contractId, third.requestId)).toBeUndefined();
+      expect(await store.findIdempotencyRecord(ANNA, third.idempotencyKey, t + 120)).toBeUndefined();
+      // Until the oldest counted request is a period old, then room again. Had either refusal been
+      // recorded, its time would be counted now instead of the oldest, and refuse this create.
+      expect(await store.create(newRequest(contractId, { limit: TWO_IN_30_DAYS }), t + PERIOD - 1)).toEqual({
+        kind: 'limit-reached',
+        createdAtSeconds: [t + 60, t],
+      });
+      expect(await store.create(newRequest(contractId, { limit: TWO_IN_30_DAYS, requestNumber: third.requestNumber }), t + PERIOD)).toEqual(
+        {
+          kind: 'created',
+        },
+      );
+    });
+
+    it('the slot comes before the limit, and the documents before the limit too', async () => {
+      const t = nowSeconds();
+      const contractId = await contract();
+      await madeAndEnded(contractId, t);
+      const active = newRequest(contractId, { limit: TWO_IN_30_DAYS });
+      expect(await store.create(active, t + 60)).toEqual({ kind: 'created' });
+      expect(await store.create(newRequest(contractId, { limit: TWO_IN_30_DAYS }), t + 120)).toEqual({
+        kind: 'slot-taken',
+        holder: { requestNumber: active.requestNumber, customerId: ANNA },
+      });
+      expect(await store.withdraw(withdrawalOf(active), t + 120)).toEqual({ kind: 'withdrawn' });
+      expect(await store.create(newRequest(contractId, { limit: TWO_IN_30_DAYS, documentIds: [randomUUID()] }), t + 180)).toEqual({
+        kind: 'documents-refused',
+        positions: [0],
+      });
+      expect(await store.create(newRequest(contractId, { limit: TWO_IN_30_DAYS }), t + 180)).toEqual({
+        kind: 'limit-reached',
+        createdAtSeconds: [t + 60, t],
+      });
+    });
+
+    it("counts each customer's requests on the contract apart: a previous owner's do not count against the next, nor the other way", async () => {
+      const t = nowSeconds();
+      const contractId = await contract();
+      await madeAndEnded(contractId, t);
+      await subject.addContract({ contractId, customerId: BORIS, status: 'ACTIVE' });
+      await madeAndEnded(contractId, t + 60, { customerId: BORIS });
+      await madeAndEnded(contractId, t + 120, { customerId: BORIS });
+      await subject.addContract({ contractId, customerId: ANNA, status: 'ACTIVE' });
+      await madeAndEnded(contractId, t + 180);
+      expect(await store.create(newRequest(contractId, { limit: TWO_IN_30_DAYS }), t + 240)).toEqual({
+        kind: 'limit-reached',
+        createdAtSeconds: [t + 180, t],
+      });
+      await subject.addContract({ contractId, customerId: BORIS, status: 'ACTIVE' });
+      expect(await store.create(newRequest(contractId, { customerId: BORIS, limit: TWO_IN_30_DAYS }), t + 240)).toEqual({
+        kind: 'limit-reached',
+        createdAtSeconds: [t + 120, t + 60],
+      });
+    });
+
+    it('a lower count reads the time it now names; a higher one counts from the next create, the times it had not kept as none', async () => {
+      const t = nowSeconds();
+      const contractId = await contract();
+      await madeAndEnded(contractId, t);
+      await madeAndEnded(contractId, t + 60);
+      expect(await store.create(newRequest(contractId, { limit: { count: 1, periodDays: 30 } }), t + 120)).toEqual({
+        kind: 'limit-reached',
+        createdAtSeconds: [t + 60],
+      });
+      const three = { count: 3, periodDays: 30 };
+      await madeAndEnded(contractId, t + 180, { limit: three });
+      expect(await store.create(newRequest(contractId, { limit: three }), t + 240)).toEqual({
+        kind: 'limit-reached',
+        createdAtSeconds: [t + 180, t + 60, t],
+      });
+    });
+
+    it('a time a lower count left unshifted counts again once the count grows back: every request made counts', async () => {
+      const t = nowSeconds();
+      const contractId = await contract();
+      const three = { count: 3, periodDays: 30 };
+      await madeAndEnded(contractId, t, { limit: three });
+      await madeAndEnded(contractId, t + 60, { limit: three });
+      await madeAndEnded(contractId, t + 120, { limit: three });
+      // Two in 30 days: the second newest (t + 60) is a period old. The record's third time (t) stays as it was.
+      await madeAndEnded(contractId, t + 60 + PERIOD, { limit: TWO_IN_30_DAYS });
+      // Three in 60 days: four requests were made in the last 60 days, so a fifth is refused, on the times the record holds.
+      expect(await store.create(newRequest(contractId, { limit: { count: 3, periodDays: 60 } }), t + 120 + PERIOD)).toEqual({
+        kind: 'limit-reached',
+        createdAtSeconds: [t + 60 + PERIOD, t + 120, t],
+      });
     });
   });
 

@@ -15,5 +15,9 @@ describeStoreContract('the in-memory store', () => {
       store.setSlot(contractId, slot);
       return Promise.resolve();
     },
+    addDocument: (document) => {
+      store.addDocument(document);
+      return Promise.resolve();
+    },
   });
 });
