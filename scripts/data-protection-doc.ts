@@ -2,6 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { statusChangedEventSchema, statusDecisionSchema, submittedEventSchema } from '../lib/api-model/event-schemas';
 import { terminationRequestInputSchema, terminationRequestSchema } from '../lib/api-model/schemas';
+import { limitKeyOf, requestKeyOf, slotKeyOf, type TableKey } from '../lib/dynamodb/keys';
+import { FINAL_STATUSES } from '../lib/termination/lifecycle';
 import { packagedProdTemplate } from './inventory-doc';
 import { at } from './local/template-file';
 
@@ -10,8 +12,9 @@ import { at } from './local/template-file';
  * personal field, every place it goes, for how long and under which key. The fields are the
  * schemas' `x-personal-data` marks (lib/api-model/schemas.ts, event-schemas.ts), and what an event
  * or an answer carries is read from its schema; how long and under which key is read from the
- * template `serverless package` makes for prod (log retention, queue retention, TTL, point-in-time
- * recovery, each store's KMS key). What goes into the table, the logs and the dead letters is
+ * template `serverless package` makes for prod (log retention, queue retention, the settings the
+ * functions are given that set an item's expiry, point-in-time recovery, each store's KMS key); the
+ * table's keys from lib/dynamodb/keys.ts. What goes into the table, the logs and the dead letters is
  * declared below and checked against what the code does (tests/integration/data-protection.test.ts);
  * tests/deploy/data-protection-doc.test.ts fails when the file and its sources disagree.
  */
@@ -91,6 +94,8 @@ export interface Place {
   fields: (template: Template) => FieldUse[];
   kept: (template: Template) => string;
   key: (template: Template) => string;
+  /** The setting whose period ends an item of this place (its `expiresAt`, DynamoDB's TTL); none for a place whose items never expire. */
+  expiresBy?: string;
 }
 
 const resourceOf = (template: Template, id: string): unknown => at(template, 'Resources', id);
@@ -119,6 +124,52 @@ function keyOf(template: Template, id: string, ...path: string[]): string {
 }
 
 const days = (n: unknown) => `${String(n)} days`;
+const hours = (seconds: unknown) => {
+  const count = Number(seconds) / 3600;
+  return `${String(count)} hour${count === 1 ? '' : 's'}`;
+};
+
+/** A setting the functions are given, as the template gives it: every function given it is given the same. */
+export function settingOf(template: Template, name: string): string {
+  const resources = at(template, 'Resources');
+  const values = new Set(
+    Object.values(isObject(resources) ? resources : {})
+      .filter((resource) => at(resource, 'Type') === 'AWS::Lambda::Function')
+      .map((resource) => at(resource, 'Properties', 'Environment', 'Variables', name))
+      .flatMap((value) => (typeof value === 'string' || typeof value === 'number' ? [String(value)] : [])),
+  );
+  const [value, ...others] = [...values];
+  if (value === undefined || others.length > 0)
+    throw new Error(`The functions are given ${name} ${value === undefined ? 'nowhere' : `as ${[...values].join(' and ')}`}`);
+  return value;
+}
+
+/** The whole calendar years a number of days never falls short of: Y years hold at most 365 Y days and a leap day per four years begun. */
+export function calendarYearsIn(dayCount: number): number {
+  let years = 0;
+  while (365 * (years + 1) + Math.ceil((years + 1) / 4) <= dayCount) years++;
+  return years;
+}
+
+/** How long the request item is kept once final: REQUEST_RETENTION_DAYS, in days and the calendar years it covers. */
+function retention(template: Template): string {
+  const dayCount = Number(settingOf(template, 'REQUEST_RETENTION_DAYS'));
+  const years = calendarYearsIn(dayCount);
+  return `${days(dayCount)} (\`REQUEST_RETENTION_DAYS\`${years > 0 ? `, never less than ${String(years)} calendar year${years > 1 ? 's' : ''}` : ''})`;
+}
+
+const ERASURE_RUNBOOK = '[`operations.md`](operations.md#a-customer-asks-to-be-erased)';
+const LIMIT_RUNBOOK = '[`operations.md`](operations.md#a-customer-refused-by-the-limit)';
+const keyName = ({ pk, sk }: TableKey) => `${code(pk)} / ${code(sk)}`;
+
+/** A table another system owns, unless the stage makes a stand-in of its own (`setting` at package time, dev stages). */
+const ownedElsewhere = (template: Template, parameter: string) => at(template, 'Parameters', parameter, 'Default') !== 'true';
+const ownersRule = (template: Template, parameter: string, setting: string) =>
+  ownedElsewhere(template, parameter)
+    ? "its owner's rule"
+    : `the stage's own stand-in (\`${setting}\`), demo data only, until the stack is removed`;
+const ownersKey = (template: Template, parameter: string, resource: string) =>
+  ownedElsewhere(template, parameter) ? "its owner's" : keyOf(template, resource, 'SSESpecification', 'KMSMasterKeyId');
 const logRetention = (template: Template, id: string) =>
   `${days(at(resourceOf(template, id), 'Properties', 'RetentionInDays'))} on prod (\`LOG_RETENTION_DAYS\`)`;
 const queueRetention = (template: Template, id: string) =>
@@ -149,28 +200,40 @@ const TABLE_FIELDS = ['customerId', 'accountNumber', 'recipientName', 'comment',
 export const PLACES: Place[] = [
   {
     id: 'request-item',
-    name: 'the requests table: the request item (`CONTRACT#<contractId>` / `REQUEST#<requestId>`)',
+    name: `the requests table: the request item (${keyName(requestKeyOf('<contractId>', '<requestId>'))})`,
     fields: () =>
       TABLE_FIELDS.map((field) =>
         field === 'reason' ? { field, as: "`statusReason`, and each status change's in `statusHistory`" } : { field },
       ),
-    kept: () => 'until erased: no expiry is set on it',
+    kept: (template) =>
+      `while the request is active; then ${retention(template)} after it became final (${FINAL_STATUSES.map(code).join(', ')}: the write that made it final set its \`expiresAt\`), when DynamoDB's TTL deletes it, usually within days; erased sooner only as ${ERASURE_RUNBOOK} says`,
     key: tableKey,
+    expiresBy: 'REQUEST_RETENTION_DAYS',
   },
   {
     id: 'slot-item',
-    name: "the requests table: the contract's active slot (`CONTRACT#<contractId>` / `ACTIVE`)",
+    name: `the requests table: the contract's active slot (${keyName(slotKeyOf('<contractId>'))})`,
     fields: () => [{ field: 'customerId' }],
     kept: () => 'while the request is active: the final decision or the withdrawal deletes it',
     key: tableKey,
+  },
+  {
+    id: 'limit-record',
+    name: `the requests table: the customer's limit record on a contract (${keyName(limitKeyOf('<contractId>', '<customerId>'))}, the times of their latest requests there)`,
+    fields: () => [{ field: 'customerId', as: "in the item's key" }],
+    kept: (template) =>
+      `${days(settingOf(template, 'REQUEST_LIMIT_DAYS'))} (\`REQUEST_LIMIT_DAYS\`) after the customer's latest request on the contract, then DynamoDB's TTL deletes it, usually within days; deleted at once to lift the limit (${LIMIT_RUNBOOK})`,
+    key: tableKey,
+    expiresBy: 'REQUEST_LIMIT_DAYS',
   },
   {
     id: 'key-records',
     name: 'the requests table: the key records (`IDEMPOTENCY#…`, `WITHDRAWAL#…`)',
     fields: () => [{ field: 'customerId', as: "in the item's key" }],
     kept: (template) =>
-      `${String(at(resourceOf(template, 'CreateTerminationRequestLambdaFunction'), 'Properties', 'Environment', 'Variables', 'IDEMPOTENCY_TTL_HOURS'))} hours (\`IDEMPOTENCY_TTL_HOURS\`), then DynamoDB's TTL deletes them, usually within days`,
+      `${settingOf(template, 'IDEMPOTENCY_TTL_HOURS')} hours (\`IDEMPOTENCY_TTL_HOURS\`), then DynamoDB's TTL deletes them, usually within days`,
     key: tableKey,
+    expiresBy: 'IDEMPOTENCY_TTL_HOURS',
   },
   {
     id: 'backups',
@@ -195,8 +258,21 @@ export const PLACES: Place[] = [
     id: 'contracts',
     name: 'the contracts table, which another system owns',
     fields: () => [{ field: 'customerId', as: 'read to check that the contract is the caller’s; never written here' }],
-    kept: () => "its owner's rule",
-    key: () => "its owner's",
+    kept: (template) => ownersRule(template, 'CreateContractsTableSetting', 'CREATE_CONTRACTS_TABLE'),
+    key: (template) => ownersKey(template, 'CreateContractsTableSetting', 'ContractsTable'),
+  },
+  {
+    id: 'documents',
+    name: 'the documents table, which the documents service owns',
+    fields: () => [
+      {
+        field: 'customerId',
+        as: "compared with each named document's owner inside the create's transaction (a `ConditionCheck`); nothing read back, never written here",
+      },
+      { field: 'documentIds', as: 'each the key of one `ConditionCheck`; never written here' },
+    ],
+    kept: (template) => ownersRule(template, 'CreateDocumentsTableSetting', 'CREATE_DOCUMENTS_TABLE'),
+    key: (template) => ownersKey(template, 'CreateDocumentsTableSetting', 'DocumentsTable'),
   },
   {
     id: 'submitted-event',
@@ -217,12 +293,12 @@ export const PLACES: Place[] = [
     name: "the bus: the back office's decision, to the consumer",
     fields: () => schemaFields('StatusDecision'),
     kept: (template) =>
-      `not stored by the bus; retried for up to ${String(Number(at(resourceOf(template, 'DecisionRule'), 'Properties', 'Targets', 0, 'RetryPolicy', 'MaximumEventAgeInSeconds')) / 3600)} hours while the consumer cannot take it`,
+      `not stored by the bus; retried for up to ${hours(at(resourceOf(template, 'DecisionRule'), 'Properties', 'Targets', 0, 'RetryPolicy', 'MaximumEventAgeInSeconds'))} while the consumer cannot take it, then held by Lambda for up to ${hours(at(resourceOf(template, 'ApplyStatusDecisionInvokeConfig'), 'Properties', 'MaximumEventAgeInSeconds'))} while the consumer's attempts fail`,
     key: (template) => keyOf(template, 'EventBus', 'KmsKeyIdentifier'),
   },
   {
     id: 'decision-dead-letters',
-    name: 'the decision dead-letter queue (the whole decision, with why it was not applied)',
+    name: 'the decision dead-letter queue (the whole decision, its signature included, with why it was not applied)',
     fields: () => schemaFields('StatusDecision'),
     kept: (template) => queueRetention(template, 'DecisionDeadLetterQueue'),
     key: (template) => keyOf(template, 'DecisionDeadLetterQueue', 'KmsMasterKeyId'),
@@ -324,9 +400,13 @@ dead letters to what is written here. A change that sends a personal field somew
 this record. The key, and who may use it: [\`inventory.md\`](inventory.md); the key's design:
 [\`decisions/0014-deployment-safety.md\`](decisions/0014-deployment-safety.md).
 
-What the back office keeps of the events it receives is its own to record, as is the contracts
-table's owner's. The local stack (\`npm start\`) writes what it publishes and its dead letters to
-\`.local/\` files, with demo data only.
+What the back office keeps of the events it receives is its own to record, as are the contracts
+table's owner's and the documents service's. The local stack (\`npm start\`) writes what it
+publishes and its dead letters to \`.local/\` files, with demo data only.
+
+A customer who asks to be erased:
+${ERASURE_RUNBOOK} says what can be deleted before its time, by
+whom, and what stays, place by place as below.
 
 ## The personal fields
 
@@ -336,8 +416,9 @@ ${fieldRows.join('\n')}
 
 **Logs carry none of them whole.** The functions log ids (\`contractId\`, \`requestId\`,
 \`correlationId\`, API Gateway's \`apiRequestId\`), statuses and outcomes; of the refund account only
-its last four digits, on the create's answer lines. The customer's id is in no log line and in
-no access log line: on-call finds one customer's calls through their contracts
+its last four digits, on the create's answer lines. The decision consumer logs a decision's ids,
+its status and why it was refused, never its reason nor its signature. The customer's id is in
+no log line and in no access log line: on-call finds one customer's calls through their contracts
 ([\`operations.md\`](operations.md#finding-one-customers-calls)).
 
 ## Where each field goes

@@ -4,12 +4,14 @@ import * as eventSchemas from '../../lib/api-model/event-schemas';
 import * as apiSchemas from '../../lib/api-model/schemas';
 import {
   buildDataProtectionDoc,
+  calendarYearsIn,
   DATA_PROTECTION_DOC,
   FIELDS,
   personalPaths,
   placesOf,
   PLACES,
   SCHEMAS,
+  settingOf,
 } from '../../scripts/data-protection-doc';
 import { PLACEHOLDER_SETTINGS } from '../../scripts/inventory-doc';
 import { at, jsonObject } from '../support/json';
@@ -88,8 +90,10 @@ describe('docs/data-protection.md', () => {
       }
     }
     // Every store of the stack that holds personal data is under the stage's key.
-    const stores = PLACES.filter((place) => place.fields(prod).length > 0 && !['contracts', 'answers', 'page'].includes(place.id));
-    expect(stores.length).toBeGreaterThanOrEqual(11);
+    const stores = PLACES.filter(
+      (place) => place.fields(prod).length > 0 && !['contracts', 'documents', 'answers', 'page'].includes(place.id),
+    );
+    expect(stores.length).toBeGreaterThanOrEqual(12);
     for (const place of stores)
       expect([place.id, place.key(prod)]).toEqual([place.id, "the stage's key, `alias/contract-termination-<stage>`"]);
   });
@@ -118,5 +122,61 @@ describe('docs/data-protection.md', () => {
       setting['Format'] = JSON.stringify({ ...format, customerId: '$context.authorizer.customerId' });
     });
     expect(placesOf(withCustomer, 'customerId').map(({ place }) => place.id)).toContain('access-log');
+  });
+
+  it("takes each item's expiry from the setting the functions are given: a figure changed shows, and one given two ways is refused", () => {
+    const today = buildDataProtectionDoc(prod);
+    const retention = settingOf(prod, 'REQUEST_RETENTION_DAYS');
+    expect(retention).toBe('1827');
+    expect(today).toContain('then 1827 days (`REQUEST_RETENTION_DAYS`, never less than 5 calendar years) after it became final');
+    expect(today).toMatch(
+      /`LIMIT#<customerId>`[^|]*\| `customerId` \| 30 days \(`REQUEST_LIMIT_DAYS`\) after the customer's latest request/,
+    );
+    const setEverywhere = (name: string, value: string) =>
+      changed((resources) => {
+        for (const resource of Object.values(resources)) {
+          const variables = at(resource, 'Properties', 'Environment', 'Variables');
+          if (isRecord(variables) && name in variables) variables[name] = value;
+        }
+      });
+    expect(buildDataProtectionDoc(setEverywhere('REQUEST_RETENTION_DAYS', '3653'))).toContain(
+      'then 3653 days (`REQUEST_RETENTION_DAYS`, never less than 10 calendar years) after it became final',
+    );
+    expect(buildDataProtectionDoc(setEverywhere('REQUEST_LIMIT_DAYS', '7'))).toMatch(
+      /`LIMIT#<customerId>`[^|]*\| `customerId` \| 7 days \(`REQUEST_LIMIT_DAYS`\)/,
+    );
+    // The decision consumer and the withdrawal both make requests final: one figure for both, or no record.
+    const twoWays = changed((resources) => {
+      objectAt(resources, 'WithdrawTerminationRequestLambdaFunction', 'Properties', 'Environment', 'Variables')['REQUEST_RETENTION_DAYS'] =
+        '400';
+    });
+    expect(() => buildDataProtectionDoc(twoWays)).toThrow(/given REQUEST_RETENTION_DAYS as (1827 and 400|400 and 1827)$/);
+    // Every place that says it expires names a setting the functions are given.
+    for (const place of PLACES.filter((p) => p.expiresBy !== undefined))
+      expect([place.id, place.kept(prod)]).toEqual([place.id, expect.stringContaining(`\`${place.expiresBy ?? ''}\``)]);
+  });
+
+  it('counts the calendar years a retention in days never falls short of, leap days included', () => {
+    // A year may hold 366 days, five years 1827.
+    expect([365, 366, 1460, 1461, 1826, 1827, 3652, 3653].map(calendarYearsIn)).toEqual([0, 1, 3, 4, 4, 5, 9, 10]);
+  });
+
+  it("says the tables other systems own are theirs, and a stage's own stand-in table is under the key the template gives it", () => {
+    for (const id of ['contracts', 'documents']) {
+      const place = PLACES.find((p) => p.id === id);
+      expect([id, place?.kept(prod), place?.key(prod)]).toEqual([id, "its owner's rule", "its owner's"]);
+    }
+    const withStandIn = changed(() => undefined);
+    objectAt(withStandIn, 'Parameters', 'CreateDocumentsTableSetting')['Default'] = 'true';
+    expect(buildDataProtectionDoc(withStandIn)).toMatch(
+      /\| the documents table, which the documents service owns \| `customerId`, `documentIds` \| the stage's own stand-in \(`CREATE_DOCUMENTS_TABLE`\), demo data only, until the stack is removed \| an AWS-owned or AWS-managed key \|/,
+    );
+  });
+
+  it('links the runbook where it speaks of erasure and of lifting the limit', () => {
+    const doc = buildDataProtectionDoc(prod);
+    expect(doc.match(/\(operations\.md#a-customer-asks-to-be-erased\)/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(doc).toContain('(operations.md#a-customer-refused-by-the-limit)');
+    expect(readFileSync('docs/operations.md', 'utf8')).toContain('[`data-protection.md`](data-protection.md). Find the request');
   });
 });
