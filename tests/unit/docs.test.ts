@@ -23,7 +23,8 @@ import { loadDocument } from '../support/openapi-document';
  * the settings of configuration.md (against lib/config.ts and serverless.yml), the error codes of
  * 0011 (against lib/http/outcomes.ts and the gateway's and the WAF's answers), the resources/
  * files of 0002, the log `outcome`s of operations.md, the decision records' index and every
- * record named by file, and the request limit's figures (against lib/config.ts's defaults). Lists better replaced by a link (which
+ * record named by file, the table's keys (0015 against keys.ts) and the request limit's figures
+ * (against lib/config.ts's defaults). Lists better replaced by a link (which
  * function serves a route, role grants, alarms) are docs/inventory.md, generated and held by
  * tests/deploy/inventory-doc.test.ts.
  */
@@ -300,6 +301,17 @@ describe('the decision records', () => {
     );
     expect(named.length).toBeGreaterThan(100);
     expect(named.filter(({ record }) => !known.has(record))).toEqual([]);
+  });
+});
+
+describe("the requests table's keys", () => {
+  it("are the same in lib/dynamodb/keys.ts's header and 0015-reading-requests.md's table", () => {
+    const inCode = [...read('lib/dynamodb/keys.ts').matchAll(/^ \* {3}(\S+) +(\S+) {2,}/gm)].map(([, pk, sk]) => `${pk} ${sk}`);
+    const inDoc = [...read('docs/decisions/0015-reading-requests.md').matchAll(/^\| `([^`]+)` \| `([^`]+)` \|/gm)].map(
+      ([, pk, sk]) => `${pk} ${sk}`,
+    );
+    expect(inCode.length).toBeGreaterThanOrEqual(6);
+    expect(inDoc.filter((row) => row !== 'pk sk').sort()).toEqual(inCode.sort());
   });
 });
 
