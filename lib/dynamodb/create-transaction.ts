@@ -8,10 +8,11 @@ import { createdAtSecondsOf, requestLimitUpdate } from './request-limit';
 import type { NumberItem, RequestItem } from './request-item';
 
 /*
- * The create as data (docs/decisions/0005-one-atomic-write.md): one TransactWriteItems that binds
- * four items of the service's table (keys.ts), checks the contract and each document named, and
- * records the request in the customer's limit record; and the reading of its first failed
- * condition as facts. termination-table.ts sends it, and hands a refusal's item over.
+ * The create as data (docs/decisions/0005-one-atomic-write.md): one TransactWriteItems that puts
+ * four items of the service's table (keys.ts: key, slot, number, request), checks the contract
+ * and each document named, and updates a fifth, the customer's limit record on the contract; and
+ * the reading of its failed conditions as facts (the first decides; every refused document is
+ * named). termination-table.ts sends it, and hands a refusal's items over.
  */
 
 // Positions of the items in the transaction; cancellation reasons come back in this order.

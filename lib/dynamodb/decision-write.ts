@@ -8,7 +8,8 @@ import type { Decision, StatusMove } from '../termination/ports';
  * A back-office decision as data (docs/decisions/0017-lifecycle.md): one UpdateItem of the
  * request, conditioned on the statuses it may move from; on a final status, one
  * TransactWriteItems that also deletes the contract's slot, conditioned on the slot naming this
- * request. termination-table.ts sends it; status-write.ts's explainStatusRefusal reads a refusal.
+ * request, and whose update sets the request's expiry (docs/decisions/0021-retention.md).
+ * termination-table.ts sends it; status-write.ts's explainStatusRefusal reads a refusal.
  */
 
 /** Where the request and the slot stand in the write: a refusal names its failed item by position. */

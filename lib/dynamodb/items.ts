@@ -16,7 +16,8 @@ import {
 export type Item = Record<string, unknown>;
 
 /**
- * The first condition of a refused write, in the order of its items, with the item it concerned:
+ * The first condition of a refused write, in the order of its items (and every other that failed,
+ * by position: the create names each refused document), with the item it concerned:
  * as the failure returned it, or, where it came back without it (DynamoDB Local, a conflicting
  * writer), as the store's consistent read found it just after (`readAfter`). Only the items the
  * write asks back (ReturnValuesOnConditionCheckFailure: ALL_OLD) are ever read; for any other,

@@ -3,7 +3,7 @@
  * active slot share the contract's partition, so one Query lists the requests newest first:
  * request ids are UUIDv7, whose text sorts by creation time.
  *   CONTRACT#<contractId>           ACTIVE                the contract's one active-request slot
- *   CONTRACT#<contractId>           REQUEST#<requestId>   the request itself
+ *   CONTRACT#<contractId>           REQUEST#<requestId>   the request itself (TTL: expiresAt, set once it is final)
  *   CONTRACT#<contractId>           LIMIT#<customerId>    when the customer made their latest requests on it (TTL: expiresAt)
  *   IDEMPOTENCY#<customerId>#<key>  IDEMPOTENCY           the key, its fingerprint and the 201 body (TTL: expiresAt)
  *   NUMBER#<requestNumber>          NUMBER                makes request numbers unique

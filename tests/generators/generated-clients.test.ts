@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { generateApi } from 'swagger-typescript-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OPENAPI_PATH } from '../../scripts/openapi';
+import { compileStrict } from '../support/strict-compile';
 
 /*
  * docs/clients.md shows the lines a team adds to a client generated from docs/openapi.yaml. Those
@@ -16,7 +14,6 @@ import { OPENAPI_PATH } from '../../scripts/openapi';
  * and orval lines were compiled the same way, with those generators installed outside the project.)
  */
 
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 // Inside the repository (.local/ is ignored), so that openapi-fetch resolves from node_modules.
 mkdirSync('.local', { recursive: true });
 const root = mkdtempSync(join(resolve('.local'), 'generated-clients-'));
@@ -37,26 +34,7 @@ async function compile(name: string, files: Record<string, string>): Promise<str
     mkdirSync(join(dir, file, '..'), { recursive: true });
     writeFileSync(join(dir, file), content);
   }
-  writeFileSync(
-    join(dir, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        noEmit: true,
-        target: 'es2022',
-        module: 'esnext',
-        moduleResolution: 'bundler',
-        lib: ['es2022', 'dom'],
-        types: [],
-        skipLibCheck: true,
-      },
-      include: ['**/*.ts'],
-    }),
-  );
-  return promisify(execFile)(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')]).then(
-    () => 'compiled',
-    (error: unknown) => (error instanceof Error && 'stdout' in error ? String(error.stdout) : String(error)),
-  );
+  return compileStrict(dir);
 }
 
 /** What swagger-typescript-api makes of the description, with or without union enums. */

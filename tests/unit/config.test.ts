@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { configProblems } from '../support/thrown';
-import { ConfigError, loadAuthConfig, loadDecisionConfig, loadEdgeConfig, loadPublisherConfig, loadServiceConfig } from '../../lib/config';
+import {
+  ConfigError,
+  loadAuthConfig,
+  loadCreateConfig,
+  loadDecisionConfig,
+  loadEdgeConfig,
+  loadPublisherConfig,
+  loadServiceConfig,
+} from '../../lib/config';
 
 const SERVICE_REQUIRED = { REQUESTS_TABLE_NAME: 'termination-requests', CONTRACTS_TABLE_NAME: 'contracts' };
 const AUTH_REQUIRED = {
@@ -285,13 +293,14 @@ describe('loadAuthConfig', () => {
   });
 });
 
-describe("serverless.yml's defaults", () => {
+describe("serverless.yml's and docs/configuration.md's defaults", () => {
   // Every loader of lib/config.ts (tests/unit/docs.test.ts fails when one is added and not listed there).
-  const loaders = [loadServiceConfig, loadEdgeConfig, loadAuthConfig, loadDecisionConfig, loadPublisherConfig];
+  const loaders = [loadServiceConfig, loadCreateConfig, loadEdgeConfig, loadAuthConfig, loadDecisionConfig, loadPublisherConfig];
   /** What every loader needs to load at all: the settings without a default. */
   const REQUIRED = {
     ...SERVICE_REQUIRED,
     ...AUTH_REQUIRED,
+    DOCUMENTS_TABLE_NAME: 'documents',
     EVENT_BUS_NAME: 'termination-events',
     DECISION_ACCOUNT_ID: '123456789012',
     DECISION_DEAD_LETTER_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/decisions',
@@ -320,7 +329,34 @@ describe("serverless.yml's defaults", () => {
     loadAll(recording);
     const checked = packagedDefaults().filter(([name]) => read.has(name) && !(name in REQUIRED));
     expect(checked.map(([name]) => name)).toEqual(
-      expect.arrayContaining(['IDEMPOTENCY_TTL_HOURS', 'DYNAMODB_BUDGET_MS', 'JWKS_TTL_SECONDS']),
+      expect.arrayContaining([
+        'IDEMPOTENCY_TTL_HOURS',
+        'DYNAMODB_BUDGET_MS',
+        'JWKS_TTL_SECONDS',
+        'REQUEST_LIMIT_COUNT',
+        'REQUEST_RETENTION_DAYS',
+      ]),
+    );
+    for (const [name, value] of checked) expect(loadAll({ ...REQUIRED, [name]: value }), `${name}: '${value}'`).toEqual(loadAll(REQUIRED));
+  });
+
+  /** The settings table's rows whose default is one plain value (not "(required)", "(none ...)" or words). */
+  function documentedDefaults(): [string, string][] {
+    const rows = readFileSync('docs/configuration.md', 'utf8').matchAll(/^\| `([A-Z][A-Z0-9_]*)` \| [^|]+ \| ([^|]+?) \|/gm);
+    return [...rows].flatMap(([, name = '', value = '']): [string, string][] => (/^[\w./+-]+$/.test(value) ? [[name, value]] : []));
+  }
+
+  it('are the ones lib/config.ts applies: each default configuration.md gives, passed in, loads what the setting left out loads', () => {
+    // Powertools reads its own settings; lib/config.ts does not.
+    const checked = documentedDefaults().filter(([name]) => !name.startsWith('POWERTOOLS_'));
+    expect(checked.map(([name]) => name)).toEqual(
+      expect.arrayContaining([
+        'REQUEST_LIMIT_COUNT',
+        'REQUEST_LIMIT_DAYS',
+        'REQUEST_RETENTION_DAYS',
+        'JWT_ACCESS_TOKEN_PROOF',
+        'BUSINESS_TIME_ZONE',
+      ]),
     );
     for (const [name, value] of checked) expect(loadAll({ ...REQUIRED, [name]: value }), `${name}: '${value}'`).toEqual(loadAll(REQUIRED));
   });

@@ -22,7 +22,9 @@ import { loadDocument } from '../support/openapi-document';
  * the links between the docs, the routes of api.md and clients.md (against docs/openapi.yaml),
  * the settings of configuration.md (against lib/config.ts and serverless.yml), the error codes of
  * 0011 (against lib/http/outcomes.ts and the gateway's and the WAF's answers), the resources/
- * files of 0002 and the log `outcome`s of operations.md. Lists better replaced by a link (which
+ * files of 0002, the log `outcome`s of operations.md, the decision records' index and every
+ * record named by file, the table's keys (0015 against keys.ts) and the request limit's figures
+ * (against lib/config.ts's defaults). Lists better replaced by a link (which
  * function serves a route, role grants, alarms) are docs/inventory.md, generated and held by
  * tests/deploy/inventory-doc.test.ts.
  */
@@ -258,5 +260,70 @@ describe('what other docs name of the code', () => {
   it("docs/operations.md names every `outcome` an answer's log line carries", () => {
     const named = /`outcome` \(([^)]*)\)/.exec(read('docs/operations.md'))?.[1]?.match(/`(\w+)`/g) ?? [];
     expect(new Set(named.map((name) => name.replace(/`/g, '')))).toEqual(new Set(Object.values(OUTCOMES).map((row) => row.log.outcome)));
+  });
+});
+
+describe('the decision records', () => {
+  const records = () =>
+    readdirSync('docs/decisions')
+      .filter((name) => /^\d{4}-[a-z0-9-]+\.md$/.test(name))
+      .sort();
+
+  it('docs/decisions/README.md indexes each record once, in number order, by its file and its own title', () => {
+    const rows = [...read('docs/decisions/README.md').matchAll(/^\| (\d{4}) \| \[([^\]]+)\]\(([^)]+)\) \|/gm)].map(
+      ([, number = '', title = '', file = '']) => ({ number, title, file }),
+    );
+    expect(rows.map((row) => row.file)).toEqual(records());
+    for (const { number, title, file } of rows) {
+      expect(file.startsWith(`${number}-`), file).toBe(true);
+      expect(read(join('docs/decisions', file)).split('\n')[0]).toBe(`# ${number}. ${title}`);
+    }
+  });
+
+  /** Every file below these folders that a comment or a doc may name a record in. */
+  function sources(dir: string): string[] {
+    return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sources(path);
+      return /\.(?:ts|cjs|yml|md)$/.test(entry.name) ? [path] : [];
+    });
+  }
+
+  it('are named by files that exist, wherever a doc, a comment or a template names one', () => {
+    const files = [
+      'README.md',
+      'serverless.yml',
+      ...['docs', 'lib', 'functions', 'scripts', 'tests', 'bench', 'web', 'client', 'resources'].flatMap((dir) => sources(dir)),
+    ];
+    const known = new Set(records());
+    const named = files.flatMap((file) =>
+      [...read(file).matchAll(/\b(\d{4}-[a-z0-9-]+\.md)\b/g)].map(([, record = '']) => ({ file, record })),
+    );
+    expect(named.length).toBeGreaterThan(100);
+    expect(named.filter(({ record }) => !known.has(record))).toEqual([]);
+  });
+});
+
+describe("the requests table's keys", () => {
+  it("are the same in lib/dynamodb/keys.ts's header and 0015-reading-requests.md's table", () => {
+    const inCode = [...read('lib/dynamodb/keys.ts').matchAll(/^ \* {3}(\S+) +(\S+) {2,}/gm)].map(([, pk, sk]) => `${pk} ${sk}`);
+    const inDoc = [...read('docs/decisions/0015-reading-requests.md').matchAll(/^\| `([^`]+)` \| `([^`]+)` \|/gm)].map(
+      ([, pk, sk]) => `${pk} ${sk}`,
+    );
+    expect(inCode.length).toBeGreaterThanOrEqual(6);
+    expect(inDoc.filter((row) => row !== 'pk sk').sort()).toEqual(inCode.sort());
+  });
+});
+
+describe("the request limit's figures", () => {
+  it("are lib/config.ts's defaults wherever a doc gives them", () => {
+    const { requestLimit } = loadCreateConfig({ REQUESTS_TABLE_NAME: 'r', CONTRACTS_TABLE_NAME: 'c', DOCUMENTS_TABLE_NAME: 'd' });
+    const stated = markdownFiles().flatMap((doc) =>
+      [...read(doc).matchAll(/(\d+) requests (?:per customer and contract|on one contract|per contract) in (\d+) days/g)].map(
+        ([, count = '', days = '']) => ({ doc, count: Number(count), periodDays: Number(days) }),
+      ),
+    );
+    expect(stated.length).toBeGreaterThanOrEqual(2);
+    for (const { doc, ...figures } of stated) expect(figures, doc).toEqual(requestLimit);
   });
 });
