@@ -1,6 +1,5 @@
-// A problem code whose text needs no values: nothing may be added to it.
-// eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- meant: no values at all
-type NoParams = Record<never, never>;
+/** A problem code whose text needs no values. */
+type NoParams = object;
 
 /** The values each problem's text needs, by problem code. */
 interface ProblemParams {
