@@ -241,29 +241,14 @@ describe('least privilege', () => {
     // It confirms each event against the request item: reads of contracts' partitions only, never a key's or a number's.
     expect(JSON.stringify(allowed[3]?.resource)).toContain('table/contract-termination-prod-requests');
     expect(JSON.stringify(allowed[3]?.resource)).not.toContain('contracts-owned-elsewhere');
-    const confirm = at(
-      resource(prod, 'PublishRequestEventsRole'),
-      'Properties',
-      'Policies',
-      1,
-      'PolicyDocument',
-      'Statement',
-      2,
-      'Condition',
-    );
+    /** The condition of the publisher's statement at `position` of its service policy. */
+    const publisherCondition = (position: number) =>
+      at(resource(prod, 'PublishRequestEventsRole'), 'Properties', 'Policies', 1, 'PolicyDocument', 'Statement', position, 'Condition');
+    const confirm = publisherCondition(2);
     expect(confirm).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CONTRACT#*'] } });
     expect(JSON.stringify(allowed[4]?.resource)).toContain('event-bus/contract-termination-prod-events');
     // It may put its own source only: never a decision in the back office's name.
-    const putEvents = at(
-      resource(prod, 'PublishRequestEventsRole'),
-      'Properties',
-      'Policies',
-      1,
-      'PolicyDocument',
-      'Statement',
-      3,
-      'Condition',
-    );
+    const putEvents = publisherCondition(3);
     // events:source holds one value per entry of the call: every one must be ours, and there must be one.
     expect(putEvents).toEqual({
       'ForAllValues:StringEquals': { 'events:source': ['bank.contract-termination'] },
