@@ -102,7 +102,16 @@ export function buildCreateTransaction(tables: CreateTables, request: NewRequest
       ...documentConditionChecks(tables.documents, request.input.documentIds ?? [], request.documents).map((ConditionCheck) => ({
         ConditionCheck,
       })),
-      { Update: requestLimitUpdate(tables.requests, request.contractId, request.customerId, request.limit, nowSeconds) },
+      {
+        Update: requestLimitUpdate(
+          tables.requests,
+          request.contractId,
+          request.customerId,
+          request.limit,
+          nowSeconds,
+          request.limitCountsFrom,
+        ),
+      },
     ],
   };
 }

@@ -14,7 +14,7 @@ import { type IdempotencyRecord, type RequestLimit, type TerminationStore, type 
 import { requestFingerprint } from './fingerprint';
 import { refuse, RefusedError, type Refusal } from './refusals';
 import { hasOwnWords, needsComment } from './reason-rules';
-import { limitRefusal, nextRequestAllowedAt } from './request-limit';
+import { countedFromSeconds, limitRefusal, nextRequestAllowedAt } from './request-limit';
 import { newRequestNumber } from './request-number';
 import { withinBudget } from './within-budget';
 
@@ -183,6 +183,7 @@ async function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abo
         contract: contractConditionFor(call.customerId, call.input.desiredTerminationDate),
         documents: documentConditionFor(call.customerId),
         limit: deps.requestLimit,
+        limitCountsFrom: countedFromSeconds(response.createdAt),
       },
       nowSeconds,
       abortSignal,

@@ -32,6 +32,7 @@ const request: NewRequest = {
   contract: contractConditionFor('customer-anna', '2030-06-30'),
   documents: documentConditionFor('customer-anna'),
   limit: { count: 3, periodDays: 30 },
+  limitCountsFrom: NOW,
 };
 
 // Positions of the create's items: the key, the contract, the slot, the number, the request.
