@@ -508,7 +508,8 @@ export function buildOpenApi(): Record<string, unknown> {
       title: 'Contract early-termination requests',
       version: '1.0.0',
       description:
-        'Customers ask to terminate a contract ahead of its term. The rules behind each answer are the decision records in docs/decisions/ of the service repository; docs/clients.md is the guide for client teams.',
+        'Customers ask to terminate a contract ahead of its term. The rules behind each answer are the decision records in docs/decisions/ of the service repository; docs/clients.md is the guide for client teams. ' +
+        "Within v1 the service may add optional fields to answers, values to its enums (error codes, statuses, reasons) and routes, and never removes or changes what is here: the schemas describe today's answers exactly, and a client must ignore a field it does not know and handle a value it does not know in a default branch (docs/decisions/0001-api-contract-and-versioning.md).",
       contact: { name: 'Contract termination service team' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
