@@ -161,7 +161,7 @@ export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
       const request = floorWithdrawn[i];
       if (request === undefined) throw new Error('out of requests');
       const withdrawnAt = new Date().toISOString();
-      const input = buildWithdrawalTransaction(
+      const { input } = buildWithdrawalTransaction(
         { requests: bench.requestsTable, contracts: '' },
         {
           ...request,
