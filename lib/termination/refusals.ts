@@ -1,6 +1,6 @@
 import type { Problem } from '../api-model/problems';
 
-/** Every way the create use case can say no. The edge gives each its HTTP status and its words. */
+/** Every way a use case can say no. The edge gives each its HTTP status and its words. */
 export type RefusalCode =
   | 'IDEMPOTENCY_KEY_MISSING'
   | 'VALIDATION_ERROR'
@@ -34,6 +34,9 @@ export class RefusedError extends Error {
     this.name = 'RefusedError';
   }
 }
+
+/** A refusal as the use case's outcome. */
+export const refused = (error: RefusedError): { kind: 'refused'; refusal: Refusal } => ({ kind: 'refused', refusal: error.refusal });
 
 export const refuse = (code: RefusalCode, problems: Problem[], requestNumber?: string) =>
   new RefusedError({ code, problems, ...(requestNumber === undefined ? {} : { requestNumber }) });

@@ -1,5 +1,6 @@
 import { StoreUnavailableError } from './ports';
 import { RefusedError, type Refusal } from './refusals';
+import { budgetSignal, type Invocation } from '../retry';
 
 /** How every use case ends besides its own outcomes: a refusal, or the store unavailable (503). */
 export type EndedEarly = { kind: 'refused'; refusal: Refusal } | { kind: 'unavailable'; cause: unknown };
@@ -15,15 +16,17 @@ function isBudgetAbort(error: unknown, abortSignal: AbortSignal): boolean {
 }
 
 /**
- * Runs a use case within its time budget: a refusal it throws becomes its outcome, and a store
- * that failed or the budget running out becomes `unavailable`. Anything else it throws is a bug,
- * also after the budget ran out: it is thrown as it is (a 500, logged with its stack).
+ * Runs a use case within its time budget (budgetMs, or less when the invocation has less left:
+ * lib/retry.ts): a refusal it throws becomes its outcome, and a store that failed or the budget
+ * running out becomes `unavailable`. Anything else it throws is a bug, also after the budget ran
+ * out: it is thrown as it is (a 500, logged with its stack).
  */
 export async function withinBudget<Outcome>(
   budgetMs: number,
   run: (abortSignal: AbortSignal) => Promise<Outcome>,
+  invocation?: Invocation,
 ): Promise<Outcome | EndedEarly> {
-  const abortSignal = AbortSignal.timeout(budgetMs);
+  const abortSignal = budgetSignal(budgetMs, invocation?.remainingMs()) ?? AbortSignal.timeout(budgetMs);
   try {
     return await run(abortSignal);
   } catch (error) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { directContext } from '../support/call-context';
 import { buildCreateTransaction, explainCreateRefusal } from '../../lib/dynamodb/create-transaction';
 import type { Failure } from '../../lib/dynamodb/write-parts';
 import type { CreatePart } from '../../lib/dynamodb/create-transaction';
@@ -198,8 +199,7 @@ describe('a cancellation read back here, then judged by the create (lib/terminat
         contractId: request.contractId,
         idempotencyKey: request.idempotencyKey,
         body: { ...request.input },
-        createdMessage: (requestNumber) => requestNumber,
-        edgeProblems: [],
+        context: { ...directContext(), messages: { created: (requestNumber) => requestNumber, withdrawn: String } },
       },
     );
     return outcome.kind === 'refused' ? outcome.refusal : outcome;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { backoff } from '../../lib/backoff';
+import { NO_TIME_LIMIT, pauseBefore, RESERVE_MS } from '../../lib/retry';
 import { answerCall } from '../../lib/http/edge';
 import { StoreUnavailableError } from '../../lib/termination/ports';
 import { refuse } from '../../lib/termination/refusals';
@@ -34,13 +34,25 @@ describe('withinBudget', () => {
   });
 
   it("the budget's own abort is unavailable: a wait it cut short, or its reason thrown", async () => {
-    expect(await withinBudget(BUDGET_MS, (signal) => backoff(20, 1000, 60_000, signal))).toMatchObject({ kind: 'unavailable' });
+    expect(await withinBudget(BUDGET_MS, (signal) => pauseBefore({ baseMs: 1000, capMs: 60_000 }, 20, signal))).toMatchObject({
+      kind: 'unavailable',
+    });
     expect(
       await withinBudget(BUDGET_MS, async (signal) => {
         await pastTheBudget();
         signal.throwIfAborted();
       }),
     ).toMatchObject({ kind: 'unavailable' });
+  });
+
+  it("ends at the invocation's remaining time, less the reserve, when that comes before the budget", async () => {
+    const invocation = { remainingMs: () => RESERVE_MS + BUDGET_MS };
+    // Only the signal ends this wait: with the 60 s budget alone the test would time out.
+    const untilAborted = (signal: AbortSignal) =>
+      new Promise<never>((_, reject) =>
+        signal.addEventListener('abort', () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'))),
+      );
+    expect(await withinBudget(60_000, untilAborted, invocation)).toMatchObject({ kind: 'unavailable' });
   });
 
   it('the store unavailable is unavailable, before the budget ran out or after', async () => {
@@ -77,7 +89,7 @@ describe('withinBudget', () => {
     logger.setLogLevel('ERROR');
     const bug = new TypeError('Cannot read properties of undefined (reading "status")');
     const event = apiEvent({ method: 'GET', customerId: 'customer-anna' });
-    const answer = await answerCall(event, { retryAfterSeconds: 1, allowedOrigins: [] }, () =>
+    const answer = await answerCall(event, NO_TIME_LIMIT, { retryAfterSeconds: 1, allowedOrigins: [] }, () =>
       withinBudget(BUDGET_MS, async () => {
         await pastTheBudget();
         throw bug;
