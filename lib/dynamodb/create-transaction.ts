@@ -1,4 +1,4 @@
-import type { NewRequest, WriteOutcome } from '../termination/ports';
+import type { NewRequest, WriteOutcome } from '../termination/ports/store';
 import { contractConditionCheck } from './contract-condition';
 import { documentConditionChecks } from './document-checks';
 import { asIdempotencyRecord, type Item } from './items';

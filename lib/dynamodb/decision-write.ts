@@ -3,7 +3,7 @@ import type { Tables } from './keys';
 import { decisionUpdate } from './request-item';
 import { slotRelease, type StatusPart } from './status-write';
 import { namedTransaction, type NamedTransaction } from './write-parts';
-import type { Decision, StatusMove } from '../termination/ports';
+import type { Decision, StatusMove } from '../termination/ports/store';
 
 /*
  * A back-office decision as data (docs/decisions/0017-lifecycle.md): one UpdateItem of the

@@ -1,8 +1,9 @@
 import { isTerminationRequest, isWithdrawal } from '../api-model/validator';
-import { MalformedItemError, type IdempotencyRecord, type WithdrawalRecord } from '../termination/ports';
+import { MalformedItemError } from '../termination/ports/errors';
+import type { IdempotencyRecord, WithdrawalRecord } from '../termination/ports/store';
 
 /*
- * The key records read back in the domain's words (lib/termination/ports.ts); the request item's
+ * The key records read back in the domain's words (lib/termination/ports/store.ts); the request item's
  * own reading is request-item.ts's. An item that breaks the service's own rules is a bug of
  * ours, never guessed about: MalformedItemError (a 500).
  */

@@ -4,16 +4,15 @@ import { terminationRequestInputSchema, type Status, type TerminationRequestInpu
 import { validateTerminationInput } from '../api-model/validator';
 import {
   isStatus,
-  MalformedItemError,
   type Decision,
   type NewRequest,
-  type RequestHistory,
   type RequestState,
-  type StatusChange,
   type StatusMove,
   type StoredRequest,
   type WithdrawalIntent,
-} from '../termination/ports';
+} from '../termination/ports/store';
+import { MalformedItemError } from '../termination/ports/errors';
+import type { RequestHistory, StatusChange } from '../termination/ports/request-history';
 import type { Item } from './items';
 import { requestKeyOf, type TableKey } from './keys';
 import type { RequestIds } from './request-reads';

@@ -1,4 +1,4 @@
-import type { StatusWriteRefusal } from '../termination/ports';
+import type { StatusWriteRefusal } from '../termination/ports/store';
 import { asRequestState } from './request-item';
 import type { Failure } from './write-parts';
 import { slotKeyOf, type Tables } from './keys';

@@ -11,20 +11,20 @@ import { buildCreateTransaction, explainCreateRefusal, type CreatePart } from '.
 import type { ServiceConfig } from '../config';
 import { createDocumentClient } from '../aws/dynamodb-client';
 import { isTransientAwsError } from '../aws/transient-errors';
-import {
-  StoreUnavailableError,
-  type Decision,
-  type DecisionWriteOutcome,
-  type IdempotencyRecord,
-  type NewRequest,
-  type RequestPage,
-  type StatusMove,
-  type StoredRequest,
-  type TerminationStore,
-  type WithdrawalIntent,
-  type WithdrawalOutcome,
-  type WriteOutcome,
-} from '../termination/ports';
+import { StoreUnavailableError } from '../termination/ports/errors';
+import type {
+  Decision,
+  DecisionWriteOutcome,
+  IdempotencyRecord,
+  NewRequest,
+  RequestPage,
+  StatusMove,
+  StoredRequest,
+  TerminationStore,
+  WithdrawalIntent,
+  WithdrawalOutcome,
+  WriteOutcome,
+} from '../termination/ports/store';
 import { asIdempotencyRecord, type Item } from './items';
 import { asStoredRequest } from './request-item';
 import { explainStatusRefusal, type StatusPart } from './status-write';

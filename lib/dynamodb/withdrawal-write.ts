@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { WithdrawalIntent, WithdrawalOutcome } from '../termination/ports';
+import type { WithdrawalIntent, WithdrawalOutcome } from '../termination/ports/store';
 import { asWithdrawalRecord } from './items';
 import { withdrawalKeyOf, type Tables } from './keys';
 import { withdrawalUpdate } from './request-item';

@@ -6,7 +6,9 @@ import type { PublisherConfig } from '../config';
 import { isTransientAwsError } from '../aws/transient-errors';
 import { requestHistoryOf } from '../dynamodb/request-item';
 import type { ReadRequests, RequestIds, StoredRequests } from '../dynamodb/request-reads';
-import { isStatus, MalformedItemError, type RequestHistory } from '../termination/ports';
+import { isStatus } from '../termination/ports/store';
+import { MalformedItemError } from '../termination/ports/errors';
+import type { RequestHistory } from '../termination/ports/request-history';
 import type { Status } from '../api-model/schemas';
 import { publishInOrder, type PendingEntry, type PublishDeps, type PublishResult } from './publish-batches';
 import {

@@ -4,7 +4,8 @@ import { DECISION_SIGNED_FIELDS } from '../api-model/event-schemas';
 import { validateStatusDecisionDetail } from '../api-model/validator';
 import { isFinal, moveTo } from './lifecycle';
 import { retainedUntil } from './retention';
-import type { CheckSignature, Decision, StatusMove, StatusWriteRefusal, TerminationStore } from './ports';
+import type { CheckSignature } from './ports/signature';
+import type { Decision, StatusMove, StatusWriteRefusal, TerminationStore } from './ports/store';
 
 /*
  * A back-office decision in (docs/decisions/0017-lifecycle.md). Each event is judged alone:

@@ -1,5 +1,5 @@
 import { ownershipOf, type ContractVerdict } from './contract-rules';
-import type { TerminationStore } from './ports';
+import type { TerminationStore } from './ports/store';
 import { refuse, type RefusedError } from './refusals';
 
 /** The refusal a contract's verdict answers with (0007-contracts.md): the create's, and the 404 or 403 of the other routes. */

@@ -9,7 +9,7 @@ import type { TerminationRequest, TerminationRequestInput } from '../api-model/s
 import { validateTerminationInput } from '../api-model/validator';
 import { businessToday, isBeforeBusinessToday } from './business-date';
 import { STATUS_SUBMITTED } from './lifecycle';
-import { type IdempotencyRecord, type RequestLimit, type TerminationStore, type WriteOutcome } from './ports';
+import type { IdempotencyRecord, RequestLimit, TerminationStore, WriteOutcome } from './ports/store';
 import { requestFingerprint } from './fingerprint';
 import { refuse, refused, RefusedError, type Refusal } from './refusals';
 import { hasOwnWords, needsComment } from './reason-rules';

@@ -1,4 +1,4 @@
-import type { DocumentCondition } from './ports';
+import type { DocumentCondition } from './ports/store';
 import { refuse, type RefusedError } from './refusals';
 
 /*

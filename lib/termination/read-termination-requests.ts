@@ -3,7 +3,7 @@ import { accessRefusal } from './contract-access';
 import type { CallContext } from './call-context';
 import { isUuid } from '../api-model/validator';
 import { refuse, type Refusal } from './refusals';
-import { type StoredRequest, type TerminationStore } from './ports';
+import type { StoredRequest, TerminationStore } from './ports/store';
 import { withinBudget } from './within-budget';
 
 /*

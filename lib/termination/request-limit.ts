@@ -1,4 +1,4 @@
-import type { RequestLimit } from './ports';
+import type { RequestLimit } from './ports/store';
 import { RefusedError } from './refusals';
 
 /*

@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from './ports';
+import { StoreUnavailableError } from './ports/errors';
 import { RefusedError, type Refusal } from './refusals';
 import { budgetSignal, type Invocation } from '../retry';
 

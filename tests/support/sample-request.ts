@@ -6,7 +6,7 @@ import { buildWithdrawalTransaction } from '../../lib/dynamodb/withdrawal-write'
 import { contractConditionFor } from '../../lib/termination/contract-rules';
 import { documentConditionFor } from '../../lib/termination/documents';
 import { moveTo } from '../../lib/termination/lifecycle';
-import type { Decision, NewRequest } from '../../lib/termination/ports';
+import type { Decision, NewRequest } from '../../lib/termination/ports/store';
 import type { TableNames } from '../../scripts/local/tables';
 import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 

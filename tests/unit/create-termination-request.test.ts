@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { directContext } from '../support/call-context';
 import { describe, expect, it } from 'vitest';
 import { createTerminationRequest, type CreateDeps, type CreateOutcome } from '../../lib/termination/create-termination-request';
-import type { IdempotencyRecord, NewRequest, WriteOutcome } from '../../lib/termination/ports';
+import type { IdempotencyRecord, NewRequest, WriteOutcome } from '../../lib/termination/ports/store';
 import { validBody } from '../support/bodies';
 
 /*

@@ -6,7 +6,7 @@ import type { CreatePart } from '../../lib/dynamodb/create-transaction';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
 import { documentConditionFor } from '../../lib/termination/documents';
 import { createTerminationRequest } from '../../lib/termination/create-termination-request';
-import type { NewRequest } from '../../lib/termination/ports';
+import type { NewRequest } from '../../lib/termination/ports/store';
 
 const tables = { requests: 'requests', contracts: 'contracts', documents: 'documents' };
 const NOW = 1_900_000_000;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { directContext } from '../support/call-context';
 import { describe, expect, it } from 'vitest';
-import type { RequestState, WithdrawalIntent, WithdrawalOutcome } from '../../lib/termination/ports';
+import type { RequestState, WithdrawalIntent, WithdrawalOutcome } from '../../lib/termination/ports/store';
 import { withdrawTerminationRequest, type WithdrawDeps, type WithdrawOutcome } from '../../lib/termination/withdraw-termination-request';
 
 /*

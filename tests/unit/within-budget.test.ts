@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NO_TIME_LIMIT, pauseBefore, RESERVE_MS } from '../../lib/retry';
 import { answerCall } from '../../lib/http/edge';
-import { StoreUnavailableError } from '../../lib/termination/ports';
+import { StoreUnavailableError } from '../../lib/termination/ports/errors';
 import { refuse } from '../../lib/termination/refusals';
 import { withinBudget } from '../../lib/termination/within-budget';
 import { logger } from '../../lib/observability/logger';
