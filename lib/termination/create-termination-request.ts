@@ -1,6 +1,6 @@
 import { v7 as timeOrderedUuid } from 'uuid';
 import { isAccountKeyValid } from './control-key';
-import { CallForm, requireKey } from './call-form';
+import { CallForm, missingKey } from './call-form';
 import { contractRefusal } from './contract-access';
 import { contractConditionFor, judgeContract } from './contract-rules';
 import { documentConditionFor, documentsRefusal } from './documents';
@@ -11,7 +11,7 @@ import { businessToday, isBeforeBusinessToday } from './business-date';
 import { STATUS_SUBMITTED } from './lifecycle';
 import type { IdempotencyRecord, RequestLimit, TerminationStore, WriteOutcome } from './ports/store';
 import { requestFingerprint } from './fingerprint';
-import { refuse, refused, RefusedError, type Refusal } from './refusals';
+import { refuse, type Refusal, type Refused } from './refusals';
 import { hasOwnWords, needsComment } from './reason-rules';
 import { limitRefusal, nextRequestAllowedAt } from './request-limit';
 import { newRequestNumber } from './request-number';
@@ -63,8 +63,9 @@ interface ValidCall {
 }
 
 /** The key's presence alone, then every problem of the form at once (0013-order-of-checks.md, steps 4 and 5). */
-function validateCall(call: CreateCall, timeZone: string, now: Date): ValidCall {
-  requireKey(call.idempotencyKey);
+function validateCall(call: CreateCall, timeZone: string, now: Date): ValidCall | Refused {
+  const noKey = missingKey(call.idempotencyKey);
+  if (noKey) return noKey;
   const form = new CallForm(call.context.problems);
   const contractId = form.uuid(call.contractId, 'contractId');
   const idempotencyKey = form.uuid(call.idempotencyKey, 'Idempotency-Key');
@@ -77,7 +78,7 @@ function validateCall(call: CreateCall, timeZone: string, now: Date): ValidCall 
       ? { field: 'desiredTerminationDate', code: 'dateInPast', today: businessToday(timeZone, now) }
       : undefined;
 
-  if (!validation.ok || form.failed) throw pastDateProblem ? form.refusal(pastDateProblem) : form.refusal();
+  if (!validation.ok || form.failed) return pastDateProblem ? form.refusal(pastDateProblem) : form.refusal();
   const input = canonicalInput(validation.input);
   return {
     customerId: call.customerId,
@@ -98,7 +99,7 @@ function canonicalInput(input: TerminationRequestInput): TerminationRequestInput
 }
 
 /** Business rules that need no stored data. */
-function staticRuleBreach(input: TerminationRequestInput): RefusedError | undefined {
+function staticRuleBreach(input: TerminationRequestInput): Refused | undefined {
   if (!isAccountKeyValid(input.bankDetails.bik, input.bankDetails.accountNumber)) {
     return refuse('BANK_ACCOUNT_KEY_MISMATCH', [{ field: 'bankDetails.accountNumber', code: 'accountKeyMismatch' }]);
   }
@@ -109,8 +110,7 @@ function staticRuleBreach(input: TerminationRequestInput): RefusedError | undefi
 }
 
 function answerFromRecord(record: IdempotencyRecord, call: ValidCall): CreateOutcome {
-  if (record.fingerprint !== call.fingerprint)
-    return refused(refuse('IDEMPOTENCY_KEY_REUSED', [{ field: 'Idempotency-Key', code: 'keyReused' }]));
+  if (record.fingerprint !== call.fingerprint) return refuse('IDEMPOTENCY_KEY_REUSED', [{ field: 'Idempotency-Key', code: 'keyReused' }]);
   return { kind: 'replayed', request: record.response, refundAccount: call.input.bankDetails.accountNumber };
 }
 
@@ -131,7 +131,7 @@ function meaningOf(
       return outcome.record ? answerFromRecord(outcome.record, call) : AGAIN;
     case 'contract-condition-failed': {
       const verdict = judgeContract(outcome.contract, call.customerId, call.input.desiredTerminationDate);
-      if (verdict.kind !== 'ok') return refused(contractRefusal(verdict));
+      if (verdict.kind !== 'ok') return contractRefusal(verdict);
       // The very item the condition refused looks fine to us: not a race but a rule we do not know.
       if (!outcome.readAfter) throw new Error('Contract condition failed on a contract judged acceptable');
       return AGAIN;
@@ -140,24 +140,22 @@ function meaningOf(
       if (outcome.holder === undefined) return AGAIN;
       // Another customer's request (the contract changed owner) is not named to the caller.
       const requestNumber = outcome.holder.customerId === call.customerId ? outcome.holder.requestNumber : undefined;
-      return refused(
-        refuse(
-          'ACTIVE_REQUEST_ALREADY_EXISTS',
-          [{ field: 'contractId', code: 'activeRequestExists', ...(requestNumber === undefined ? {} : { requestNumber }) }],
-          requestNumber,
-        ),
+      return refuse(
+        'ACTIVE_REQUEST_ALREADY_EXISTS',
+        [{ field: 'contractId', code: 'activeRequestExists', ...(requestNumber === undefined ? {} : { requestNumber }) }],
+        requestNumber,
       );
     }
     case 'number-taken':
       // A taken number draws again at once.
       return AGAIN_AT_ONCE;
     case 'documents-refused':
-      return refused(documentsRefusal(outcome.positions));
+      return documentsRefusal(outcome.positions);
     case 'limit-reached': {
       const allowedAt = nextRequestAllowedAt(outcome.createdAtSeconds, limit, nowSeconds);
       // Times that leave room by now (a read after the refusal found them moved on): try again.
       if (allowedAt === undefined) return AGAIN;
-      return refused(limitRefusal(limit, allowedAt));
+      return limitRefusal(limit, allowedAt);
     }
     case 'conflict':
       return AGAIN;
@@ -199,6 +197,7 @@ function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abortSign
 
 async function decide(deps: CreateDeps, call: CreateCall, now: Date, abortSignal: AbortSignal): Promise<CreateOutcome> {
   const valid = validateCall(call, deps.businessTimeZone, now);
+  if ('kind' in valid) return valid;
   const refusal = valid.pastDateProblem ? refuse('VALIDATION_ERROR', [valid.pastDateProblem]) : staticRuleBreach(valid.input);
   if (!refusal) return createOrExplain(deps, valid, now, abortSignal);
   // The key decides first: an accepted call replays even if its date has passed since, and a key
@@ -206,7 +205,7 @@ async function decide(deps: CreateDeps, call: CreateCall, now: Date, abortSignal
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const record = await deps.store.findIdempotencyRecord(valid.customerId, valid.idempotencyKey, nowSeconds, abortSignal);
   if (record) return answerFromRecord(record, valid);
-  throw refusal;
+  return refusal;
 }
 
 /** The whole use case: validate, apply the rules in order, write once. Anything else it throws is a bug. */

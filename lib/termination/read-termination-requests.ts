@@ -49,13 +49,14 @@ export function getTerminationRequest(
       const form = new CallForm(call.context.problems);
       const contractId = form.uuid(call.contractId, 'contractId');
       const requestId = form.uuid(call.requestId, 'requestId');
-      form.check();
+      const malformed = form.verdict();
+      if (malformed) return malformed;
 
       const item = await store.findRequest(contractId, requestId, abortSignal);
       // A request is shown to the customer who made it; to anyone else it is as if it did not exist,
       // and the contract decides between 404 and 403 (0015-reading-requests.md).
       if (item?.customerId === call.customerId) return { kind: 'found', request: view(item) };
-      throw (
+      return (
         (await accessRefusal(store, contractId, call.customerId, abortSignal)) ??
         refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
       );
@@ -89,13 +90,14 @@ export function listTerminationRequests(
       const after = call.cursor === undefined || tooLong ? undefined : decodeCursor(call.cursor);
       if (tooLong) form.add({ field: 'cursor', code: 'maxLength', limit: MAX_CURSOR_LENGTH });
       else if (call.cursor !== undefined && after === undefined) form.add({ field: 'cursor', code: 'invalid' });
-      form.check();
+      const malformed = form.verdict();
+      if (malformed) return malformed;
 
       // Only the caller's own requests are listed (0015-reading-requests.md, after a change of owner).
       const page = await store.listRequests(contractId, call.customerId, limit, after, abortSignal);
       if (page.items.length === 0) {
         const refusal = await accessRefusal(store, contractId, call.customerId, abortSignal);
-        if (refusal) throw refusal;
+        if (refusal) return refusal;
       }
       return {
         kind: 'listed',

@@ -1,11 +1,11 @@
 import type { Withdrawal } from '../api-model/schemas';
-import { CallForm, requireKey } from './call-form';
+import { CallForm, missingKey } from './call-form';
 import { accessRefusal } from './contract-access';
 import { requestFingerprint } from './fingerprint';
 import { moveTo } from './lifecycle';
 import { MalformedItemError } from './ports/errors';
 import type { TerminationStore, WithdrawalIntent, WithdrawalOutcome } from './ports/store';
-import { refuse, refused, type Refusal } from './refusals';
+import { refuse, type Refusal, type Refused } from './refusals';
 import { AGAIN, RETRY, retrying, type Again } from '../retry';
 import { retainedUntil } from './retention';
 import { withinBudget } from './within-budget';
@@ -46,13 +46,15 @@ export type WithdrawOutcome =
   | { kind: 'refused'; refusal: Refusal }
   | { kind: 'unavailable'; cause: unknown };
 
-function intentOf(call: WithdrawCall, deps: WithdrawDeps, now: Date): WithdrawalIntent {
-  requireKey(call.idempotencyKey);
+function intentOf(call: WithdrawCall, deps: WithdrawDeps, now: Date): WithdrawalIntent | Refused {
+  const noKey = missingKey(call.idempotencyKey);
+  if (noKey) return noKey;
   const form = new CallForm(call.context.problems);
   const contractId = form.uuid(call.contractId, 'contractId');
   const requestId = form.uuid(call.requestId, 'requestId');
   const idempotencyKey = form.uuid(call.idempotencyKey, 'Idempotency-Key');
-  form.check();
+  const malformed = form.verdict();
+  if (malformed) return malformed;
   return {
     requestId,
     contractId,
@@ -80,7 +82,7 @@ async function meaningOf(
     case 'key-taken':
       if (outcome.record === undefined) return AGAIN;
       if (outcome.record.fingerprint !== intent.fingerprint) {
-        return refused(refuse('IDEMPOTENCY_KEY_REUSED', [{ field: 'Idempotency-Key', code: 'keyReused' }]));
+        return refuse('IDEMPOTENCY_KEY_REUSED', [{ field: 'Idempotency-Key', code: 'keyReused' }]);
       }
       return { kind: 'withdrawal-replayed', withdrawal: outcome.record.response };
     case 'request-condition-failed': {
@@ -88,14 +90,14 @@ async function meaningOf(
       // Not there, or another customer's: to this caller it does not exist, and the contract
       // decides between 404 and 403 (0015-reading-requests.md).
       if (request?.customerId !== intent.customerId) {
-        return refused(
+        return (
           (await accessRefusal(store, intent.contractId, intent.customerId, abortSignal)) ??
-            refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }]),
+          refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
         );
       }
       // A status the condition allows: a writer got in between. Look again.
       if (intent.from.includes(request.status)) return AGAIN;
-      return refused(refuse('REQUEST_NOT_WITHDRAWABLE', [{ field: 'status', code: 'notWithdrawable', status: request.status }]));
+      return refuse('REQUEST_NOT_WITHDRAWABLE', [{ field: 'status', code: 'notWithdrawable', status: request.status }]);
     }
     case 'slot-condition-failed':
       // The request was withdrawable but the slot does not name it: stored data broke a rule.
@@ -107,6 +109,7 @@ async function meaningOf(
 
 async function withdraw(deps: WithdrawDeps, call: WithdrawCall, now: Date, abortSignal: AbortSignal): Promise<WithdrawOutcome> {
   const intent = intentOf(call, deps, now);
+  if ('kind' in intent) return intent;
   const nowSeconds = Math.floor(now.getTime() / 1000);
   // Tried again (lib/retry.ts) until it decides or the budget's signal ends it as unavailable.
   return retrying<WithdrawOutcome>(RETRY.write, abortSignal, async () => {

@@ -10,9 +10,9 @@ import { apiEvent } from '../../scripts/local/api-event';
 import { parsedObject } from '../support/json';
 
 /*
- * How a use case ends besides its own outcomes (lib/termination/within-budget.ts): a refusal, the
- * store unavailable or the budget's own abort (503), and anything else as the bug it is (500),
- * also when it is thrown after the budget ran out.
+ * How a use case ends besides its own outcomes (lib/termination/within-budget.ts): the store
+ * unavailable or the budget's own abort (503), and anything else as the bug it is (500), also
+ * when it is thrown after the budget ran out. A refusal is a value the use case returns.
  */
 
 const BUDGET_MS = 20;
@@ -25,11 +25,11 @@ afterEach(() => {
 });
 
 describe('withinBudget', () => {
-  it('a refusal thrown is the outcome', async () => {
-    const refusal = refuse('CONTRACT_NOT_FOUND', [{ field: 'contractId', code: 'contractNotFound' }]).refusal;
-    expect(await withinBudget(BUDGET_MS, () => Promise.reject(refuse(refusal.code, refusal.problems)))).toEqual({
+  it("a refusal is the use case's own value, returned as it is", async () => {
+    const refused = refuse('CONTRACT_NOT_FOUND', [{ field: 'contractId', code: 'contractNotFound' }]);
+    expect(await withinBudget(BUDGET_MS, () => Promise.resolve(refused))).toEqual({
       kind: 'refused',
-      refusal,
+      refusal: { code: 'CONTRACT_NOT_FOUND', problems: [{ field: 'contractId', code: 'contractNotFound' }] },
     });
   });
 
