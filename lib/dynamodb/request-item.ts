@@ -79,6 +79,8 @@ export type NumberItem = TableKey & { kind: 'REQUEST_NUMBER'; requestId: string;
 
 /** An attribute of a request item, by a name its type has. */
 const attribute = (item: Item, name: keyof RequestItem): unknown => item[name];
+/** An item's attributes as read back, by the names the type has: destructuring another name does not compile. */
+type Attributes = Partial<Record<keyof RequestItem, unknown>>;
 /** An attribute's name in an expression, checked against the item's type. */
 const name = <Name extends keyof RequestItem>(attributeName: Name): Name => attributeName;
 
@@ -198,12 +200,7 @@ export function withdrawalUpdate(tableName: string, intent: WithdrawalIntent): U
 
 /** A request item read back as the domain's StoredRequest. */
 export function asStoredRequest(item: Item): StoredRequest {
-  const requestId = attribute(item, 'requestId');
-  const requestNumber = attribute(item, 'requestNumber');
-  const customerId = attribute(item, 'customerId');
-  const status = attribute(item, 'status');
-  const createdAt = attribute(item, 'createdAt');
-  const statusReason = attribute(item, 'statusReason');
+  const { requestId, requestNumber, customerId, status, createdAt, statusReason }: Attributes = item;
   if (
     typeof requestId !== 'string' ||
     typeof requestNumber !== 'string' ||
@@ -219,10 +216,7 @@ export function asStoredRequest(item: Item): StoredRequest {
 
 /** A request item as a refused status write found it. */
 export function asRequestState(item: Item, requestId: string): RequestState {
-  const customerId = attribute(item, 'customerId');
-  const status = attribute(item, 'status');
-  const statusReason = attribute(item, 'statusReason');
-  const decisionIds = attribute(item, 'decisionIds');
+  const { customerId, status, statusReason, decisionIds }: Attributes = item;
   if (!isStatus(status)) throw new MalformedItemError(`request item ${requestId}: status`);
   if (!optionalText(statusReason)) throw new MalformedItemError(`request item ${requestId}: statusReason`);
   return {

@@ -9,13 +9,6 @@ import { refuse, type Refused } from './refusals';
  * VALIDATION_ERROR. Both come back as values, for the use case to return.
  */
 
-/** Without an Idempotency-Key nothing else is checked: 400 IDEMPOTENCY_KEY_MISSING. */
-export function missingKey(idempotencyKey: string | undefined): Refused | undefined {
-  return idempotencyKey === undefined || idempotencyKey.trim() === ''
-    ? refuse('IDEMPOTENCY_KEY_MISSING', [{ field: 'Idempotency-Key', code: 'required' }])
-    : undefined;
-}
-
 /** The problems of one call, gathered so that the client learns them all at once. */
 export class CallForm {
   private readonly problems: Problem[];
@@ -51,6 +44,18 @@ export class CallForm {
   /** The 400 listing every problem found, then `more`. */
   refusal(...more: Problem[]): Refused {
     return refuse('VALIDATION_ERROR', [...this.problems, ...more]);
+  }
+
+  /**
+   * A write's form: without an Idempotency-Key nothing else is checked (400
+   * IDEMPOTENCY_KEY_MISSING); else the form, starting with the header problems.
+   */
+  static ofWrite(call: { idempotencyKey: string | undefined; context: { problems: readonly Problem[] } }): CallForm | Refused {
+    const { idempotencyKey } = call;
+    if (idempotencyKey === undefined || idempotencyKey.trim() === '') {
+      return refuse('IDEMPOTENCY_KEY_MISSING', [{ field: 'Idempotency-Key', code: 'required' }]);
+    }
+    return new CallForm(call.context.problems);
   }
 
   /** That 400 when a problem was found, else nothing. */

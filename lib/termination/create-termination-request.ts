@@ -1,6 +1,6 @@
 import { v7 as timeOrderedUuid } from 'uuid';
 import { isAccountKeyValid } from './control-key';
-import { CallForm, missingKey } from './call-form';
+import { CallForm } from './call-form';
 import { contractRefusal } from './contract-access';
 import { contractConditionFor, judgeContract } from './contract-rules';
 import { documentConditionFor, documentsRefusal } from './documents';
@@ -64,9 +64,8 @@ interface ValidCall {
 
 /** The key's presence alone, then every problem of the form at once (0013-order-of-checks.md, steps 4 and 5). */
 function validateCall(call: CreateCall, timeZone: string, now: Date): ValidCall | Refused {
-  const noKey = missingKey(call.idempotencyKey);
-  if (noKey) return noKey;
-  const form = new CallForm(call.context.problems);
+  const form = CallForm.ofWrite(call);
+  if (!(form instanceof CallForm)) return form;
   const contractId = form.uuid(call.contractId, 'contractId');
   const idempotencyKey = form.uuid(call.idempotencyKey, 'Idempotency-Key');
   const validation = validateTerminationInput(call.body);
@@ -210,5 +209,5 @@ async function decide(deps: CreateDeps, call: CreateCall, now: Date, abortSignal
 
 /** The whole use case: validate, apply the rules in order, write once. Anything else it throws is a bug. */
 export async function createTerminationRequest(deps: CreateDeps, call: CreateCall): Promise<CreateOutcome> {
-  return withinBudget(deps.budgetMs, (abortSignal) => decide(deps, call, deps.now?.() ?? new Date(), abortSignal), call.context.invocation);
+  return withinBudget(deps.budgetMs, call.context.invocation, (abortSignal) => decide(deps, call, deps.now?.() ?? new Date(), abortSignal));
 }

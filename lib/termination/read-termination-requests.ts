@@ -43,26 +43,22 @@ export function getTerminationRequest(
   { store, budgetMs }: ReadDeps,
   call: ReadCall & { requestId: string | undefined },
 ): Promise<ReadOutcome> {
-  return withinBudget(
-    budgetMs,
-    async (abortSignal) => {
-      const form = new CallForm(call.context.problems);
-      const contractId = form.uuid(call.contractId, 'contractId');
-      const requestId = form.uuid(call.requestId, 'requestId');
-      const malformed = form.verdict();
-      if (malformed) return malformed;
+  return withinBudget(budgetMs, call.context.invocation, async (abortSignal) => {
+    const form = new CallForm(call.context.problems);
+    const contractId = form.uuid(call.contractId, 'contractId');
+    const requestId = form.uuid(call.requestId, 'requestId');
+    const malformed = form.verdict();
+    if (malformed) return malformed;
 
-      const item = await store.findRequest(contractId, requestId, abortSignal);
-      // A request is shown to the customer who made it; to anyone else it is as if it did not exist,
-      // and the contract decides between 404 and 403 (0015-reading-requests.md).
-      if (item?.customerId === call.customerId) return { kind: 'found', request: view(item) };
-      return (
-        (await accessRefusal(store, contractId, call.customerId, abortSignal)) ??
-        refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
-      );
-    },
-    call.context.invocation,
-  );
+    const item = await store.findRequest(contractId, requestId, abortSignal);
+    // A request is shown to the customer who made it; to anyone else it is as if it did not exist,
+    // and the contract decides between 404 and 403 (0015-reading-requests.md).
+    if (item?.customerId === call.customerId) return { kind: 'found', request: view(item) };
+    return (
+      (await accessRefusal(store, contractId, call.customerId, abortSignal)) ??
+      refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
+    );
+  });
 }
 
 /** The cursor a client gets is the last request id of its page, base64url-encoded: opaque to it. */
@@ -79,32 +75,28 @@ export function listTerminationRequests(
   { store, budgetMs }: ReadDeps,
   call: ReadCall & { limit: string | undefined; cursor: string | undefined },
 ): Promise<ReadOutcome> {
-  return withinBudget(
-    budgetMs,
-    async (abortSignal) => {
-      const form = new CallForm(call.context.problems);
-      const contractId = form.uuid(call.contractId, 'contractId');
-      const limit = call.limit === undefined ? DEFAULT_PAGE_SIZE : /^\d{1,3}$/.test(call.limit) ? Number(call.limit) : Number.NaN;
-      if (!(limit >= 1 && limit <= MAX_PAGE_SIZE)) form.add({ field: 'limit', code: 'range', min: 1, max: MAX_PAGE_SIZE });
-      const tooLong = call.cursor !== undefined && call.cursor.length > MAX_CURSOR_LENGTH;
-      const after = call.cursor === undefined || tooLong ? undefined : decodeCursor(call.cursor);
-      if (tooLong) form.add({ field: 'cursor', code: 'maxLength', limit: MAX_CURSOR_LENGTH });
-      else if (call.cursor !== undefined && after === undefined) form.add({ field: 'cursor', code: 'invalid' });
-      const malformed = form.verdict();
-      if (malformed) return malformed;
+  return withinBudget(budgetMs, call.context.invocation, async (abortSignal) => {
+    const form = new CallForm(call.context.problems);
+    const contractId = form.uuid(call.contractId, 'contractId');
+    const limit = call.limit === undefined ? DEFAULT_PAGE_SIZE : /^\d{1,3}$/.test(call.limit) ? Number(call.limit) : Number.NaN;
+    if (!(limit >= 1 && limit <= MAX_PAGE_SIZE)) form.add({ field: 'limit', code: 'range', min: 1, max: MAX_PAGE_SIZE });
+    const tooLong = call.cursor !== undefined && call.cursor.length > MAX_CURSOR_LENGTH;
+    const after = call.cursor === undefined || tooLong ? undefined : decodeCursor(call.cursor);
+    if (tooLong) form.add({ field: 'cursor', code: 'maxLength', limit: MAX_CURSOR_LENGTH });
+    else if (call.cursor !== undefined && after === undefined) form.add({ field: 'cursor', code: 'invalid' });
+    const malformed = form.verdict();
+    if (malformed) return malformed;
 
-      // Only the caller's own requests are listed (0015-reading-requests.md, after a change of owner).
-      const page = await store.listRequests(contractId, call.customerId, limit, after, abortSignal);
-      if (page.items.length === 0) {
-        const refusal = await accessRefusal(store, contractId, call.customerId, abortSignal);
-        if (refusal) return refusal;
-      }
-      return {
-        kind: 'listed',
-        requests: page.items.map((item) => view(item)),
-        nextCursor: page.lastRequestId === undefined ? undefined : encodeCursor(page.lastRequestId),
-      };
-    },
-    call.context.invocation,
-  );
+    // Only the caller's own requests are listed (0015-reading-requests.md, after a change of owner).
+    const page = await store.listRequests(contractId, call.customerId, limit, after, abortSignal);
+    if (page.items.length === 0) {
+      const refusal = await accessRefusal(store, contractId, call.customerId, abortSignal);
+      if (refusal) return refusal;
+    }
+    return {
+      kind: 'listed',
+      requests: page.items.map((item) => view(item)),
+      nextCursor: page.lastRequestId === undefined ? undefined : encodeCursor(page.lastRequestId),
+    };
+  });
 }

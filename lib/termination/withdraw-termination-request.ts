@@ -1,5 +1,5 @@
 import type { Withdrawal } from '../api-model/schemas';
-import { CallForm, missingKey } from './call-form';
+import { CallForm } from './call-form';
 import { accessRefusal } from './contract-access';
 import { requestFingerprint } from './fingerprint';
 import { moveTo } from './lifecycle';
@@ -47,9 +47,8 @@ export type WithdrawOutcome =
   | { kind: 'unavailable'; cause: unknown };
 
 function intentOf(call: WithdrawCall, deps: WithdrawDeps, now: Date): WithdrawalIntent | Refused {
-  const noKey = missingKey(call.idempotencyKey);
-  if (noKey) return noKey;
-  const form = new CallForm(call.context.problems);
+  const form = CallForm.ofWrite(call);
+  if (!(form instanceof CallForm)) return form;
   const contractId = form.uuid(call.contractId, 'contractId');
   const requestId = form.uuid(call.requestId, 'requestId');
   const idempotencyKey = form.uuid(call.idempotencyKey, 'Idempotency-Key');
@@ -121,9 +120,7 @@ async function withdraw(deps: WithdrawDeps, call: WithdrawCall, now: Date, abort
 
 /** POST .../termination-requests/{requestId}/withdrawal */
 export async function withdrawTerminationRequest(deps: WithdrawDeps, call: WithdrawCall): Promise<WithdrawOutcome> {
-  return withinBudget(
-    deps.budgetMs,
-    (abortSignal) => withdraw(deps, call, deps.now?.() ?? new Date(), abortSignal),
-    call.context.invocation,
+  return withinBudget(deps.budgetMs, call.context.invocation, (abortSignal) =>
+    withdraw(deps, call, deps.now?.() ?? new Date(), abortSignal),
   );
 }

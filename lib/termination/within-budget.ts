@@ -23,8 +23,8 @@ function isBudgetAbort(error: unknown, abortSignal: AbortSignal): boolean {
  */
 export async function withinBudget<Outcome>(
   budgetMs: number,
+  invocation: Invocation | undefined,
   run: (abortSignal: AbortSignal) => Promise<Outcome>,
-  invocation?: Invocation,
 ): Promise<Outcome | EndedEarly> {
   const abortSignal = budgetSignal(budgetMs, invocation?.remainingMs()) ?? AbortSignal.timeout(budgetMs);
   try {

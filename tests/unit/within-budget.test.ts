@@ -27,18 +27,18 @@ afterEach(() => {
 describe('withinBudget', () => {
   it("a refusal is the use case's own value, returned as it is", async () => {
     const refused = refuse('CONTRACT_NOT_FOUND', [{ field: 'contractId', code: 'contractNotFound' }]);
-    expect(await withinBudget(BUDGET_MS, () => Promise.resolve(refused))).toEqual({
+    expect(await withinBudget(BUDGET_MS, undefined, () => Promise.resolve(refused))).toEqual({
       kind: 'refused',
       refusal: { code: 'CONTRACT_NOT_FOUND', problems: [{ field: 'contractId', code: 'contractNotFound' }] },
     });
   });
 
   it("the budget's own abort is unavailable: a wait it cut short, or its reason thrown", async () => {
-    expect(await withinBudget(BUDGET_MS, (signal) => pauseBefore({ baseMs: 1000, capMs: 60_000 }, 20, signal))).toMatchObject({
+    expect(await withinBudget(BUDGET_MS, undefined, (signal) => pauseBefore({ baseMs: 1000, capMs: 60_000 }, 20, signal))).toMatchObject({
       kind: 'unavailable',
     });
     expect(
-      await withinBudget(BUDGET_MS, async (signal) => {
+      await withinBudget(BUDGET_MS, undefined, async (signal) => {
         await pastTheBudget();
         signal.throwIfAborted();
       }),
@@ -52,14 +52,17 @@ describe('withinBudget', () => {
       new Promise<never>((_, reject) =>
         signal.addEventListener('abort', () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'))),
       );
-    expect(await withinBudget(60_000, untilAborted, invocation)).toMatchObject({ kind: 'unavailable' });
+    expect(await withinBudget(60_000, invocation, untilAborted)).toMatchObject({ kind: 'unavailable' });
   });
 
   it('the store unavailable is unavailable, before the budget ran out or after', async () => {
     const unavailable = new StoreUnavailableError(new Error('throttled'));
-    expect(await withinBudget(BUDGET_MS, () => Promise.reject(unavailable))).toEqual({ kind: 'unavailable', cause: unavailable });
+    expect(await withinBudget(BUDGET_MS, undefined, () => Promise.reject(unavailable))).toEqual({
+      kind: 'unavailable',
+      cause: unavailable,
+    });
     expect(
-      await withinBudget(BUDGET_MS, async () => {
+      await withinBudget(BUDGET_MS, undefined, async () => {
         await pastTheBudget();
         throw unavailable;
       }),
@@ -69,7 +72,7 @@ describe('withinBudget', () => {
   it('a TypeError thrown after the budget ran out is thrown as it is: a bug, not unavailable', async () => {
     const bug = new TypeError('Cannot read properties of undefined');
     await expect(
-      withinBudget(BUDGET_MS, async () => {
+      withinBudget(BUDGET_MS, undefined, async () => {
         await pastTheBudget();
         throw bug;
       }),
@@ -90,7 +93,7 @@ describe('withinBudget', () => {
     const bug = new TypeError('Cannot read properties of undefined (reading "status")');
     const event = apiEvent({ method: 'GET', customerId: 'customer-anna' });
     const answer = await answerCall(event, NO_TIME_LIMIT, { retryAfterSeconds: 1, allowedOrigins: [] }, () =>
-      withinBudget(BUDGET_MS, async () => {
+      withinBudget(BUDGET_MS, undefined, async () => {
         await pastTheBudget();
         throw bug;
       }),
