@@ -97,6 +97,8 @@ async function deploy(stage: string, env: Record<string, string> = {}): Promise<
       JWKS_URI: 'https://issuer.rehearsal.example/.well-known/jwks.json',
       // The back office's keys: a JWKS of the test's own, on loopback, where the deployed consumer (run here) fetches it.
       DECISION_JWKS_URI: backOffice.jwksUri,
+      // The back office's queue the service's events go to (not made: moto delivers nothing anyway).
+      BACK_OFFICE_EVENTS_TARGET_ARN: `arn:aws:sqs:${moto.env['AWS_REGION'] ?? 'eu-central-1'}:${MOTO_ACCOUNT_ID}:back-office-events`,
       CONTRACTS_TABLE_NAME: CONTRACTS_TABLE,
       DOCUMENTS_TABLE_NAME: DOCUMENTS_TABLE,
       ...env,

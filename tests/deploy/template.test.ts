@@ -991,6 +991,10 @@ describe('production protections', () => {
     expect(await failure('prod', { CONTRACTS_TABLE_NAME: 'contracts', DECISION_JWKS_URI: '' })).toMatch(
       /Cannot package stage "prod": DECISION_JWKS_URI is not set/,
     );
+    // Nor without the one recipient of its events: the back office's bus or queue.
+    expect(await failure('dev', { BACK_OFFICE_EVENTS_TARGET_ARN: '' })).toMatch(
+      /Cannot package stage "dev": BACK_OFFICE_EVENTS_TARGET_ARN is not set/,
+    );
     // Prod also names the tables other systems own: the contracts and the documents tables.
     expect(await failure('prod', { DOCUMENTS_TABLE_NAME: '' })).toMatch(
       /Cannot package stage "prod": CONTRACTS_TABLE_NAME, DOCUMENTS_TABLE_NAME are not set/,
