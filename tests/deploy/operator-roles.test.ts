@@ -67,7 +67,7 @@ async function verdict(role: FunctionRole, request: ProdAccess): Promise<string>
   const keyPolicy = request.resource === KEY ? jsonObject(resolver.property('StageKey', 'KeyPolicy')) : undefined;
   const result = await simulate(role, request, { resourcePolicy: keyPolicy });
   expect(result.ignoredContextKeys, request.action).toEqual([]);
-  return String(result.result);
+  return result.result;
 }
 
 const NO_PERSONAL_DATA = ['requestNumber', 'status', 'createdAt', 'updatedAt', 'statusChangedAt', 'expiresAt'];
@@ -216,7 +216,11 @@ const ACTIONS: Record<string, string> = { 'get-item': 'GetItem', scan: 'Scan', q
 function accessOf(command: RunbookCommand): ProdAccess {
   const names = jsonObject(JSON.parse(command.options.get('expression-attribute-names') ?? '{}'));
   const projection = command.options.get('projection-expression');
-  const attributes = projection === undefined ? [] : projection.split(',').map((name) => String(names[name.trim()] ?? name.trim()));
+  const nameOf = (written: string): string => {
+    const named = names[written];
+    return typeof named === 'string' ? named : written;
+  };
+  const attributes = projection === undefined ? [] : projection.split(',').map((name) => nameOf(name.trim()));
   const key = command.options.get('key');
   const keyNames = key === undefined ? [] : Object.keys(jsonObject(JSON.parse(key)));
   const leadingKey = key === undefined ? undefined : String(jsonObject(jsonObject(JSON.parse(key))['pk'])['S']);
