@@ -11,7 +11,6 @@ import {
   EventBridgeClient,
   ListTargetsByRuleCommand,
   PutEventsCommand,
-  PutRuleCommand,
   PutTargetsCommand,
   RemoveTargetsCommand,
 } from '@aws-sdk/client-eventbridge';
