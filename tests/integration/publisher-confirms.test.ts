@@ -331,7 +331,7 @@ describe('a record repeated within one invocation', () => {
     expect(lines.reduce((sum, line) => sum + (typeof line['DuplicateRecords'] === 'number' ? line['DuplicateRecords'] : 0), 0)).toBe(2);
   });
 
-  it('a forgery that borrows a genuine record\'s ids, handed first, publishes nothing and hides nothing: the genuine one after it is published', async () => {
+  it("a forgery that borrows a genuine record's ids, handed first, publishes nothing and hides nothing: the genuine one after it is published", async () => {
     const request = await created();
     const [insert] = await recordsOf(request.requestId);
     stack.standIn.clear();
