@@ -18,7 +18,8 @@ import { templatePackager } from '../support/packaged-template';
  * (fine-grained access control), not something a simulator can show; nor that an attribute named
  * only in a filter or condition expression is outside `dynamodb:Attributes` (AWS does not count
  * it), so a filter on a personal attribute can still test its value. Only a call against a
- * deployed table shows the first (docs/security.md, What only a deployed stack can show).
+ * deployed table shows the first (docs/security.md, What only a deployed stack can show). The
+ * simulator drops kms:EncryptionContext:* keys: the key's S3 statement is read, not simulated.
  */
 
 const { packageStage, cleanUp } = templatePackager();
@@ -143,9 +144,23 @@ describe('the data-protection role (DataProtectionRole)', () => {
     const role = dataProtection();
     const bucket = String(resolver.resolve({ 'Fn::GetAtt': ['AuditLogBucket', 'Arn'] }));
     expect(await verdict(role, access('s3:GetObject', `${bucket}/AWSLogs/${ACCOUNT_ID}/x.json.gz`))).toBe('Allowed');
-    expect(await verdict(role, access('kms:Decrypt', KEY, { ...viaDynamoDb, 'kms:ViaService': `s3.${REGION}.amazonaws.com` }))).toBe(
-      'Allowed',
-    );
+    const viaS3 = { ...viaDynamoDb, 'kms:ViaService': `s3.${REGION}.amazonaws.com` };
+    // Its own policy allows the key's use through S3; the key's policy, through S3, only for the
+    // trail's files, by their encryption context, a key the simulator does not evaluate (it drops
+    // kms:EncryptionContext:*): read from the template instead.
+    const own = role.policies.flatMap((policy) => [policy.document['Statement']].flat().map(jsonObject));
+    expect(own.find((statement) => statement['Sid'] === 'ReadUnderTheKey')?.['Condition']).toEqual({
+      StringEquals: { 'kms:ViaService': [`dynamodb.${REGION}.amazonaws.com`, `s3.${REGION}.amazonaws.com`] },
+    });
+    expect(await verdict(role, access('kms:Decrypt', KEY, viaS3))).toBe('ImplicitlyDenied');
+    const statements = [jsonObject(resolver.property('StageKey', 'KeyPolicy'))['Statement']].flat().map(jsonObject);
+    const throughS3 = statements.find((statement) => statement['Sid'] === 'PrincipalsOfTheAccountReadTheAuditLogThroughS3');
+    expect(throughS3?.['Action']).toBe('kms:Decrypt');
+    expect(jsonObject(jsonObject(throughS3?.['Condition'])['StringEquals'])).toEqual({
+      'kms:CallerAccount': ACCOUNT_ID,
+      'kms:ViaService': `s3.${REGION}.amazonaws.com`,
+      'kms:EncryptionContext:aws:cloudtrail:arn': `arn:aws:cloudtrail:${REGION}:${ACCOUNT_ID}:trail/contract-termination-prod-requests-audit`,
+    });
   });
 
   it('neither scans the table, nor writes an item, nor reads the stream, the dead letters or another table', async () => {
