@@ -1100,17 +1100,14 @@ describe('production protections', () => {
         () => 'packaged',
         (error: unknown) => `${String(at(error, 'stdout'))}${String(at(error, 'stderr'))}`,
       );
-    const noIdentity = { JWT_ISSUER: '', JWT_AUDIENCE: '', JWKS_URI: '', DECISION_JWKS_URI: '' };
+    // Nor without the one recipient of its events, the back office's bus or queue.
+    const noIdentity = { JWT_ISSUER: '', JWT_AUDIENCE: '', JWKS_URI: '', DECISION_JWKS_URI: '', BACK_OFFICE_EVENTS_TARGET_ARN: '' };
     expect(await failure('dev', noIdentity)).toMatch(
-      /Cannot package stage "dev": JWT_ISSUER, JWT_AUDIENCE, JWKS_URI, DECISION_JWKS_URI are not set/,
+      /Cannot package stage "dev": JWT_ISSUER, JWT_AUDIENCE, JWKS_URI, DECISION_JWKS_URI, BACK_OFFICE_EVENTS_TARGET_ARN are not set/,
     );
     // Without the back office's keys no deployed stage packages: none can fall back on the local back office's.
     expect(await failure('prod', { CONTRACTS_TABLE_NAME: 'contracts', DECISION_JWKS_URI: '' })).toMatch(
       /Cannot package stage "prod": DECISION_JWKS_URI is not set/,
-    );
-    // Nor without the one recipient of its events: the back office's bus or queue.
-    expect(await failure('dev', { BACK_OFFICE_EVENTS_TARGET_ARN: '' })).toMatch(
-      /Cannot package stage "dev": BACK_OFFICE_EVENTS_TARGET_ARN is not set/,
     );
     // Prod also names the tables other systems own: the contracts and the documents tables.
     expect(await failure('prod', { DOCUMENTS_TABLE_NAME: '' })).toMatch(
