@@ -14,6 +14,7 @@ import {
 } from './demo-data';
 import type { ExtraRoutes } from './jwks-server';
 import { signToken, type SigningKey } from './signing-key';
+import { refusedForeignHost } from './host-guard';
 
 /*
  * The demo page (web/) on an origin of its own, as a bank's web personal account would call the
@@ -136,6 +137,7 @@ export async function startPageServer(options: {
     '/page.js': { type: 'text/javascript; charset=utf-8', body: await bundlePage() },
   };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (refusedForeignHost(req, res, host)) return;
     const headers = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { ...headers, Allow: 'GET, HEAD' }).end();
