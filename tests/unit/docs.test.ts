@@ -14,6 +14,7 @@ import { ERROR_CODES, OUTCOMES } from '../../lib/http/outcomes';
 import { gatewayResponses } from '../../scripts/local/template-file';
 import { jsonObject } from '../support/json';
 import { loadDocument } from '../support/openapi-document';
+import { envVariables, serverlessYml } from '../support/serverless-yml';
 
 /*
  * The docs hold lists the code also knows; each is checked here against the code, so a change of
@@ -154,8 +155,9 @@ describe('docs/configuration.md', () => {
 
   it('names every variable serverless.yml takes from the environment, and lists no package-time one it does not', () => {
     // The serverless-offline block is npm start's to set (its ports are in docs/local-development.md).
-    const yml = read('serverless.yml').replace(/^ {2}serverless-offline:\n(?: {4}.*\n)*/m, '');
-    const taken = new Set([...yml.matchAll(/\$\{env:([A-Z][A-Z0-9_]*)/g)].map(([, name]) => name ?? ''));
+    const { custom, ...rest } = serverlessYml();
+    const { 'serverless-offline': _offline, ...otherCustom } = jsonObject(custom);
+    const taken = new Set(envVariables({ ...rest, custom: otherCustom }).map(({ name }) => name));
     expect(taken.size).toBeGreaterThan(20);
     expect([...taken].filter((name) => !text.includes(`\`${name}\``))).toEqual([]);
     expect(packageTime().filter((name) => !taken.has(name))).toEqual([]);
