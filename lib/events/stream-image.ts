@@ -2,8 +2,9 @@ import type { AttributeValue } from 'aws-lambda';
 
 /*
  * A stream record's image as plain values. The Lambda event types an attribute as one object
- * with every type optional, which the SDK's unmarshall does not take; the table stores strings,
- * numbers, lists, maps and booleans only, and anything else is refused rather than guessed.
+ * with every type optional, which the SDK's unmarshall does not take. Strings, numbers, booleans,
+ * nulls, lists, maps and string sets (as a list) are read; a type the table does not use (a
+ * binary, a set of numbers or binaries) is refused rather than guessed.
  */
 
 export class UnreadableImageError extends Error {

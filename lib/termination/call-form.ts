@@ -3,9 +3,10 @@ import { isUuid } from '../api-model/validator';
 import { refuse, type RefusedError } from './refusals';
 
 /*
- * The form of a call, as every use case checks it before anything stored
- * (docs/decisions/0013-order-of-checks.md): the Idempotency-Key's presence alone, then every
- * problem of the path, the headers and the body at once, in one 400 VALIDATION_ERROR.
+ * The form of a call, as each use case checks it before anything stored
+ * (docs/decisions/0013-order-of-checks.md): for a create or a withdrawal, the Idempotency-Key's
+ * presence alone first; then, for every call, each problem of the path, the headers and the body
+ * at once, in one 400 VALIDATION_ERROR.
  */
 
 /** Without an Idempotency-Key nothing else is checked: 400 IDEMPOTENCY_KEY_MISSING. */

@@ -1,6 +1,6 @@
 import type { Problem } from '../api-model/problems';
 
-/** Every way the create use case can say no. The edge gives each its HTTP status and its words. */
+/** Every way a use case (create, read, withdraw) can say no. The edge gives each its HTTP status and its words. */
 export type RefusalCode =
   | 'IDEMPOTENCY_KEY_MISSING'
   | 'VALIDATION_ERROR'
