@@ -1,8 +1,13 @@
 /*
  * The keys of the service's table (partition key pk, sort key sk). A contract's requests and its
  * active slot share the contract's partition, so one Query lists the requests newest first:
- * request ids are UUIDv7, whose text sorts by creation time. The table of every kind of item is
- * docs/decisions/0015-reading-requests.md, held against these functions by tests/unit/docs.test.ts.
+ * request ids are UUIDv7, whose text sorts by creation time.
+ *   CONTRACT#<contractId>           ACTIVE                the contract's one active-request slot
+ *   CONTRACT#<contractId>           REQUEST#<requestId>   the request itself (TTL: expiresAt, set once it is final)
+ *   CONTRACT#<contractId>           LIMIT#<customerId>    when the customer made their latest requests on it (TTL: expiresAt)
+ *   IDEMPOTENCY#<customerId>#<key>  IDEMPOTENCY           the key, its fingerprint and the 201 body (TTL: expiresAt)
+ *   NUMBER#<requestNumber>          NUMBER                makes request numbers unique
+ *   WITHDRAWAL#<customerId>#<key>   WITHDRAWAL            a withdrawal's key, its fingerprint and its answer (TTL: expiresAt)
  */
 
 /** The tables a store works on: the service's own, and the contracts table it only reads. */
