@@ -159,6 +159,22 @@ describe('the termination form in Chromium', () => {
     expect(proxy().forwarded('GET') - gets).toBe(2);
   });
 
+  it('keeps nothing in the browser once a request is made: no storage, no cookie, no cache, no database (docs/data-protection.md)', async () => {
+    await offerContract();
+    const page = await open(allowedPage);
+    await fill(page);
+    await page.click('#submit');
+    expect(await settled(page)).toMatchObject({ resultShown: true, general: '' });
+    const kept: unknown = await page.evaluate(`(async () => ({
+      local: localStorage.length,
+      session: sessionStorage.length,
+      cookie: document.cookie,
+      caches: (await caches.keys()).length,
+      databases: (await indexedDB.databases()).length,
+    }))()`);
+    expect(kept).toEqual({ local: 0, session: 0, cookie: '', caches: 0, databases: 0 });
+  });
+
   it('creates one request on a double click, then the form is done: locked, the answer kept, another submit sends nothing (24.3)', async () => {
     const contractId = await offerContract();
     const page = await open(allowedPage, recordCalls);
