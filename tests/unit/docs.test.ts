@@ -13,7 +13,7 @@ import * as config from '../../lib/config';
 import { idempotencyKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, slotKeyOf, withdrawalKeyOf } from '../../lib/dynamodb/keys';
 import { ERROR_CODES, OUTCOMES } from '../../lib/http/outcomes';
 import { gatewayResponses } from '../../scripts/local/template-file';
-import { jsonObject } from '../support/json';
+import { at, jsonObject } from '../support/json';
 import { loadDocument } from '../support/openapi-document';
 import { envVariables, serverlessYml } from '../support/serverless-yml';
 
@@ -191,8 +191,9 @@ describe('docs/decisions/0011-error-body.md', () => {
 
 describe('what other docs name of the code', () => {
   it('docs/decisions/0002-deployment-shape.md names each file of resources/ that serverless.yml includes', () => {
-    const included = [...read('serverless.yml').matchAll(/\$\{file\(\.\/resources\/([\w-]+\.yml)\)\}/g)]
-      .map(([, name = '']) => name)
+    const resources = at(serverlessYml(), 'resources');
+    const included = (Array.isArray(resources) ? resources : [])
+      .flatMap((entry) => /^\$\{file\(\.\/resources\/([\w-]+\.yml)\)\}$/.exec(typeof entry === 'string' ? entry : '')?.[1] ?? [])
       .sort();
     const bullet = /^- The framework is `osls`[^]*?(?=^- )/m.exec(read('docs/decisions/0002-deployment-shape.md'))?.[0] ?? '';
     const named = [...bullet.matchAll(/`([\w-]+\.yml)`/g)]
