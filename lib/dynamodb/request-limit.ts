@@ -1,5 +1,6 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { MalformedItemError, type RequestLimit } from '../termination/ports';
+import { MalformedItemError } from '../termination/ports/errors';
+import { periodSecondsOf, type RequestLimit } from '../termination/ports/store';
 import type { Item } from './items';
 import { limitKeyOf } from './keys';
 
@@ -31,7 +32,7 @@ export function requestLimitUpdate(
   limit: RequestLimit,
   nowSeconds: number,
 ): Update {
-  const periodSeconds = limit.periodDays * 86_400;
+  const periodSeconds = periodSecondsOf(limit);
   const shifts = Array.from({ length: limit.count - 1 }, (_, i) => `${timeAttribute(i + 1)} = if_not_exists(${timeAttribute(i)}, :none)`);
   const oldest = timeAttribute(limit.count - 1);
   return {

@@ -1,5 +1,5 @@
-import type { RequestLimit } from './ports';
-import { RefusedError } from './refusals';
+import { periodSecondsOf, type RequestLimit } from './ports/store';
+import type { Refused } from './refusals';
 
 /*
  * How many requests one customer may make on one contract within a rolling period
@@ -11,11 +11,6 @@ import { RefusedError } from './refusals';
 
 /** The most a setting may allow: the write keeps one time per allowed request (lib/dynamodb/request-limit.ts). */
 export const MAX_LIMIT_COUNT = 10;
-
-export const SECONDS_PER_DAY = 86_400;
-
-/** The period in seconds. */
-export const periodSecondsOf = (limit: RequestLimit): number => limit.periodDays * SECONDS_PER_DAY;
 
 /**
  * When the caller may make a new request (epoch seconds): `period` after the oldest of their
@@ -34,13 +29,16 @@ export function nextRequestAllowedAt(
 }
 
 /** REQUEST_LIMIT_REACHED: how many, in how many days, and from when a new request is possible. */
-export function limitRefusal(limit: RequestLimit, allowedAtSeconds: number): RefusedError {
+export function limitRefusal(limit: RequestLimit, allowedAtSeconds: number): Refused {
   const nextRequestAllowedAt = new Date(allowedAtSeconds * 1000).toISOString();
-  return new RefusedError({
-    code: 'REQUEST_LIMIT_REACHED',
-    problems: [
-      { field: 'contractId', code: 'requestLimitReached', limit: limit.count, days: limit.periodDays, from: nextRequestAllowedAt },
-    ],
-    nextRequestAllowedAt,
-  });
+  return {
+    kind: 'refused',
+    refusal: {
+      code: 'REQUEST_LIMIT_REACHED',
+      problems: [
+        { field: 'contractId', code: 'requestLimitReached', limit: limit.count, days: limit.periodDays, from: nextRequestAllowedAt },
+      ],
+      nextRequestAllowedAt,
+    },
+  };
 }

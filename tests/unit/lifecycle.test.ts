@@ -10,7 +10,7 @@ import {
   WITHDRAWABLE_STATUSES,
 } from '../../lib/termination/lifecycle';
 import { textsFor } from '../../lib/http/texts';
-import { isStatus } from '../../lib/termination/ports';
+import { isStatus } from '../../lib/termination/ports/store';
 import { STATUSES, type Status } from '../../lib/api-model/schemas';
 
 /** Every move the lifecycle allows, written out by hand: anything not listed is refused. */
