@@ -186,6 +186,5 @@ describe('docs/data-protection.md', () => {
     const doc = buildDataProtectionDoc(prod);
     expect(doc.match(/\(operations\.md#a-customer-asks-to-be-erased\)/g)?.length).toBeGreaterThanOrEqual(2);
     expect(doc).toContain('(operations.md#a-customer-refused-by-the-limit)');
-    expect(readFileSync('docs/operations.md', 'utf8')).toContain('[`data-protection.md`](data-protection.md). Find the request');
   });
 });

@@ -3,7 +3,7 @@ import { MAX_KEYS_PER_READ } from '../../lib/dynamodb/request-reads';
 import { UNCONFIRMED_RECORDS_METRIC } from '../../lib/events/publish-request-events';
 import { OUTCOMES } from '../../lib/http/outcomes';
 import { at, jsonObject } from '../support/json';
-import { readFileSync } from 'node:fs';
+import { stageParams } from '../support/serverless-yml';
 import { BACK_OFFICE_JWKS_PATH, LOCAL_BACK_OFFICE_KEY } from '../../scripts/local/decision-event';
 import {
   ofType,
@@ -820,11 +820,7 @@ describe('the lifecycle (docs/events.md)', () => {
       expect(text).not.toContain(LOCAL_BACK_OFFICE_KEY.kid);
     }
     // In serverless.yml, the stages' params: only `local` names a back office's JWKS; every other stage takes the environment's.
-    const params = readFileSync('serverless.yml', 'utf8').split(/^provider:/m)[0] ?? '';
-    const stages = [...params.matchAll(/^ {2}(\w+):\n((?: {4}.*\n|\n)*)/gm)].map(([, stage, block]) => ({
-      stage,
-      value: /^ {4}decisionJwksUri: (.*)$/m.exec(block ?? '')?.[1],
-    }));
+    const stages = Object.entries(stageParams()).map(([stage, params]) => ({ stage, value: at(params, 'decisionJwksUri') }));
     expect(stages.map((s) => s.stage)).toEqual(expect.arrayContaining(['default', 'prod', 'local']));
     for (const { stage, value } of stages) {
       if (stage === 'default') expect(value).toBe("${env:DECISION_JWKS_URI, ''}");
