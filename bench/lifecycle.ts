@@ -74,6 +74,8 @@ export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
     DECISION_JWKS_URI: jwks.backOfficeUri,
     EVENT_BUS_NAME: 'bench-events',
     EVENTBRIDGE_ENDPOINT: standIn.endpoint,
+    KMS_ENDPOINT: standIn.endpoint,
+    EVENT_SIGNING_KEY_ID: standIn.kms.key.keyId,
     SQS_ENDPOINT: standIn.endpoint,
     DECISION_DEAD_LETTER_QUEUE_URL: `${standIn.endpoint}/000000000000/bench-dead-letters`,
     DECISION_ACCOUNT_ID: LOCAL_ACCOUNT_ID,

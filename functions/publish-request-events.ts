@@ -2,6 +2,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-la
 import { loadPublisherConfig } from '../lib/config';
 import { createDocumentClient } from '../lib/aws/dynamodb-client';
 import { putEventsFor } from '../lib/aws/eventbridge-client';
+import { kmsSignerFor } from '../lib/aws/kms-signer';
 import { backoff } from '../lib/backoff';
 import { batchGetFor, requestReader } from '../lib/dynamodb/request-reads';
 import {
@@ -23,7 +24,7 @@ const readRequests = requestReader(batchGetFor(createDocumentClient(config.dynam
   maxAttempts: config.maxAttempts,
   pause: (attempt) => backoff(attempt, 50),
 });
-const deps = publisherDeps(config, putEventsFor(config), readRequests);
+const deps = publisherDeps(config, putEventsFor(config), readRequests, kmsSignerFor(config));
 
 /**
  * The requests table's stream -> EventBridge (docs/events.md). Each record is checked against the

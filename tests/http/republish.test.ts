@@ -39,7 +39,7 @@ beforeAll(async () => {
   stack = await startHttpStack({
     dynamoDbEndpoint: tables.endpoint,
     tables: tables.names,
-    env: { EVENTBRIDGE_ENDPOINT: standIn.endpoint },
+    env: { EVENTBRIDGE_ENDPOINT: standIn.endpoint, KMS_ENDPOINT: standIn.endpoint, EVENT_SIGNING_KEY_ID: standIn.kms.key.keyId },
   });
   writeRunningStack(
     {
