@@ -100,7 +100,7 @@ export function kmsStandIn(key: EventSigningKey = makeEventSigningKey(), region 
       calls++;
       const fault = faults.shift();
       if (fault !== undefined) {
-        reply(response, fault === 'ThrottlingException' ? 400 : 500, { __type: fault, message: 'Failed as the test asked' });
+        reply(response, fault === 'KMSInternalException' ? 500 : 400, { __type: fault, message: 'Failed as the test asked' });
         return;
       }
       if (request['SigningAlgorithm'] !== 'ECDSA_SHA_256' || request['MessageType'] !== 'RAW' || typeof request['Message'] !== 'string') {
