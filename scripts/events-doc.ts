@@ -8,6 +8,7 @@ import { DECISION_SIGNED_FIELDS, ESCAPE_ON_OUTPUT, EVENT_TYPES } from '../lib/ap
 import { STATUSES } from '../lib/api-model/schemas';
 import { EVENT_SIGNATURE_ALGORITHM } from '../lib/events/event-signature';
 import { buildAsyncApi } from './asyncapi';
+import { EVENT_MODELS_PACKAGE } from './event-models';
 import { EVENT_JWKS_PATH } from './local/jwks-server';
 import { PUBLISHED_SAMPLES } from './local/published-samples';
 
@@ -234,6 +235,32 @@ ${readFileSync(VERIFYING_EXAMPLE, 'utf8').trimEnd()}
 \`\`\``;
 }
 
+/** How a back-office team gets models of the events in its language, and what it writes itself. */
+function modelsSection(): string {
+  return `## Models for the back office
+
+\`docs/asyncapi.yaml\` is the contract to generate from. \`npm run events:models -- --out <dir>\`
+makes Java and Kotlin models of every message with [@asyncapi/modelina](https://github.com/asyncapi/modelina)
+(\`scripts/event-models.ts\`), in the package \`${EVENT_MODELS_PACKAGE}\`: for each message the
+EventBridge event (\`TerminationRequestSubmittedEvent\`, \`TerminationRequestStatusChangedEvent\`,
+\`StatusDecisionEvent\`), its detail, and one enum per list of values. A test compiles both and
+reads every sample event of \`events/\` into the Java ones
+([tests/generators/event-models.test.ts](../tests/generators/event-models.test.ts)).
+
+- **Java** (11 or later): Jackson's annotations; the envelope's \`detail-type\` is \`detailType\`.
+  Needs \`jackson-databind\` and \`jackson-datatype-jsr310\` (\`time\` is an \`OffsetDateTime\`).
+- **Kotlin**: plain data classes that any Kotlin compiler takes; no serialization library is
+  assumed, so add your own (kotlinx.serialization's \`@Serializable\`, or Jackson's Kotlin module,
+  which reads them as they are).
+- **What you write yourself**: register \`JavaTimeModule\` on your \`ObjectMapper\`; choose the
+  model by \`source\` and \`detail-type\`, as your rule does (the service's
+  \`TerminationRequestStatusChanged\` and the back office's decision share a detail-type);
+  verify the signature on the event as received, before reading it into a model
+  ([Verifying an event](#verifying-an-event)): a model re-serialised is not the event signed;
+  de-duplicate on \`detail.eventId\`. The enums refuse a value they do not know: a status added
+  later is a new version of this description, generate again.`;
+}
+
 export function buildEventsDoc(): string {
   return `# Events: the back office's decisions in, the request's life out
 
@@ -352,6 +379,8 @@ ${fieldTable(describedSchema(EVENT_TYPES.statusChanged))}
 ${schemaLink(EVENT_TYPES.statusChanged, samplesOf(EVENT_TYPES.statusChanged))}
 
 ${verifyingSection()}
+
+${modelsSection()}
 
 ## Delivery: what a consumer of these events can rely on
 

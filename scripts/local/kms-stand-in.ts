@@ -26,6 +26,8 @@ export interface KmsStandIn {
   failNextSign: (...errorTypes: string[]) => void;
   /** Every Sign call the stand-in answered, failed ones included. */
   signCalls: () => number;
+  /** When each Sign call arrived and was answered (performance.now()), for the bench's signing time per batch. */
+  signSpans: { start: number; end: number }[];
   handle: (action: string, request: unknown, response: ServerResponse) => void;
 }
 
@@ -68,6 +70,7 @@ export function kmsStandIn(key: EventSigningKey = makeEventSigningKey(), region 
   const arn = `arn:aws:kms:${region}:${LOCAL_ACCOUNT_ID}:key/${key.keyId}`;
   const publicKeyDer = createPublicKey(key.privateKey).export({ format: 'der', type: 'spki' });
   const faults: string[] = [];
+  const signSpans: { start: number; end: number }[] = [];
   let calls = 0;
   const known = (keyId: unknown) => keyId === key.keyId || keyId === arn;
   return {
@@ -75,6 +78,7 @@ export function kmsStandIn(key: EventSigningKey = makeEventSigningKey(), region 
     jwks: jwksOf(key),
     failNextSign: (...errorTypes) => faults.push(...errorTypes),
     signCalls: () => calls,
+    signSpans,
     handle: (action, request, response) => {
       if (!isRecord(request) || !known(request['KeyId'])) {
         reply(response, 400, {
@@ -107,7 +111,9 @@ export function kmsStandIn(key: EventSigningKey = makeEventSigningKey(), region 
         reply(response, 400, { __type: 'ValidationException', message: 'ECDSA_SHA_256 over a RAW message only' });
         return;
       }
+      const start = performance.now();
       const signature = sign('sha256', Buffer.from(request['Message'], 'base64'), key.privateKey);
+      response.once('finish', () => signSpans.push({ start, end: performance.now() }));
       reply(response, 200, { KeyId: arn, Signature: signature.toString('base64'), SigningAlgorithm: 'ECDSA_SHA_256' });
     },
   };
