@@ -1,5 +1,4 @@
 import { KMSClient, SignCommand } from '@aws-sdk/client-kms';
-import type { EventSigner } from '../events/event-signature';
 import type { AwsServiceConfig } from '../config';
 import { localEndpoint } from './local-endpoint';
 
@@ -11,7 +10,10 @@ export const keyIdOf = (keyIdOrArn: string): string => keyIdOrArn.slice(keyIdOrA
  * the message itself: one KMS client per function, made at module load. KMS returns the
  * signature DER-encoded (lib/events/event-signature.ts makes it JOSE's r||s).
  */
-export function kmsSignerFor(config: { kms: AwsServiceConfig; signingKeyId: string }): EventSigner {
+export function kmsSignerFor(config: { kms: AwsServiceConfig; signingKeyId: string }): {
+  kid: string;
+  signDer: (message: Buffer) => Promise<Uint8Array>;
+} {
   const client = new KMSClient({
     region: config.kms.region,
     // Retries are the publisher's, event by event.
