@@ -258,7 +258,17 @@ reads every sample event of \`events/\` into the Java ones
   verify the signature on the event as received, before reading it into a model
   ([Verifying an event](#verifying-an-event)): a model re-serialised is not the event signed;
   de-duplicate on \`detail.eventId\`. The enums refuse a value they do not know: a status added
-  later is a new version of this description, generate again.`;
+  later is a new version of this description, generate again.
+
+**Not in an EventBridge schema registry.** The stack registers no schemas
+(\`AWS::EventSchemas::Registry\`): the contract is \`docs/asyncapi.yaml\`, versioned with the
+code that validates with it and checked by the tests, and a registry would be a second copy that
+every deployment must keep equal to it, in draft-4 JSON Schema (or OpenAPI 3), which has no
+\`const\` and reads \`format\` otherwise; moto, on which the deployment is rehearsed, has no
+EventSchemas at all ([deploy.md](deploy.md)). A team that wants the events in the console's schema
+browser can register \`components.schemas\` of the description itself; turning on schema
+discovery on the bus is not the answer: it infers schemas from live events, signed fields and
+personal data passing through it.`;
 }
 
 export function buildEventsDoc(): string {

@@ -27,7 +27,7 @@ beforeAll(async () => {
     ALLOWED_ORIGINS: 'https://lk.bank.example,https://m.bank.example',
   });
   traced = await packageStage('dev', { TRACING: 'true' });
-}, 120_000);
+}, 300_000);
 
 afterAll(() => cleanUp());
 
