@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { numberKeyOf } from '../lib/dynamodb/keys';
 import { DECISION_STATUSES } from '../lib/api-model/event-schemas';
 import { isUuid } from '../lib/api-model/validator';
-import { decisionEvent } from './local/decision-event';
+import { decisionEvent, LOCAL_DECISION_SOURCE } from './local/decision-event';
 import { localClient } from './local/dynamodb-local';
 import { requestKeyOf } from '../lib/dynamodb/keys';
 import { runningStack } from './local/running-stack';
@@ -193,7 +193,10 @@ async function eventsAbout(requestId: string, awaited: string): Promise<Record<s
       .filter((line) => line.trim() !== '')
       .map((line): unknown => JSON.parse(line))
       .filter(isRecord)
-      .filter((event) => isRecord(event['detail']) && event['detail']['requestId'] === requestId);
+      // The service's events, not the back office's own decisions, which the bus carries too.
+      .filter(
+        (event) => event['source'] !== LOCAL_DECISION_SOURCE && isRecord(event['detail']) && event['detail']['requestId'] === requestId,
+      );
     const found = events.some((event) => isRecord(event['detail']) && event['detail']['eventId'] === awaited);
     if (found || Date.now() > deadline) return events;
     await sleep(200);
