@@ -152,6 +152,9 @@ export class TemplateResolver {
         return this.string(this.property(name, 'FunctionName'), `${name}.FunctionName`);
       case 'AWS::IAM::Role':
         return this.roleName(name);
+      // A key's Ref is its id: the last part of its ARN.
+      case 'AWS::KMS::Key':
+        return keyArn(name).slice(keyArn(name).lastIndexOf('/') + 1);
       default:
         throw new Error(`Ref of a ${String(type)} (${name}) is not resolved by tests/support/cfn-intrinsics.ts: add it there`);
     }
