@@ -2,6 +2,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-la
 import { loadPublisherConfig } from '../lib/config';
 import { createDocumentClient } from '../lib/aws/dynamodb-client';
 import { putEventsFor } from '../lib/aws/eventbridge-client';
+import { kmsSignerFor } from '../lib/aws/kms-signer';
 import { batchGetFor, requestReader } from '../lib/dynamodb/request-reads';
 import {
   isRepublishCommand,
@@ -21,7 +22,7 @@ import { withLambdaContext } from '../lib/observability/lambda-context';
 
 const config = loadPublisherConfig();
 const readRequests = requestReader(batchGetFor(createDocumentClient(config.dynamodb)), config.requestsTableName, publisherRetry(config));
-const deps = publisherDeps(config, putEventsFor(config), readRequests);
+const deps = publisherDeps(config, putEventsFor(config), readRequests, kmsSignerFor(config));
 
 /**
  * The requests table's stream -> EventBridge (docs/events.md). Each record is checked against the

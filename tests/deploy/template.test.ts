@@ -35,7 +35,7 @@ beforeAll(async () => {
     ALLOWED_ORIGINS: 'https://lk.bank.example,https://m.bank.example',
   });
   traced = await packageStage('dev', { TRACING: 'true' });
-}, 120_000);
+}, 300_000);
 
 afterAll(() => cleanUp());
 
@@ -387,6 +387,61 @@ function cycleIn(template: Json): string[] | undefined {
   return undefined;
 }
 
+describe("the events' signing key", () => {
+  /** The statements of the signing key's policy. */
+  const statements = (template: Json): unknown[] => {
+    const list = at(resource(template, 'EventSigningKey'), 'Properties', 'KeyPolicy', 'Statement');
+    return Array.isArray(list) ? list : [];
+  };
+  const actionsOf = (statement: unknown): string[] => [at(statement, 'Action') ?? []].flat().map(String);
+
+  it('is asymmetric, ECC_NIST_P256 for signing (moto makes every key symmetric: this is where the spec is checked), kept when the stack goes', () => {
+    for (const [template, stage] of [
+      [prod, 'prod'],
+      [dev, 'dev'],
+    ] as const) {
+      expect(resource(template, 'EventSigningKey')).toMatchObject({
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+        Properties: { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' },
+      });
+      expect(at(resource(template, 'EventSigningKey'), 'Properties', 'EnableKeyRotation')).toBeUndefined();
+      expect(at(resource(template, 'EventSigningKeyAlias'), 'Properties')).toEqual({
+        AliasName: `alias/contract-termination-${stage}-event-signing`,
+        TargetKeyId: { Ref: 'EventSigningKey' },
+      });
+      expect(at(template, 'Outputs', 'EventSigningKeyId', 'Value')).toEqual({ Ref: 'EventSigningKey' });
+    }
+  });
+
+  it("lets the publisher's role alone sign, ES256 over the message, and no IAM policy grant it", () => {
+    const signing = statements(prod).filter((statement) => actionsOf(statement).some((action) => /^kms:(Sign|\*)/.test(action)));
+    expect(signing).toEqual([
+      {
+        Sid: 'OnlyThePublisherSigns',
+        Effect: 'Allow',
+        Principal: { AWS: { 'Fn::GetAtt': ['PublishRequestEventsRole', 'Arn'] } },
+        Action: 'kms:Sign',
+        Resource: '*',
+        Condition: { StringEquals: { 'kms:SigningAlgorithm': 'ECDSA_SHA_256', 'kms:MessageType': 'RAW' } },
+      },
+    ]);
+    // The role's own policies name no signing key, so the key may name the role without a cycle.
+    expect([...referencedIds(at(resource(prod, 'PublishRequestEventsRole'), 'Properties'))]).not.toContain('EventSigningKey');
+    for (const [id, role] of ofType(prod, 'AWS::IAM::Role'))
+      expect([id, JSON.stringify(role)]).not.toEqual([id, expect.stringContaining('kms:Sign')]);
+  });
+
+  it("lets the decisions' account (the back office's) read the public key, and the function sign with this key", () => {
+    const reading = statements(prod).find((statement) => at(statement, 'Sid') === 'TheBackOfficeReadsThePublicKey');
+    expect(actionsOf(reading)).toEqual(['kms:GetPublicKey', 'kms:DescribeKey']);
+    expect(JSON.stringify(at(reading, 'Principal'))).toContain('BackOfficeInOtherAccount');
+    const environment = at(resource(prod, 'PublishRequestEventsLambdaFunction'), 'Properties', 'Environment', 'Variables');
+    expect(at(environment, 'EVENT_SIGNING_KEY_ID')).toEqual({ Ref: 'EventSigningKey' });
+    expect(at(environment, 'KMS_ENDPOINT')).toBe('');
+  });
+});
+
 describe("the stage's key", () => {
   const CRYPTO = /^kms:(Decrypt|Encrypt|GenerateDataKey|ReEncrypt|CreateGrant|Sign|GenerateMac)/;
   const viaService = (service: string) => ({ 'Fn::Sub': `${service}.\${AWS::Region}.amazonaws.com` });
@@ -397,7 +452,8 @@ describe("the stage's key", () => {
       [dev, 'dev'],
     ] as const) {
       const keys = ofType(template, 'AWS::KMS::Key');
-      expect(keys.map(([id]) => id)).toEqual(['StageKey']);
+      // And the events' signing key (below), which protects nothing.
+      expect(keys.map(([id]) => id)).toEqual(['StageKey', 'EventSigningKey']);
       expect(resource(template, 'StageKey')).toMatchObject({
         DeletionPolicy: 'Retain',
         UpdateReplacePolicy: 'Retain',

@@ -168,6 +168,9 @@ export class TemplateResolver {
         return name.toLowerCase();
       case 'AWS::Logs::LogGroup':
         return this.string(this.property(name, 'LogGroupName'), `${name}.LogGroupName`);
+      // A key's Ref is its id: the last part of its ARN.
+      case 'AWS::KMS::Key':
+        return keyArn(name).slice(keyArn(name).lastIndexOf('/') + 1);
       default:
         throw new Error(`Ref of a ${String(type)} (${name}) is not resolved by tests/support/cfn-intrinsics.ts: add it there`);
     }

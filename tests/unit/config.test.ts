@@ -321,6 +321,7 @@ describe("serverless.yml's and docs/configuration.md's defaults", () => {
     ...AUTH_REQUIRED,
     DOCUMENTS_TABLE_NAME: 'documents',
     EVENT_BUS_NAME: 'termination-events',
+    EVENT_SIGNING_KEY_ID: '1234abcd-12ab-34cd-56ef-1234567890ab',
     DECISION_ACCOUNT_ID: '123456789012',
     DECISION_DEAD_LETTER_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/decisions',
     DECISION_JWKS_URI: 'https://backoffice.example/.well-known/jwks.json',
