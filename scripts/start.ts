@@ -17,6 +17,7 @@ import { invokeOffline } from './local/offline-lambda';
 import { asBatchResponse } from './operations/stream-mapping';
 import { startStreamPoller } from './local/stream-poller';
 import { removeRunningStack, writeRunningStack } from './local/running-stack';
+import { forgetChildren, recordChild, recordedChildren, stillRunning, stopLeftovers } from './local/stack-children';
 import { decisionRulePattern, streamFilterPatterns } from './local/template-patterns';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -54,16 +55,29 @@ let stopping: Promise<void> | undefined;
  * both, and tsx passes its own on) waits for the first shutdown instead of exiting under it,
  * which would leave serverless offline and DynamoDB Local running.
  */
-async function shutdown(code: number): Promise<never> {
+async function shutdown(code: number, farewell?: string): Promise<never> {
   stopping ??= (async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    // Every child stopped: nothing is left for the next start to stop (stack-children.ts).
+    if (!recordedChildren().some(stillRunning)) forgetChildren();
+    if (farewell !== undefined) console.log(farewell);
   })();
   await stopping;
   process.exit(code);
 }
 
-process.on('SIGINT', () => void shutdown(0));
-process.on('SIGTERM', () => void shutdown(0));
+process.on('SIGINT', () => void shutdown(0, 'npm start stopped: everything it started has stopped.'));
+process.on('SIGTERM', () => void shutdown(0, 'npm start stopped: everything it started has stopped.'));
+// A fault of its own (a part that throws where nothing catches it) stops the whole stack, never half of it.
+const crashed = (error: unknown) => {
+  if (stopping !== undefined) return;
+  console.error(
+    `npm start stopped on an error of its own, and stops everything it started: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
+  void shutdown(1);
+};
+process.on('uncaughtException', crashed);
+process.on('unhandledRejection', crashed);
 
 const {
   apiPort,
@@ -153,13 +167,21 @@ function printDeadLetter(message: QueuedMessage): void {
 async function main(): Promise<void> {
   assertLambdaNode();
   assertJava();
+  // What an earlier start could not stop (its own process killed outright) holds the ports: stopped first.
+  const left = await stopLeftovers();
+  if (left.length > 0)
+    console.log(`Stopped what an earlier npm start left running: ${left.map(({ name, pid }) => `${name} (process ${pid})`).join(', ')}.`);
   // Before anything starts: a port it cannot have stops it here, with one line per port.
   await assertUsablePorts(PORTS);
   console.log('Building functions...');
   await buildFunctions();
 
   console.log(`Starting DynamoDB Local on port ${dynamoDbPort} (${persist ? `data kept in ${dataDir}` : 'in memory'})...`);
-  const db = await startDynamoDbLocal({ port: dynamoDbPort, ...(persist ? { dataDir } : {}) });
+  const db = await startDynamoDbLocal({
+    port: dynamoDbPort,
+    ...(persist ? { dataDir } : {}),
+    onSpawn: (pid) => recordChild('DynamoDB Local', pid),
+  });
   stops.push(db.stop);
   // Nothing works without it: said once, in a line that names it, and the whole stack stops.
   db.onExit((code) => {
@@ -207,6 +229,7 @@ async function main(): Promise<void> {
     lambdaPort,
     output: { file: logFile },
     onCall: (call) => console.log(callLine(call)),
+    onSpawn: (pid) => recordChild('serverless offline', pid),
     env: localServiceEnv({ dynamoDbEndpoint: db.endpoint, jwksUri: jwks.uri, awsStandIn: standIn.endpoint }),
   });
   stops.push(offline.stop);
@@ -229,7 +252,13 @@ async function main(): Promise<void> {
     // they hold) to the stand-in's queue, which prints it; npm run redrive -- --queue publisher hands them on again.
     onFailureDestination: { queueUrl: LOCAL_DEAD_LETTER_QUEUES.publisher(standIn.endpoint) },
     onDeadLetter: (_records, reason) => console.error(`${clock()} [publisher] gave up on a batch of the stream: ${reason}`),
-    onError: sayOnce((text) => console.error(`${clock()} Reading the stream failed: ${text} (said once; it keeps trying)`)),
+    // Said once per cause, and only when it is true a second later that the stack keeps going: DynamoDB
+    // Local gone fails the read at once and stops the stack, and says so in a line of its own.
+    onError: sayOnce((text) => {
+      setTimeout(() => {
+        if (stopping === undefined) console.error(`${clock()} Reading the stream failed: ${text} (said once; it keeps trying)`);
+      }, 1000).unref();
+    }),
   });
   stops.push(poller.stop);
   // The API reference on the page's origin, which the API's CORS allows: its "Try it out" calls the running API.

@@ -28,6 +28,8 @@ export interface OfflineOptions {
   output?: 'inherit' | 'pipe' | { file: string };
   /** Each call the local gateway answered, once answered. */
   onCall?: (call: AnsweredCall) => void;
+  /** Told serverless offline's process id as soon as it is spawned (npm start keeps it: stack-children.ts). */
+  onSpawn?: (pid: number | undefined) => void;
 }
 
 export interface RunningOffline {
@@ -99,6 +101,7 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
     },
     stdio: ['ignore', options.output === 'inherit' ? 'inherit' : 'pipe', options.output === 'inherit' ? 'inherit' : 'pipe'],
   });
+  options.onSpawn?.(child.pid);
   const toFile = typeof options.output === 'object' ? options.output.file : undefined;
   if (toFile !== undefined) {
     mkdirSync(dirname(toFile), { recursive: true });

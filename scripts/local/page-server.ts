@@ -126,7 +126,7 @@ export function demoPageConfig(key: SigningKey, apiUrl: string, customer?: strin
 export async function startPageServer(options: {
   port: number;
   host?: string;
-  config: (customer: string | undefined) => PageConfig;
+  config: (customer: string | undefined) => PageConfig | Promise<PageConfig>;
   routes?: ExtraRoutes;
 }): Promise<PageServer> {
   const host = options.host ?? '127.0.0.1';
@@ -135,8 +135,8 @@ export async function startPageServer(options: {
     '/page.css': { type: 'text/css; charset=utf-8', body: readFileSync(webFile('page.css'), 'utf8') },
     '/page.js': { type: 'text/javascript; charset=utf-8', body: await bundlePage() },
   };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const headers = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+  const headers = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { ...headers, Allow: 'GET, HEAD' }).end();
       return;
@@ -145,12 +145,20 @@ export async function startPageServer(options: {
     const url = new URL(req.url ?? '/', 'http://page');
     const path = url.pathname;
     const customer = url.searchParams.get('customer') ?? undefined;
-    const file = path === '/config.json' ? { type: 'application/json', body: JSON.stringify(options.config(customer)) } : files[path];
+    const file = path === '/config.json' ? { type: 'application/json', body: JSON.stringify(await options.config(customer)) } : files[path];
     if (!file) {
       res.writeHead(404, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found');
       return;
     }
     res.writeHead(200, { ...headers, 'Content-Type': file.type }).end(req.method === 'HEAD' ? undefined : file.body);
+  };
+  // Whatever one call meets (a route that throws, a config that cannot be read), the server stays up for the next.
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    answer(req, res).catch((error: unknown) => {
+      console.error(`The page server could not answer ${req.method ?? ''} ${req.url ?? ''}: ${String(error)}`);
+      if (res.headersSent) res.destroy();
+      else res.writeHead(500, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end('The page server could not answer');
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
