@@ -1,14 +1,15 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { loadServiceConfig } from '../lib/config';
+import { loadListConfig } from '../lib/config';
 import { answerCall } from '../lib/http/edge';
 import { listTerminationRequests } from '../lib/termination/read-termination-requests';
 import { storeFor } from '../lib/dynamodb/termination-table';
 import { withLambdaContext } from '../lib/observability/lambda-context';
 
-const config = loadServiceConfig();
+const config = loadListConfig();
 const deps = {
   budgetMs: config.budgetMs,
   store: storeFor(config),
+  limit: config.requestLimit,
 };
 
 /** GET /api/v1/contracts/{contractId}/termination-requests?limit=&cursor= */

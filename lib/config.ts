@@ -238,16 +238,28 @@ export interface CreateConfig extends ServiceConfig {
   requestLimit: { count: number; periodDays: number };
 }
 
+const readRequestLimit = (read: Reader) => ({
+  count: read.integer('REQUEST_LIMIT_COUNT', 5, 1, MAX_LIMIT_COUNT),
+  periodDays: read.integer('REQUEST_LIMIT_DAYS', 30, 1, 365),
+});
+
 export function loadCreateConfig(env: Env = process.env): CreateConfig {
   const read = new Reader(env);
   return read.done({
     ...readService(read),
     documentsTableName: read.string('DOCUMENTS_TABLE_NAME'),
-    requestLimit: {
-      count: read.integer('REQUEST_LIMIT_COUNT', 5, 1, MAX_LIMIT_COUNT),
-      periodDays: read.integer('REQUEST_LIMIT_DAYS', 30, 1, 365),
-    },
+    requestLimit: readRequestLimit(read),
   });
+}
+
+/** The list's settings besides the service's: the limit, whose next possible request the list says. */
+export interface ListConfig extends ServiceConfig {
+  requestLimit: CreateConfig['requestLimit'];
+}
+
+export function loadListConfig(env: Env = process.env): ListConfig {
+  const read = new Reader(env);
+  return read.done({ ...readService(read), requestLimit: readRequestLimit(read) });
 }
 
 /** What a route that reads no table needs: how it answers browsers and a 503. */

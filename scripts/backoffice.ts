@@ -1,5 +1,5 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { GetCommand, ScanCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { numberKeyOf } from '../lib/dynamodb/keys';
@@ -176,6 +176,27 @@ async function report(
   return 1;
 }
 
+/**
+ * A completed termination, carried out: the contracts service closes the contract (it owns the
+ * contracts table, docs/decisions/0007-contracts.md). Locally this stands in for it, as the bank's
+ * systems would once the termination is done; the page shows the contract closed from its next refresh.
+ */
+async function closeContract(contractId: string): Promise<void> {
+  await doc.send(
+    new UpdateCommand({
+      TableName: stack.tables.contracts,
+      Key: { contractId },
+      UpdateExpression: 'SET #status = :closed',
+      ConditionExpression: 'attribute_exists(contractId)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':closed': 'CLOSED' },
+    }),
+  );
+  console.log(
+    `The contracts service closes contract ${contractId}: the termination is carried out (locally, as the bank's systems would).`,
+  );
+}
+
 try {
   const found = await findRequest(values.request);
   const event = decisionEvent({
@@ -198,6 +219,7 @@ try {
   if (answer.FailedEntryCount || eventId === undefined) fail(`The bus refused the decision: ${JSON.stringify(answer.Entries)}`);
   console.log(`Put on the bus ${LOCAL_EVENT_BUS} (event ${eventId}); the rule routes it to the consumer.`);
   process.exitCode = await report(await fateOf(eventId), found, before, event.detail.eventId);
+  if (status === 'COMPLETED' && process.exitCode === 0) await closeContract(found.contractId);
 } catch (error) {
   const refused = (e: unknown): boolean =>
     e instanceof Error && (('code' in e && e.code === 'ECONNREFUSED') || (e instanceof AggregateError && e.errors.some(refused)));

@@ -1,6 +1,6 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { buildFunctions } from './build';
-import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, DEMO_DOCUMENTS, putContracts, putDocuments } from './local/demo-data';
+import { DEMO_CONTRACTS, DEMO_CUSTOMERS, DEMO_DOCUMENTS, putContracts, putDocuments, readContracts } from './local/demo-data';
 import { assertJava, JavaMissingError, startDynamoDbLocal } from './local/dynamodb-local';
 import { docsRoutes } from './local/docs-routes';
 import { startJwksServer } from './local/jwks-server';
@@ -99,15 +99,15 @@ const PORTS = stackPorts(flags.host);
 function curlLine(
   apiUrl: string,
   token: string,
-  call: { contractId: string; desiredTerminationDate: string; recipientName: string; documentIds: string[] },
+  call: {
+    contractId: string;
+    desiredTerminationDate: string;
+    bankDetails: { bik: string; accountNumber: string; recipientName: string };
+    documentIds: string[];
+  },
 ): string {
-  const { contractId, desiredTerminationDate, recipientName, documentIds } = call;
-  const body = JSON.stringify({
-    reasonCode: 'RELOCATION',
-    desiredTerminationDate,
-    bankDetails: { ...DEMO_BANK_DETAILS, recipientName },
-    documentIds,
-  });
+  const { contractId, desiredTerminationDate, bankDetails, documentIds } = call;
+  const body = JSON.stringify({ reasonCode: 'RELOCATION', desiredTerminationDate, bankDetails, documentIds });
   return [
     `curl -i -X POST '${apiUrl}/api/v1/contracts/${contractId}/termination-requests'`,
     `-H 'Authorization: Bearer ${token}'`,
@@ -192,8 +192,9 @@ async function main(): Promise<void> {
     void shutdown(1);
   });
   await createTables(db.client, tables);
-  await putContracts(DynamoDBDocumentClient.from(db.client), tables.contracts, DEMO_CONTRACTS);
-  await putDocuments(DynamoDBDocumentClient.from(db.client), tables.documents, DEMO_DOCUMENTS);
+  const documents = DynamoDBDocumentClient.from(db.client);
+  await putContracts(documents, tables.contracts, DEMO_CONTRACTS);
+  await putDocuments(documents, tables.documents, DEMO_DOCUMENTS);
 
   const key = loadOrCreateSigningKey(keyDir);
   const jwks = await startJwksServer(key.jwks, jwksPort);
@@ -265,7 +266,8 @@ async function main(): Promise<void> {
   const page = await startPageServer({
     port: pagePort,
     host: flags.host,
-    config: (customer) => demoPageConfig(key, offline.url, customer),
+    // The contracts as the table holds them at each load and refresh of the page, as a personal account reads them.
+    config: (customer) => demoPageConfig(key, offline.url, customer, (ids) => readContracts(documents, tables.contracts, ids)),
     routes: docsRoutes(offline.url),
   });
   stops.push(page.stop);
@@ -301,14 +303,13 @@ async function main(): Promise<void> {
     const documents = DEMO_DOCUMENTS.filter((document) => document.customerId === customer.customerId);
     for (const { documentId, fileName, status } of documents) console.log(`   document ${documentId} ${fileName} (${status})`);
     console.log(`   token (12 h): ${token}\n`);
-    const recipientName = name === 'anna' ? 'Anna Ivanova' : 'Boris Petrov';
     // The customer's first usable document goes with the request, as the page would attach it.
     const documentIds = documents
       .filter((document) => document.status === USABLE_DOCUMENT_STATUS)
       .slice(0, 1)
       .map((document) => document.documentId);
     console.log(
-      `${curlLine(offline.url, token, { contractId: curlContract, desiredTerminationDate: date, recipientName, documentIds })}\n`,
+      `${curlLine(offline.url, token, { contractId: curlContract, desiredTerminationDate: date, bankDetails: customer.bankDetails, documentIds })}\n`,
     );
   }
   console.log(readyBlock({ apiUrl: offline.url, pageUrl: page.url, docsUrl: `${page.origin}/docs/`, dynamoDb: db.endpoint }));

@@ -41,6 +41,22 @@ export interface PageConfig {
   /** The demo's customers the page can be shown as (`?customer=<id>`), and the one it is shown as. */
   customers?: { id: string; name: string }[];
   customer?: string;
+  /** The bank's business time zone (IANA), in which the page gives times, as the API's texts do; the browser's when absent. */
+  timeZone?: string;
+}
+
+/** The demo customer the page is shown as: `?customer=<id>` (page-server.ts offers Anna and Boris). */
+const customer = new URLSearchParams(location.search).get('customer');
+
+/**
+ * The page's config as the personal account's back end has it now: read at the start, and again
+ * with every refresh of the list, so a contract the bank has closed meanwhile shows as closed.
+ */
+export async function loadConfig(): Promise<PageConfig> {
+  const answer = await fetch(`/config.json${customer === null ? '' : `?customer=${encodeURIComponent(customer)}`}`, {
+    cache: 'no-store',
+  });
+  return parseConfig(await answer.json());
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -97,6 +113,7 @@ export function parseConfig(value: unknown): PageConfig {
     ? listed.filter(isRecord).flatMap(({ id, name }) => (typeof id === 'string' && typeof name === 'string' ? [{ id, name }] : []))
     : [];
   const customer = value['customer'];
+  const timeZone = value['timeZone'];
   const documents = value['documents'];
   if (documents !== undefined && !Array.isArray(documents)) throw new Error('config.json: documents must be a list');
   return {
@@ -109,5 +126,6 @@ export function parseConfig(value: unknown): PageConfig {
     ...(bankDetails ? { bankDetails } : {}),
     ...(customers.length > 0 ? { customers } : {}),
     ...(typeof customer === 'string' ? { customer } : {}),
+    ...(typeof timeZone === 'string' ? { timeZone } : {}),
   };
 }

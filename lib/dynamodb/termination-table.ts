@@ -24,6 +24,7 @@ import {
   type DecisionWriteOutcome,
   type IdempotencyRecord,
   type NewRequest,
+  type RequestLimit,
   type RequestPage,
   type StatusMove,
   type StoredRequest,
@@ -35,7 +36,8 @@ import {
 import { asIdempotencyRecord, asStoredRequest, type Failure, type Item } from './items';
 import { explainStatusRefusal } from './status-write';
 import { buildWithdrawalTransaction, explainWithdrawalRefusal } from './withdrawal-write';
-import { idempotencyKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type CreateTables, type TableKey } from './keys';
+import { idempotencyKeyOf, limitKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type CreateTables, type TableKey } from './keys';
+import { createdAtSecondsOf } from './request-limit';
 
 /** The store of a function's configuration; build it once, at module load. */
 export function storeFor(
@@ -274,6 +276,16 @@ export class DynamoDbTerminationStore implements TerminationStore {
   }
 
   /** The contract, to explain why a read found nothing. */
+  findLimitTimes(contractId: string, customerId: string, limit: RequestLimit, abortSignal?: AbortSignal): Promise<number[] | undefined> {
+    return guarded(async () => {
+      const { Item } = await this.client.send(
+        new GetCommand({ TableName: this.tables.requests, Key: { ...limitKeyOf(contractId, customerId) } }),
+        { abortSignal },
+      );
+      return createdAtSecondsOf(Item, limit);
+    });
+  }
+
   findContract(contractId: string, abortSignal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
     return guarded(async () => {
       const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.contracts, Key: { contractId } }), {

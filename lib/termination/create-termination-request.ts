@@ -124,6 +124,7 @@ function meaningOf(
   call: ValidCall,
   limit: RequestLimit,
   nowSeconds: number,
+  timeZone: string,
 ): CreateOutcome | 'new-number' | 'again' {
   switch (outcome.kind) {
     case 'key-taken':
@@ -153,7 +154,7 @@ function meaningOf(
       const allowedAt = nextRequestAllowedAt(outcome.createdAtSeconds, limit, nowSeconds);
       // Times that leave room by now (a read after the refusal found them moved on): try again.
       if (allowedAt === undefined) return 'again';
-      throw limitRefusal(limit, allowedAt);
+      throw limitRefusal(limit, allowedAt, timeZone);
     }
     case 'conflict':
       return 'again';
@@ -188,7 +189,7 @@ async function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abo
       abortSignal,
     );
     if (outcome.kind === 'created') return { kind: 'created', request: response, refundAccount: call.input.bankDetails.accountNumber };
-    const meaning = meaningOf(outcome, call, deps.requestLimit, nowSeconds);
+    const meaning = meaningOf(outcome, call, deps.requestLimit, nowSeconds, deps.businessTimeZone);
     if (typeof meaning !== 'string') return meaning;
     // A taken number draws again at once; anything else waits. The budget's signal ends it as unavailable.
     if (meaning === 'again') await backoff(attempt, 10, 200, abortSignal);

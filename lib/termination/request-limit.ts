@@ -33,14 +33,25 @@ export function nextRequestAllowedAt(
   return allowedAt > nowSeconds ? allowedAt : undefined;
 }
 
-/** REQUEST_LIMIT_REACHED: how many, in how many days, and from when a new request is possible. */
-export function limitRefusal(limit: RequestLimit, allowedAtSeconds: number): RefusedError {
+/**
+ * REQUEST_LIMIT_REACHED: how many, in how many days, and from when a new request is possible,
+ * with the bank's business time zone, in which the texts give that time to a reader.
+ */
+export function limitRefusal(limit: RequestLimit, allowedAtSeconds: number, timeZone: string): RefusedError {
   const nextRequestAllowedAt = new Date(allowedAtSeconds * 1000).toISOString();
   return new RefusedError({
     code: 'REQUEST_LIMIT_REACHED',
     problems: [
-      { field: 'contractId', code: 'requestLimitReached', limit: limit.count, days: limit.periodDays, from: nextRequestAllowedAt },
+      {
+        field: 'contractId',
+        code: 'requestLimitReached',
+        limit: limit.count,
+        days: limit.periodDays,
+        from: nextRequestAllowedAt,
+        timeZone,
+      },
     ],
     nextRequestAllowedAt,
+    timeZone,
   });
 }

@@ -2,16 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { DEFAULT_BUSINESS_TIME_ZONE } from '../../lib/config';
 import { USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
-import {
-  DEMO_BANK_DETAILS,
-  DEMO_CONTRACTS,
-  DEMO_CUSTOMERS,
-  DEMO_DOCUMENTS,
-  demoContractDisplay,
-  type Contract,
-  type ContractDisplay,
-} from './demo-data';
+import { DEMO_CONTRACTS, DEMO_CUSTOMERS, DEMO_DOCUMENTS, demoContractDisplay, type Contract, type ContractDisplay } from './demo-data';
 import type { ExtraRoutes } from './jwks-server';
 import { signToken, type SigningKey } from './signing-key';
 
@@ -54,9 +47,11 @@ export interface PageConfig {
   bankDetails?: { bik: string; accountNumber: string; recipientName: string };
   /** How often the list of requests is read again, so statuses change without a reload (default 10). */
   refreshSeconds?: number;
-  /** The demo customers the page offers a switch between (`/?customer=<id>`), and the one this config is for. */
-  customers?: { id: string; name: string }[];
+  /** The demo customers the page offers a switch between (`/?customer=<id>`), each named in each language, and the one this config is for. */
+  customers?: { id: string; name: { en: string; ru: string } }[];
   customer?: string;
+  /** The bank's business time zone (IANA), in which the page gives times, as the API's texts do. */
+  timeZone?: string;
 }
 
 export interface PageServer {
@@ -84,37 +79,37 @@ export async function bundlePage(): Promise<string> {
   return output.text;
 }
 
-/** The demo customers as the page's switch names them, each with the name the bank has for them. */
-export const DEMO_PAGE_CUSTOMERS = [
-  { id: 'anna', name: 'Anna Ivanova' },
-  { id: 'boris', name: 'Boris Petrov' },
-] as const;
-
 const isDemoCustomer = (id: string | undefined): id is keyof typeof DEMO_CUSTOMERS => id === 'anna' || id === 'boris';
 
 /**
- * A demo customer's page (Anna's unless `customer` names Boris): their contracts and a token for
- * them signed with the local key, and the switch to the other one. Demo only: a real page gets its
- * token from the bank's sign-in, never from a file a server hands to anyone asking.
+ * A demo customer's page (Anna's unless `customer` names Boris): their contracts as the contracts
+ * table holds them now (`readContracts`: the contracts service closes one once its termination is
+ * done), their own account, a token for them signed with the local key, and the switch to the
+ * other one. Demo only: a real page gets its token from the bank's sign-in, never from a file a
+ * server hands to anyone asking.
  */
-export function demoPageConfig(key: SigningKey, apiUrl: string, customer?: string): PageConfig {
+export async function demoPageConfig(
+  key: SigningKey,
+  apiUrl: string,
+  customer: string | undefined,
+  readContracts: (contractIds: string[]) => Promise<Contract[]>,
+): Promise<PageConfig> {
   const id = isDemoCustomer(customer) ? customer : 'anna';
-  const { customerId } = DEMO_CUSTOMERS[id];
-  const name = DEMO_PAGE_CUSTOMERS.find((c) => c.id === id)?.name ?? id;
+  const { customerId, bankDetails } = DEMO_CUSTOMERS[id];
+  const contracts = await readContracts(DEMO_CONTRACTS.filter((contract) => contract.customerId === customerId).map((c) => c.contractId));
   return {
     apiUrl,
     token: signToken(key, { customerId, expiresIn: 12 * 3600 }),
     customerId,
-    contracts: DEMO_CONTRACTS.filter((contract) => contract.customerId === customerId).map((contract) =>
-      pageContract(contract, demoContractDisplay(contract.contractId)),
-    ),
+    contracts: contracts.map((contract) => pageContract(contract, demoContractDisplay(contract.contractId))),
     // The customer's uploaded, usable documents, as the personal account lists them from the documents service.
     documents: DEMO_DOCUMENTS.filter((document) => document.customerId === customerId && document.status === USABLE_DOCUMENT_STATUS).map(
       ({ documentId, fileName }) => ({ documentId, fileName }),
     ),
-    bankDetails: { ...DEMO_BANK_DETAILS, recipientName: name },
-    customers: DEMO_PAGE_CUSTOMERS.map((c) => ({ ...c })),
+    bankDetails: { ...bankDetails },
+    customers: Object.entries(DEMO_CUSTOMERS).map(([demo, { name }]) => ({ id: demo, name: { ...name } })),
     customer: id,
+    timeZone: DEFAULT_BUSINESS_TIME_ZONE,
   };
 }
 
