@@ -38,8 +38,8 @@ export interface PageConfig {
   bankDetails?: { bik: string; accountNumber: string; recipientName: string };
   /** How often the list of requests is read again (seconds). */
   refreshSeconds: number;
-  /** The demo's customers the page can be shown as (`?customer=<id>`), and the one it is shown as. */
-  customers?: { id: string; name: string }[];
+  /** The demo's customers the page can be shown as (`?customer=<id>`), each named in each language, and the one it is shown as. */
+  customers?: { id: string; name: Record<Language, string> }[];
   customer?: string;
   /** The bank's business time zone (IANA), in which the page gives times, as the API's texts do; the browser's when absent. */
   timeZone?: string;
@@ -110,7 +110,13 @@ export function parseConfig(value: unknown): PageConfig {
   const refreshSeconds = typeof refresh === 'number' && refresh >= 1 ? refresh : 10;
   const listed = value['customers'];
   const customers = Array.isArray(listed)
-    ? listed.filter(isRecord).flatMap(({ id, name }) => (typeof id === 'string' && typeof name === 'string' ? [{ id, name }] : []))
+    ? listed
+        .filter(isRecord)
+        .flatMap(({ id, name }) =>
+          typeof id === 'string' && isRecord(name) && typeof name['en'] === 'string' && typeof name['ru'] === 'string'
+            ? [{ id, name: { en: name['en'], ru: name['ru'] } }]
+            : [],
+        )
     : [];
   const customer = value['customer'];
   const timeZone = value['timeZone'];

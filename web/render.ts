@@ -162,7 +162,7 @@ export function renderCustomers(): void {
     ...list.map(({ id, name }) => {
       const link = document.createElement('a');
       link.href = `?customer=${encodeURIComponent(id)}`;
-      link.textContent = name;
+      link.textContent = name[state.language];
       if (id === state.config?.customer) link.setAttribute('aria-current', 'page');
       return link;
     }),
