@@ -8,7 +8,7 @@ import { isUuid } from '../lib/api-model/validator';
 import { decisionEvent } from './local/decision-event';
 import { localClient } from './local/dynamodb-local';
 import { requestKeyOf } from '../lib/dynamodb/keys';
-import { runningStack } from './local/running-stack';
+import { liveStack, STACK_FILE } from './local/running-stack';
 import type { Delivery, EventFate } from './local/aws-stand-in';
 import { LOCAL_EVENT_BUS, localDefaults } from './local/service-env';
 import { localEndpoint } from '../lib/aws/local-endpoint';
@@ -46,7 +46,13 @@ const status = DECISION_STATUSES.find((s) => s === values.status?.toUpperCase())
 if (values.request === undefined) fail('--request is required');
 if (status === undefined) fail(`--status must be one of ${DECISION_STATUSES.join(', ')}`);
 
-const stack = runningStack();
+// Only a stack npm start runs (it writes where it listens once it is up): never a guess at the default ports.
+const live = liveStack();
+if (live === undefined) {
+  console.error(`No local stack is running (npm start writes ${STACK_FILE} once it is up): start it with npm start, then decide.`);
+  process.exit(1);
+}
+const stack = live;
 const doc = DynamoDBDocumentClient.from(localClient(stack.dynamoDbEndpoint));
 const table = stack.tables.requests;
 const bus = new EventBridgeClient({
@@ -207,7 +213,11 @@ try {
     ...(values['event-id'] === undefined ? {} : { eventId: values['event-id'] }),
   });
   const before = (await readRequest(found))?.['status'];
-  console.log(`Decision ${event.detail.eventId}: request ${found.requestNumber} (${found.requestId}) ${String(before)} -> ${status}`);
+  console.log(
+    before === status
+      ? `Decision ${event.detail.eventId}: request ${found.requestNumber} (${found.requestId}) is ${status} already; sending ${status} again`
+      : `Decision ${event.detail.eventId}: request ${found.requestNumber} (${found.requestId}) ${String(before)} -> ${status}`,
+  );
   const answer = await bus.send(
     new PutEventsCommand({
       Entries: [
@@ -224,7 +234,7 @@ try {
   const refused = (e: unknown): boolean =>
     e instanceof Error && (('code' in e && e.code === 'ECONNREFUSED') || (e instanceof AggregateError && e.errors.some(refused)));
   if (refused(error) || error instanceof TypeError) {
-    console.error(`Could not reach the local stack at ${stack.awsStandIn}: is npm start running? (${String(error)})`);
+    console.error(`Could not reach the local stack npm start runs (${STACK_FILE}): is it still running?`);
     process.exit(1);
   }
   throw error;

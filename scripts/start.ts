@@ -146,6 +146,13 @@ export function callLine(call: AnsweredCall): string {
   return `${clock()} ${call.method} ${call.path} -> ${outcome} (${call.durationMs} ms)${correlation}`;
 }
 
+/**
+ * A call nobody made by hand: a browser's CORS preflight, or a read a web page makes by itself (its
+ * load, its timed refresh). A page's create or withdrawal, and any call without an Origin (curl,
+ * the tools), is a person's.
+ */
+export const isRoutine = (call: AnsweredCall): boolean => call.method === 'OPTIONS' || (call.origin !== undefined && call.method === 'GET');
+
 function printEvent(event: PublishedEvent): void {
   // The file keeps the event as published; the terminal names it in one line.
   appendLine(eventsFile, event);
@@ -224,16 +231,20 @@ async function main(): Promise<void> {
   stops.push(standIn.stop);
 
   console.log(`Starting serverless offline (its output and the functions' logs: ${logFile})...`);
+  let toLogFile: (line: string) => void = () => undefined;
   const offline = await startOffline({
     apiPort,
     host: flags.host,
     lambdaPort,
     output: { file: logFile },
-    onCall: (call) => console.log(callLine(call)),
+    // The calls a person made in the window; routine traffic (preflights, a page's own loads and
+    // refreshes) only in the log file, among serverless offline's lines.
+    onCall: (call) => (isRoutine(call) ? toLogFile(callLine(call)) : console.log(callLine(call))),
     onSpawn: (pid) => recordChild('serverless offline', pid),
     env: localServiceEnv({ dynamoDbEndpoint: db.endpoint, jwksUri: jwks.uri, awsStandIn: standIn.endpoint }),
   });
   stops.push(offline.stop);
+  toLogFile = offline.note;
   offline.child.once('exit', (code) => {
     if (stopping === undefined) {
       console.error(`serverless offline stopped (code ${code}); shutting down. Its last words are in ${logFile}.`);

@@ -143,6 +143,8 @@ export interface AnsweredCall {
   correlationId: string | undefined;
   /** The error body's errorCode, on an error. */
   errorCode: string | undefined;
+  /** The Origin a browser sent: a web page's call. */
+  origin: string | undefined;
 }
 
 function errorCodeOf(status: number, body: string | Buffer): string | undefined {
@@ -186,6 +188,7 @@ export async function startLocalGateway(options: {
         durationMs: Date.now() - started,
         correlationId: Object.entries(answer.headers).find(([name]) => name.toLowerCase() === 'x-correlation-id')?.[1],
         errorCode: errorCodeOf(answer.status, answer.body),
+        origin: headerOf(req.headers, 'Origin'),
       });
     };
     const route = ROUTES.find((r) => r.pattern.test(url.pathname));

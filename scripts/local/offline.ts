@@ -37,6 +37,8 @@ export interface RunningOffline {
   child: ChildProcess;
   /** Everything serverless offline (and the functions in it) printed so far, when piped. */
   output: () => string;
+  /** Writes a line of the caller's into the output file, among serverless offline's (nothing without a file). */
+  note: (line: string) => void;
   stop: () => Promise<void>;
 }
 
@@ -103,12 +105,16 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
   });
   options.onSpawn?.(child.pid);
   const toFile = typeof options.output === 'object' ? options.output.file : undefined;
+  let note: (line: string) => void = () => undefined;
   if (toFile !== undefined) {
     mkdirSync(dirname(toFile), { recursive: true });
     const log = createWriteStream(toFile);
     child.stdout?.pipe(log, { end: false });
     child.stderr?.pipe(log, { end: false });
     child.once('exit', () => log.end());
+    note = (line) => {
+      if (!log.writableEnded) log.write(`${line}\n`);
+    };
   }
   const output = collectOutput(child, toFile === undefined ? Infinity : 20_000);
   const upstream = `http://127.0.0.1:${offlinePort}`;
@@ -146,6 +152,7 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
         url: gateway.url,
         child,
         output,
+        note,
         stop: async () => {
           await gateway.stop();
           await stopOffline();

@@ -144,6 +144,23 @@ describe('npm start on ports of its own', () => {
     expect(stdout).not.toContain('"level":');
   });
 
+  it("keeps routine traffic (a preflight, a page's own reads) to the log file, out of the window", async () => {
+    const origin = `http://127.0.0.1:${ports.PAGE_PORT}`;
+    const correlationId = randomUUID();
+    const path = '/api/v1/termination-reasons';
+    await (
+      await fetch(`${api()}${path}`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'GET' } })
+    ).text();
+    await (await fetch(`${api()}${path}`, { headers: { Authorization: token, Origin: origin, 'X-Correlation-Id': correlationId } })).text();
+    const log = () => readFileSync(join(dir, 'service.log'), 'utf8');
+    await waitFor(
+      'the routine lines in the log file',
+      () => log().includes(`GET ${path} -> 200`) && log().includes(`OPTIONS ${path} -> 200`),
+    );
+    expect(stdout).not.toContain('OPTIONS ');
+    expect(stdout).not.toContain(correlationId);
+  });
+
   it('runs every command of docs/local-development.md as written, each printing what the doc says', async () => {
     const commands = docCommands(readFileSync('docs/local-development.md', 'utf8'));
     expect(commands.length).toBeGreaterThanOrEqual(12);
