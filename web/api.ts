@@ -188,6 +188,8 @@ async function readList(loaded: PageConfig, contractId: string, page: { limit: n
   // Only the newest read of the list is shown: an older answer (another contract, a refresh that
   // started before a withdrawal) would show what is no longer so.
   if (asked !== state.listGeneration || chosenContractId() !== contractId) return;
+  // The list could not be read before: the bank was out of reach for reads too.
+  const wasOut = state.listStale || state.listFailed === contractId;
   if (!result.ok) {
     // Said where the list would be; what was on show stays, as it was last read, and says so.
     if (state.listed?.contractId !== contractId) state.listFailed = contractId;
@@ -203,7 +205,8 @@ async function readList(loaded: PageConfig, contractId: string, page: { limit: n
       if (nextRequestAllowedAt === undefined) state.nextRequestAllowedAt.delete(contractId);
       else state.nextRequestAllowedAt.set(contractId, nextRequestAllowedAt);
     }
-    bankAnswered();
+    // The outage is over once a call that failed in it succeeds again.
+    if (wasOut) bankAnswered();
   }
   syncForm();
 }

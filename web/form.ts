@@ -138,9 +138,8 @@ export function checkAsTyped(field: Field): void {
   setFieldError(field, problem === undefined ? undefined : { problem });
 }
 
-/** The customer left a field: an empty one is not an error yet (it may be filled later). */
-export function checkOnLeaving(field: Field, value: string): void {
-  if (value.trim() === '' && !fieldErrors.has(field)) return;
+/** The customer left a field they changed: checked in full, a field they emptied included (the change event fires only on a change). */
+export function checkOnLeaving(field: Field): void {
   const problem = check(field, 'complete');
   setFieldError(field, problem === undefined ? undefined : { problem });
 }
@@ -173,6 +172,15 @@ function documentsError(paths: string[]): FieldError | undefined {
   return files.length === 0 ? undefined : { key: 'documentNotAvailable', values: { files: files.join(', ') } };
 }
 
+/** The documents a refusal named are offered no more (removed, or still being checked): choosing again means among the rest. */
+function stopOffering(paths: string[]): void {
+  const chosen = documentBoxes().filter((box) => box.checked);
+  const gone = new Set(paths.map((path) => chosen[documentIndexOf(path) ?? -1]?.value));
+  if (!state.config?.documents) return;
+  state.config.documents = state.config.documents.filter(({ documentId }) => !gone.has(documentId));
+  renderDocuments(state.config.documents);
+}
+
 /** The API's refusal: its message in the general area, each detail beside its field (or there, if the form has no such field). */
 export function showRefusal(error: {
   errorCode: string;
@@ -194,6 +202,7 @@ export function showRefusal(error: {
   let first: Field | undefined;
   if (named !== undefined) {
     setFieldError('documents', named);
+    stopOffering(documents.map(({ field }) => field));
     first = 'documents';
   }
   for (const { field: path, reason } of named === undefined
@@ -212,8 +221,7 @@ export function showRefusal(error: {
   }
   // One message per refusal: what is said beside a field is not said again above it in the API's words.
   renderGeneral(first === undefined ? [apiText(error.message), ...elsewhere] : [[t('fixFields')], ...elsewhere], error.correlationId);
-  if (first !== undefined) controlOf(first)?.focus();
-  else generalError.focus();
+  ((first === undefined ? undefined : controlOf(first)) ?? generalError).focus();
 }
 
 /** The form's fields can be changed when ready and while sending; another contract can be chosen but while sending. */

@@ -88,6 +88,12 @@ function wire(): void {
   form.addEventListener('keydown', (event) => {
     if (event.key !== 'Enter' || !(event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement)) return;
     const from = FIELDS.find((field) => isTyped(field) && CONTROLS[field] === event.target) ?? 'contract';
+    // What Enter leaves is checked at once, as leaving it would (an impossible date says so now).
+    if (from !== 'contract') checkOnLeaving(from);
+    if (fieldErrors.has(from)) {
+      event.preventDefault();
+      return;
+    }
     const next = nextIncomplete(from);
     if (next === undefined) return;
     event.preventDefault();
@@ -96,7 +102,7 @@ function wire(): void {
   for (const field of TYPED) {
     const control = CONTROLS[field];
     control.addEventListener('input', () => checkAsTyped(field));
-    control.addEventListener('change', () => checkOnLeaving(field, control.value));
+    control.addEventListener('change', () => checkOnLeaving(field));
   }
   // A reason that needs a comment makes the comment's label and check another.
   reasonSelect.addEventListener('change', () => {
