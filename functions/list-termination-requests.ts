@@ -1,11 +1,11 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { loadListConfig } from '../lib/config';
+import { loadServiceConfig } from '../lib/config';
 import { answerCall } from '../lib/http/edge';
 import { listTerminationRequests } from '../lib/termination/read-termination-requests';
 import { storeFor } from '../lib/dynamodb/termination-table';
 import { withLambdaContext } from '../lib/observability/lambda-context';
 
-const config = loadListConfig();
+const config = loadServiceConfig();
 const deps = {
   budgetMs: config.budgetMs,
   store: storeFor(config),

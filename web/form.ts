@@ -201,8 +201,8 @@ export function showRefusal(error: {
   const elsewhere: (string | HTMLSpanElement)[][] = [];
   let first: Field | undefined;
   if (named !== undefined) {
-    setFieldError('documents', named);
     stopOffering(documents.map(({ field }) => field));
+    setFieldError('documents', named);
     first = 'documents';
   }
   for (const { field: path, reason } of named === undefined
