@@ -194,6 +194,8 @@ export async function showState(page: Page, state: PageState, contracts: StateCo
       await page.fill('#bik', DEMO_BANK_DETAILS.bik.slice(0, 8));
       await page.fill('#account', `${DEMO_BANK_DETAILS.accountNumber.slice(0, 10)}O${DEMO_BANK_DETAILS.accountNumber.slice(11)}`);
       await page.fill('#recipient', '');
+      // Leaving the emptied name says so at once, beside it; then the submit.
+      await page.press('#recipient', 'Tab');
       await page.click('#submit');
       await page.locator('#general-error p').first().waitFor();
       return;
