@@ -128,6 +128,17 @@ function sendAnswer(res: ServerResponse, answer: { status: number; headers: Reco
   res.writeHead(answer.status, answer.headers).end(answer.body);
 }
 
+/**
+ * The headers as the function is to see them. API Gateway hands a body sent without a
+ * Content-Type to the function without one (which refuses it, 400); serverless offline would call
+ * it application/json and let it through. Named application/octet-stream, what HTTP takes an
+ * untyped body to be (RFC 9110, 8.3), it meets the same refusal locally as deployed.
+ */
+function typed(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const hasBody = Number(headers['content-length'] ?? 0) > 0 || headers['transfer-encoding'] !== undefined;
+  return hasBody && headers['content-type'] === undefined ? { ...headers, 'content-type': 'application/octet-stream' } : headers;
+}
+
 export interface LocalGateway {
   url: string;
   stop: () => Promise<void>;
@@ -215,7 +226,7 @@ export async function startLocalGateway(options: {
       return;
     }
 
-    const upstream = httpRequest(`${options.upstream}${req.url ?? '/'}`, { method: req.method, headers: req.headers }, (answer) => {
+    const upstream = httpRequest(`${options.upstream}${req.url ?? '/'}`, { method: req.method, headers: typed(req.headers) }, (answer) => {
       const chunks: Buffer[] = [];
       answer.on('data', (chunk: Buffer) => chunks.push(chunk));
       answer.on('end', () => {
