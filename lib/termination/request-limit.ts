@@ -1,5 +1,5 @@
-import type { RequestLimit } from './ports';
-import { RefusedError } from './refusals';
+import type { RequestLimit } from './ports/store';
+import type { Refused } from './refusals';
 
 /*
  * How many requests one customer may make on one contract within a rolling period
@@ -37,21 +37,24 @@ export function nextRequestAllowedAt(
  * REQUEST_LIMIT_REACHED: how many, in how many days, and from when a new request is possible,
  * with the bank's business time zone, in which the texts give that time to a reader.
  */
-export function limitRefusal(limit: RequestLimit, allowedAtSeconds: number, timeZone: string): RefusedError {
+export function limitRefusal(limit: RequestLimit, allowedAtSeconds: number, timeZone: string): Refused {
   const nextRequestAllowedAt = new Date(allowedAtSeconds * 1000).toISOString();
-  return new RefusedError({
-    code: 'REQUEST_LIMIT_REACHED',
-    problems: [
-      {
-        field: 'contractId',
-        code: 'requestLimitReached',
-        limit: limit.count,
-        days: limit.periodDays,
-        from: nextRequestAllowedAt,
-        timeZone,
-      },
-    ],
-    nextRequestAllowedAt,
-    timeZone,
-  });
+  return {
+    kind: 'refused',
+    refusal: {
+      code: 'REQUEST_LIMIT_REACHED',
+      problems: [
+        {
+          field: 'contractId',
+          code: 'requestLimitReached',
+          limit: limit.count,
+          days: limit.periodDays,
+          from: nextRequestAllowedAt,
+          timeZone,
+        },
+      ],
+      nextRequestAllowedAt,
+      timeZone,
+    },
+  };
 }
