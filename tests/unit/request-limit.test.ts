@@ -169,7 +169,7 @@ describe('the settings', () => {
     expect(readFileSync('serverless.yml', 'utf8')).toContain("requestLimitCount: ${env:REQUEST_LIMIT_COUNT, '5'}");
     expect(readFileSync('serverless.yml', 'utf8')).toContain("requestLimitDays: ${env:REQUEST_LIMIT_DAYS, '30'}");
     expect(readFileSync('docs/configuration.md', 'utf8')).toMatch(
-      /\| `REQUEST_LIMIT_COUNT` \| create \| 5 \|[^\n]*\n\| `REQUEST_LIMIT_DAYS` \| create \| 30 \|/,
+      /\| `REQUEST_LIMIT_COUNT` \| create, list \| 5 \|[^\n]*\n\| `REQUEST_LIMIT_DAYS` \| create, list \| 30 \|/,
     );
     expect(readFileSync('docs/decisions/0020-request-limit.md', 'utf8')).toContain('5 in 30 by default');
   });
