@@ -54,7 +54,15 @@ beforeAll(async () => {
   pageServer = await startPageServer({
     port: 0,
     // No timed refresh of the list during a test: what is on show changes only by the test's hand.
-    config: () => ({ apiUrl: http.offline.url, token: token(), customerId: anna.customerId, contracts: offered, refreshSeconds: 3600 }),
+    config: () => ({
+      apiUrl: http.offline.url,
+      token: token(),
+      customerId: anna.customerId,
+      contracts: offered,
+      refreshSeconds: 3600,
+      // The bank's business time zone, as npm start's page gives it.
+      timeZone: 'Europe/Moscow',
+    }),
   });
   http = await startHttpStack({
     dynamoDbEndpoint: lifecycle.tables.endpoint,
