@@ -33,16 +33,16 @@ function describe<C extends ProblemCode>(table: ProblemTexts, problem: ProblemOf
 const LOCALES: Record<Language, string> = { en: 'en-GB', ru: 'ru-RU' };
 
 /**
- * A time for a reader, in the bank's business time zone (UTC when none is given) to the minute,
- * rounded up so that it is never before the moment it names, the zone named in the reader's
- * language: 2026-12-24T09:00:30.000Z in Europe/Moscow reads 2026-12-24 12:01 (Moscow Standard
- * Time). The machine-readable time is the error body's own field (nextRequestAllowedAt, UTC).
+ * A time for a reader, in the bank's business time zone (UTC when none is given), to the second:
+ * the very moment the error body's own field names (nextRequestAllowedAt, a whole second, in UTC),
+ * so a client that waits until the time it read is not refused again; a fraction, were there one,
+ * is rounded up. The zone is named in the reader's language: 2026-12-24T09:00:30.000Z in
+ * Europe/Moscow reads 2026-12-24 12:00:30 (Moscow Standard Time).
  */
 function readableTime(iso: string | undefined, timeZone: string | undefined, language: Language): string {
   const time = iso === undefined ? Number.NaN : Date.parse(iso);
   if (Number.isNaN(time)) return '-';
-  const minute = 60_000;
-  const rounded = new Date(Math.ceil(time / minute) * minute);
+  const rounded = new Date(Math.ceil(time / 1000) * 1000);
   const parts = new Intl.DateTimeFormat(LOCALES[language], {
     timeZone: timeZone ?? 'UTC',
     year: 'numeric',
@@ -50,11 +50,12 @@ function readableTime(iso: string | undefined, timeZone: string | undefined, lan
     day: '2-digit',
     hour: '2-digit',
     minute: '2-digit',
+    second: '2-digit',
     hourCycle: 'h23',
     timeZoneName: 'long',
   }).formatToParts(rounded);
   const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} (${part('timeZoneName')})`;
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}:${part('second')} (${part('timeZoneName')})`;
 }
 
 /** The Russian form of a noun after a count: 1 день, 2 дня, 5 дней, 21 день, 11 дней. */
@@ -100,6 +101,7 @@ const enProblems: ProblemTexts = {
   notJson: () => 'the body is not valid JSON',
   notObject: () => 'the body must be a JSON object',
   contentType: () => 'must be application/json',
+  charsetNotUtf8: () => 'must say charset=utf-8 or no charset: the body is JSON, and JSON is UTF-8',
   tooLarge: ({ limit }) => `the body must be at most ${limit} bytes`,
   bodyNotAllowed: () => 'must be empty: this call takes no body',
   bearerTokenRequired: () => 'a valid bearer token is required',
@@ -190,6 +192,7 @@ const ruProblems: ProblemTexts = {
   notJson: () => 'тело запроса не является корректным JSON',
   notObject: () => 'тело запроса должно быть JSON-объектом',
   contentType: () => 'должен быть application/json',
+  charsetNotUtf8: () => 'должен указывать charset=utf-8 или не указывать кодировку: тело — JSON, а JSON передаётся в UTF-8',
   tooLarge: ({ limit }) => `тело запроса не должно превышать ${limit} байт`,
   bodyNotAllowed: () => 'должно быть пустым: этот запрос передаётся без тела',
   bearerTokenRequired: () => 'требуется действующий токен доступа (Bearer)',
