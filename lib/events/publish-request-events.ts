@@ -11,6 +11,7 @@ import { MalformedItemError } from '../termination/ports/errors';
 import type { RequestHistory } from '../termination/ports/request-history';
 import type { Status } from '../api-model/schemas';
 import { publishInOrder, type PendingEntry, type PublishDeps, type PublishResult } from './publish-batches';
+import { firstOfEach, type RecordIds } from './record-copies';
 import {
   claimOf,
   eventsOf,
@@ -65,6 +66,8 @@ export interface StreamPublishResult extends PublishResult {
   unconfirmed: UnconfirmedRecord[];
   /** DynamoDB calls made to confirm the batch: one BatchGetItem, or none when no record claims an event. */
   reads: number;
+  /** Confirmed records handed again in the batch (record-copies.ts): published once, these left out. */
+  copies: RecordIds[];
 }
 
 export interface PublisherDeps extends PublishDeps {
@@ -119,7 +122,7 @@ async function readAll(readRequests: ReadRequests, claims: Claim[]): Promise<Sto
 }
 
 export async function publishRequestEvents(records: DynamoDBRecord[], config: Config, deps: PublisherDeps): Promise<StreamPublishResult> {
-  const claims: { sequenceNumber: string; claim: Claim }[] = [];
+  const claims: (RecordIds & { claim: Claim })[] = [];
   let skipped = 0;
   let failed: { sequenceNumber: string; reason: string } | undefined;
   for (const record of records) {
@@ -134,16 +137,16 @@ export async function publishRequestEvents(records: DynamoDBRecord[], config: Co
       break;
     }
     if (claim === undefined) skipped++;
-    else claims.push({ sequenceNumber, claim });
+    else claims.push({ sequenceNumber, eventId: record.eventID ?? '', claim });
   }
 
   const stored = await readAll(
     deps.readRequests,
     claims.map(({ claim }) => claim),
   );
-  const pending: PendingEntry[] = [];
+  const confirmed: (PendingEntry & RecordIds)[] = [];
   const unconfirmed: UnconfirmedRecord[] = [];
-  for (const { sequenceNumber, claim } of claims) {
+  for (const { sequenceNumber, eventId, claim } of claims) {
     const item = 'error' in stored ? 'unread' : stored.itemOf(claim.request);
     if (item === 'unread') {
       failed = {
@@ -172,12 +175,13 @@ export async function publishRequestEvents(records: DynamoDBRecord[], config: Co
       });
       continue;
     }
-    pending.push({ sequenceNumber, entry: entryOf(config, truth) });
+    confirmed.push({ sequenceNumber, eventId, entry: entryOf(config, truth) });
   }
+  const { records: pending, copies } = firstOfEach(confirmed);
   const result = await publishInOrder(pending, deps);
   const reads = 'error' in stored ? 1 : stored.calls;
   // A failure while publishing comes first in stream order: it is before the one that stopped the reading.
-  return { ...result, skipped, unconfirmed, reads, ...(result.failed === undefined && failed ? { failed } : {}) };
+  return { ...result, skipped, unconfirmed, reads, copies, ...(result.failed === undefined && failed ? { failed } : {}) };
 }
 
 /**

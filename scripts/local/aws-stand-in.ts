@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { EventBridgeEvent } from 'aws-lambda';
 import { matchesPattern } from './event-pattern';
 import { LOCAL_ACCOUNT_ID } from './template-patterns';
+import { refusedForeignHost } from './host-guard';
 
 /*
  * The local stand-in for EventBridge's PutEvents (the publisher's bus) and SQS (the dead-letter
@@ -352,6 +353,7 @@ export async function startAwsStandIn(options: StandInOptions = {}): Promise<Aws
   }
 
   const server = createServer((request, response) => {
+    if (refusedForeignHost(request, response, options.host ?? '127.0.0.1')) return;
     const asked = /^\/local\/events\/([^/]+)$/.exec(request.url ?? '');
     if (request.method === 'GET' && asked) {
       const found = fate(decodeURIComponent(asked[1] ?? ''));

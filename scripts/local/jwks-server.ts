@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { BACK_OFFICE_JWKS_PATH, LOCAL_BACK_OFFICE_KEY } from './decision-event';
+import { refusedForeignHost } from './host-guard';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
 
@@ -17,6 +18,7 @@ export async function startJwksServer(
   extra?: ExtraRoutes,
 ): Promise<{ uri: string; backOfficeUri: string; origin: string; stop: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
+    if (refusedForeignHost(req, res, '127.0.0.1')) return;
     if (req.method === 'GET' && req.url === JWKS_PATH) {
       res
         .writeHead(200, { 'Content-Type': 'application/json' })

@@ -571,6 +571,7 @@ describe('the prod roles, against the recorded calls', () => {
         'Allowed',
       );
       expect((await through({ 'kms:CallerAccount': ACCOUNT_ID })).result).not.toBe('Allowed');
+      // Through S3 only the audit trail's files, which carry the trail's ARN in their encryption context.
       expect((await through({ 'kms:CallerAccount': ACCOUNT_ID, 'kms:ViaService': `s3.${REGION}.amazonaws.com` })).result).not.toBe(
         'Allowed',
       );

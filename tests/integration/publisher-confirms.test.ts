@@ -300,6 +300,52 @@ describe('a genuine record handed again', () => {
   });
 });
 
+describe('a record repeated within one invocation', () => {
+  it('50 copies of one genuine creation record publish one event; the 49 copies are counted in DuplicateRecords and logged by ids', async () => {
+    const request = await created();
+    const [insert] = await recordsOf(request.requestId);
+    stack.standIn.clear();
+    const copies = Array.from({ length: 50 }, () => byName(insert, 'INSERT'));
+    const { answer, lines } = await output(() => publish(...copies));
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(stack.standIn.events.map((event) => event.detail)).toEqual([
+      expect.objectContaining({ eventId: eventIdOf(request.requestId, 'SUBMITTED') }),
+    ]);
+    const counted = lines.reduce((sum, line) => sum + (typeof line['DuplicateRecords'] === 'number' ? line['DuplicateRecords'] : 0), 0);
+    expect(counted).toBe(49);
+    const logged = lines.find((line) => line['message'] === 'Stream records handed more than once in one batch: each published once');
+    const sequenceNumber = insert?.dynamodb?.SequenceNumber;
+    expect(logged?.['copies']).toEqual(Array.from({ length: 49 }, () => ({ sequenceNumber, eventId: insert?.eventID })));
+  });
+
+  it('a record under another sequence number but the same event id is a copy too, and so is one with the same sequence number and another event id', async () => {
+    const request = await created();
+    const [insert] = await recordsOf(request.requestId);
+    stack.standIn.clear();
+    const sameEventId = byName(insert, 'INSERT');
+    if (sameEventId.dynamodb === undefined) throw new Error('The record has no dynamodb part');
+    sameEventId.dynamodb.SequenceNumber = `${sameEventId.dynamodb.SequenceNumber ?? ''}9`;
+    const sameSequenceNumber = { ...byName(insert, 'INSERT'), eventID: randomUUID() };
+    const { lines } = await output(() => publish(byName(insert, 'INSERT'), sameEventId, sameSequenceNumber));
+    expect(stack.standIn.events).toHaveLength(1);
+    expect(lines.reduce((sum, line) => sum + (typeof line['DuplicateRecords'] === 'number' ? line['DuplicateRecords'] : 0), 0)).toBe(2);
+  });
+
+  it("a forgery that borrows a genuine record's ids, handed first, publishes nothing and hides nothing: the genuine one after it is published", async () => {
+    const request = await created();
+    const [insert] = await recordsOf(request.requestId);
+    stack.standIn.clear();
+    const forgery = forged(byName(insert, 'INSERT'), (image) => {
+      image['comment'] = { S: 'Pay someone else' };
+    });
+    const { lines } = await output(() => publish(forgery, byName(insert, 'INSERT')));
+    expect(stack.standIn.events.map((event) => event.detail)).toEqual([
+      expect.objectContaining({ eventId: eventIdOf(request.requestId, 'SUBMITTED') }),
+    ]);
+    expect(unconfirmedCount(lines)).toBe(1);
+  });
+});
+
 describe("the publisher's DynamoDB calls per batch", () => {
   it('one BatchGetItem for a whole batch of records about many requests; none for a batch that claims no event', async () => {
     const requests = [await created(), await created(), await created()];

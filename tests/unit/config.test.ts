@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { configProblems } from '../support/thrown';
+import { envVariables, stageParams } from '../support/serverless-yml';
 import {
   ConfigError,
   loadAuthConfig,
@@ -332,9 +333,9 @@ describe("serverless.yml's and docs/configuration.md's defaults", () => {
 
   /** `${env:NAME, 'default'}` of the default stage, for each name whose default is a plain value. */
   function packagedDefaults(): [string, string][] {
-    const yml = readFileSync('serverless.yml', 'utf8');
-    const stage = yml.slice(yml.indexOf('\n  default:\n'), yml.indexOf('\n  prod:\n'));
-    return [...stage.matchAll(/\$\{env:([A-Z][A-Z0-9_]*), '([^'$]*)'\}/g)].map(([, name = '', value = '']) => [name, value]);
+    return envVariables(stageParams()['default']).flatMap(({ name, fallback }): [string, string][] =>
+      fallback === undefined ? [] : [[name, fallback]],
+    );
   }
 
   it('are the ones lib/config.ts applies: each, passed as packaged, loads what the setting left out loads', () => {
