@@ -134,6 +134,12 @@ export interface components {
         TerminationRequestList: {
             items: components["schemas"]["TerminationRequest"][];
             nextCursor?: string;
+            /**
+             * Format: date-time
+             * @description On the first page only, and only while the caller has made as many requests on the contract as the limit allows: the time (ISO 8601, UTC) from which a new request is possible, as a create refused with REQUEST_LIMIT_REACHED would say. Absent when a new request is possible now. Added to v1 without a new version: clients ignore fields they do not know.
+             * @example 2026-12-24T09:00:00.000Z
+             */
+            nextRequestAllowedAt?: string;
         };
         Withdrawal: {
             /** Format: uuid */

@@ -9,6 +9,7 @@ const config = loadServiceConfig();
 const deps = {
   budgetMs: config.budgetMs,
   store: storeFor(config),
+  limit: config.requestLimit,
 };
 
 /** GET /api/v1/contracts/{contractId}/termination-requests?limit=&cursor= */

@@ -148,6 +148,11 @@ export interface ServiceConfig {
   /** Browser origins that may read the answers (CORS). */
   allowedOrigins: string[];
   dynamodb: DynamoDbConfig;
+  /**
+   * How many requests one customer may make on one contract within how many days
+   * (docs/decisions/0020-request-limit.md): the create holds to it, the list says when the next is possible.
+   */
+  requestLimit: { count: number; periodDays: number };
 }
 
 /**
@@ -212,6 +217,11 @@ function readDynamoDb(read: Reader): DynamoDbConfig {
   };
 }
 
+const readRequestLimit = (read: Reader) => ({
+  count: read.integer('REQUEST_LIMIT_COUNT', 5, 1, MAX_LIMIT_COUNT),
+  periodDays: read.integer('REQUEST_LIMIT_DAYS', 30, 1, 365),
+});
+
 function readService(read: Reader): ServiceConfig {
   return {
     requestsTableName: read.string('REQUESTS_TABLE_NAME'),
@@ -223,6 +233,7 @@ function readService(read: Reader): ServiceConfig {
     retryAfterSeconds: read.integer('RETRY_AFTER_SECONDS', 1, 1, 3600),
     allowedOrigins: read.origins('ALLOWED_ORIGINS'),
     dynamodb: readDynamoDb(read),
+    requestLimit: readRequestLimit(read),
   };
 }
 
@@ -231,11 +242,9 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
   return read.done(readService(read));
 }
 
-/** The create's settings besides the service's: the documents table it checks, and the limit of requests per contract. */
+/** The create's settings besides the service's: the documents table it checks. */
 export interface CreateConfig extends ServiceConfig {
   documentsTableName: string;
-  /** How many requests one customer may make on one contract within how many days (docs/decisions/0020-request-limit.md). */
-  requestLimit: { count: number; periodDays: number };
 }
 
 export function loadCreateConfig(env: Env = process.env): CreateConfig {
@@ -243,10 +252,6 @@ export function loadCreateConfig(env: Env = process.env): CreateConfig {
   return read.done({
     ...readService(read),
     documentsTableName: read.string('DOCUMENTS_TABLE_NAME'),
-    requestLimit: {
-      count: read.integer('REQUEST_LIMIT_COUNT', 5, 1, MAX_LIMIT_COUNT),
-      periodDays: read.integer('REQUEST_LIMIT_DAYS', 30, 1, 365),
-    },
   });
 }
 

@@ -1,5 +1,5 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { GetCommand, ScanCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { numberKeyOf } from '../lib/dynamodb/keys';
@@ -8,7 +8,7 @@ import { isUuid } from '../lib/api-model/validator';
 import { decisionEvent, LOCAL_DECISION_SOURCE } from './local/decision-event';
 import { localClient } from './local/dynamodb-local';
 import { requestKeyOf } from '../lib/dynamodb/keys';
-import { runningStack } from './local/running-stack';
+import { liveStack, STACK_FILE } from './local/running-stack';
 import type { Delivery, EventFate } from './local/aws-stand-in';
 import { LOCAL_EVENT_BUS, localDefaults } from './local/service-env';
 import { localEndpoint } from '../lib/aws/local-endpoint';
@@ -52,7 +52,13 @@ const status = DECISION_STATUSES.find((s) => s === values.status?.toUpperCase())
 if (values.request === undefined) fail('--request is required');
 if (status === undefined) fail(`--status must be one of ${DECISION_STATUSES.join(', ')}`);
 
-const stack = runningStack();
+// Only a stack npm start runs (it writes where it listens once it is up): never a guess at the default ports.
+const live = liveStack();
+if (live === undefined) {
+  console.error(`No local stack is running (npm start writes ${STACK_FILE} once it is up): start it with npm start, then decide.`);
+  process.exit(1);
+}
+const stack = live;
 const doc = DynamoDBDocumentClient.from(localClient(stack.dynamoDbEndpoint));
 const table = stack.tables.requests;
 const bus = new EventBridgeClient({
@@ -224,6 +230,27 @@ async function verifyEvents(requestId: string): Promise<boolean> {
   return allVerified;
 }
 
+/**
+ * A completed termination, carried out: the contracts service closes the contract (it owns the
+ * contracts table, docs/decisions/0007-contracts.md). Locally this stands in for it, as the bank's
+ * systems would once the termination is done; the page shows the contract closed from its next refresh.
+ */
+async function closeContract(contractId: string): Promise<void> {
+  await doc.send(
+    new UpdateCommand({
+      TableName: stack.tables.contracts,
+      Key: { contractId },
+      UpdateExpression: 'SET #status = :closed',
+      ConditionExpression: 'attribute_exists(contractId)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':closed': 'CLOSED' },
+    }),
+  );
+  console.log(
+    `The contracts service closes contract ${contractId}: the termination is carried out (locally, as the bank's systems would).`,
+  );
+}
+
 try {
   const found = await findRequest(values.request);
   const event = decisionEvent({
@@ -234,7 +261,11 @@ try {
     ...(values['event-id'] === undefined ? {} : { eventId: values['event-id'] }),
   });
   const before = (await readRequest(found))?.['status'];
-  console.log(`Decision ${event.detail.eventId}: request ${found.requestNumber} (${found.requestId}) ${String(before)} -> ${status}`);
+  console.log(
+    before === status
+      ? `Decision ${event.detail.eventId}: request ${found.requestNumber} (${found.requestId}) is ${status} already; sending ${status} again`
+      : `Decision ${event.detail.eventId}: request ${found.requestNumber} (${found.requestId}) ${String(before)} -> ${status}`,
+  );
   const answer = await bus.send(
     new PutEventsCommand({
       Entries: [
@@ -246,12 +277,14 @@ try {
   if (answer.FailedEntryCount || eventId === undefined) fail(`The bus refused the decision: ${JSON.stringify(answer.Entries)}`);
   console.log(`Put on the bus ${LOCAL_EVENT_BUS} (event ${eventId}); the rule routes it to the consumer.`);
   const code = await report(await fateOf(eventId), found, before, event.detail.eventId);
-  process.exitCode = (await verifyEvents(found.requestId)) ? code : 1;
+  const verified = await verifyEvents(found.requestId);
+  if (status === 'COMPLETED' && code === 0) await closeContract(found.contractId);
+  process.exitCode = verified ? code : 1;
 } catch (error) {
   const refused = (e: unknown): boolean =>
     e instanceof Error && (('code' in e && e.code === 'ECONNREFUSED') || (e instanceof AggregateError && e.errors.some(refused)));
   if (refused(error) || error instanceof TypeError) {
-    console.error(`Could not reach the local stack at ${stack.awsStandIn}: is npm start running? (${String(error)})`);
+    console.error(`Could not reach the local stack npm start runs (${STACK_FILE}): is it still running?`);
     process.exit(1);
   }
   throw error;

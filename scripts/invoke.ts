@@ -24,6 +24,8 @@ if (name === undefined || eventFile === undefined || !names.includes(name)) {
 
 // The stack npm start runs, on the ports it really uses (.local/stack.json).
 const stack = runningStack();
+// The service's name in its log lines, as serverless.yml gives it every function.
+const serviceName = /^\s+POWERTOOLS_SERVICE_NAME: (\S+)$/m.exec(readFileSync('serverless.yml', 'utf8'))?.[1];
 Object.assign(process.env, {
   ...localServiceEnv({
     dynamoDbEndpoint: stack.dynamoDbEndpoint,
@@ -32,6 +34,7 @@ Object.assign(process.env, {
     tables: stack.tables,
   }),
   POWERTOOLS_METRICS_DISABLED: 'true',
+  ...(typeof serviceName === 'string' ? { POWERTOOLS_SERVICE_NAME: serviceName } : {}),
   ...process.env,
 });
 const event: unknown = JSON.parse(readFileSync(eventFile, 'utf8'));

@@ -154,7 +154,16 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, Problem[]>> = {
   COMMENT_REQUIRED: [{ field: 'comment', code: 'commentRequired' }],
   IDEMPOTENCY_KEY_REUSED: [{ field: 'Idempotency-Key', code: 'keyReused' }],
   DOCUMENT_NOT_AVAILABLE: [{ field: 'documentIds[1]', code: 'documentNotAvailable' }],
-  REQUEST_LIMIT_REACHED: [{ field: 'contractId', code: 'requestLimitReached', limit: 5, days: 30, from: LIMIT_EXAMPLE_TIME }],
+  REQUEST_LIMIT_REACHED: [
+    {
+      field: 'contractId',
+      code: 'requestLimitReached',
+      limit: 5,
+      days: 30,
+      from: LIMIT_EXAMPLE_TIME,
+      timeZone: DEFAULT_BUSINESS_TIME_ZONE,
+    },
+  ],
 };
 
 /** Between the WAF's limit and API Gateway's: what reaches a function, by operation. */
@@ -342,7 +351,11 @@ function errorResponses(operation: Operation): Record<string, unknown> {
         examples[errorCode] = {
           value: {
             errorCode,
-            message: en.error(errorCode, { requestNumber: 'TR-7KQM-X2PF', nextRequestAllowedAt: LIMIT_EXAMPLE_TIME }),
+            message: en.error(errorCode, {
+              requestNumber: 'TR-7KQM-X2PF',
+              nextRequestAllowedAt: LIMIT_EXAMPLE_TIME,
+              timeZone: DEFAULT_BUSINESS_TIME_ZONE,
+            }),
             correlationId,
             details: (operation.examples?.[errorCode] ?? ERROR_EXAMPLES[errorCode] ?? []).map((problem) => ({
               field: problem.field,
@@ -458,6 +471,14 @@ function componentSchemas(): Record<string, unknown> {
     TerminationRequestList: publishWith(terminationRequestListSchema, named, {
       items: { type: 'array', maxItems: MAX_PAGE_SIZE, items: ref('TerminationRequest') },
       nextCursor: { ...terminationRequestListSchema.properties.nextCursor, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+$' },
+      nextRequestAllowedAt: {
+        ...terminationRequestListSchema.properties.nextRequestAllowedAt,
+        // An ISO 8601 time in UTC with milliseconds, as toISOString() writes it.
+        maxLength: 24,
+        description:
+          'On the first page only, and only while the caller has made as many requests on the contract as the limit allows: the time (ISO 8601, UTC) from which a new request is possible, as a create refused with REQUEST_LIMIT_REACHED would say. Absent when a new request is possible now. Added to v1 without a new version: clients ignore fields they do not know.',
+        examples: [LIMIT_EXAMPLE_TIME],
+      },
     }),
     // Its one status value gets a name of its own: code generators would call it Status.
     Withdrawal: publishWith(withdrawalSchema, named, {

@@ -9,14 +9,22 @@ import { createTerminationClient } from '../client/index';
 import type { StatusDecisionDetail } from '../lib/api-model/event-schemas';
 import { buildFunctions } from './build';
 import { assertLambdaNode } from './lambda-node';
-import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, DEMO_DOCUMENTS, putContracts, putDocuments } from './local/demo-data';
+import {
+  DEMO_BANK_DETAILS,
+  DEMO_CONTRACTS,
+  DEMO_CUSTOMERS,
+  DEMO_DOCUMENTS,
+  putContracts,
+  putDocuments,
+  readContracts,
+} from './local/demo-data';
 import { decisionEvent } from './local/decision-event';
 import { assertJava, startDynamoDbLocal } from './local/dynamodb-local';
 import { freePort } from './local/free-port';
 import { startJwksServer } from './local/jwks-server';
 import { startOffline } from './local/offline';
 import { invokeOffline } from './local/offline-lambda';
-import { demoPageConfig, startPageServer, type PageConfig } from './local/page-server';
+import { demoPageConfig, pageContract, startPageServer, type PageConfig } from './local/page-server';
 import { localDefaults, localServiceEnv } from './local/service-env';
 import { makeSigningKey } from './local/signing-key';
 import { createTables } from './local/tables';
@@ -85,6 +93,8 @@ export const PAGE_STATES = [
   'withdraw-dialog',
   'unavailable',
   'outage',
+  'completed',
+  'limit',
 ] as const;
 export type PageState = (typeof PAGE_STATES)[number];
 
@@ -100,7 +110,17 @@ export interface StateContracts {
   listed: string;
   /** Not active: offered as not available. */
   closed: string;
+  /** Active, its request completed by the bank: the contracts service has not closed it yet (seedEndings). */
+  completed: string;
+  /** Active, with as many requests as the limit allows, each withdrawn (seedEndings). */
+  limited: string;
 }
+
+/** How the page shows the contracts of the completed and limit states, which the demo data does not have. */
+export const ENDING_DISPLAYS = {
+  completed: { product: { en: 'Deposit', ru: 'Вклад' }, maskedNumber: '•• 2290' },
+  limited: { product: { en: 'Savings account', ru: 'Накопительный счёт' }, maskedNumber: '•• 6142' },
+};
 
 /**
  * The page on its own tab, at a width, in a language, loaded (its first contract's form ready, or
@@ -141,7 +161,7 @@ async function choose(page: Page, contractId: string): Promise<void> {
 }
 
 /** A form the page lets through: the demo's bank details, unless told otherwise. */
-async function fillForm(page: Page, bank: { accountNumber?: string } = {}): Promise<void> {
+export async function fillForm(page: Page, bank: { accountNumber?: string } = {}): Promise<void> {
   await page.selectOption('#reason', 'RELOCATION');
   const inMonth = new Date(Date.now() + 30 * 86_400_000);
   const pad = (n: number) => String(n).padStart(2, '0');
@@ -174,6 +194,8 @@ export async function showState(page: Page, state: PageState, contracts: StateCo
       await page.fill('#bik', DEMO_BANK_DETAILS.bik.slice(0, 8));
       await page.fill('#account', `${DEMO_BANK_DETAILS.accountNumber.slice(0, 10)}O${DEMO_BANK_DETAILS.accountNumber.slice(11)}`);
       await page.fill('#recipient', '');
+      // Leaving the emptied name says so at once, beside it; then the submit.
+      await page.press('#recipient', 'Tab');
       await page.click('#submit');
       await page.locator('#general-error p').first().waitFor();
       return;
@@ -223,6 +245,18 @@ export async function showState(page: Page, state: PageState, contracts: StateCo
       await choose(page, contracts.closed);
       await page.locator('form[data-state="unavailable"]').waitFor();
       await page.locator('#requests-empty').waitFor();
+      return;
+    case 'completed':
+      // The bank completed the request; the contracts service has not closed the contract yet.
+      await choose(page, contracts.completed);
+      await page.locator('form[data-state="blocked"]').waitFor();
+      await page.locator('#requests-list li[data-status="COMPLETED"]').waitFor();
+      return;
+    case 'limit':
+      // As many requests as the limit allows, each withdrawn: the API's list says when the next is possible.
+      await choose(page, contracts.limited);
+      await page.locator('form[data-state="blocked"]').waitFor();
+      await page.locator('#requests-more').waitFor();
       return;
   }
 }
@@ -283,6 +317,32 @@ export async function seedRequests(
   await create();
 }
 
+/**
+ * The contracts of the completed and limit states: on `completed` one request the bank completed
+ * (a decision straight from SUBMITTED, a forward skip the lifecycle allows); on `limited` requests
+ * made and withdrawn until the API refuses one for the limit (the rule is the API's, not copied).
+ */
+export async function seedEndings(
+  api: { url: string; token: string },
+  contracts: Pick<StateContracts, 'completed' | 'limited'>,
+  decide: (event: EventBridgeEvent<string, StatusDecisionDetail>) => Promise<unknown>,
+): Promise<void> {
+  const client = createTerminationClient({ baseUrl: api.url, token: () => api.token });
+  const date = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+  const input = { reasonCode: 'RELOCATION', desiredTerminationDate: date, bankDetails: { ...DEMO_BANK_DETAILS } } as const;
+  const completed = await client.createTerminationRequest(contracts.completed, input);
+  if (!completed.ok) throw new Error(`seedEndings: the create was refused: ${JSON.stringify(completed)}`);
+  await decide(decisionEvent({ requestId: completed.value.requestId, contractId: contracts.completed, status: 'COMPLETED' }));
+  for (let made = 0; made < 20; made++) {
+    const created = await client.createTerminationRequest(contracts.limited, input);
+    if (!created.ok && created.reason === 'refused' && created.error.errorCode === 'REQUEST_LIMIT_REACHED') return;
+    if (!created.ok) throw new Error(`seedEndings: the create was refused: ${JSON.stringify(created)}`);
+    const withdrawal = await client.withdrawTerminationRequest(contracts.limited, created.value.requestId);
+    if (!withdrawal.ok) throw new Error(`seedEndings: the withdrawal was refused: ${JSON.stringify(withdrawal)}`);
+  }
+  throw new Error('seedEndings: twenty requests made and withdrawn, and no limit met');
+}
+
 // ---- npm run screenshot --------------------------------------------------------------------
 
 /** Where the pictures go: docs/images only when asked (--docs), so that a run changes no tracked file by itself. */
@@ -331,11 +391,15 @@ async function main(): Promise<void> {
     // every view starts from the same history; the page shows them as the demo data names them.
     const { anna } = DEMO_CUSTOMERS;
     let swapped: Record<string, string> = {};
-    const config = (): PageConfig => {
-      const demo = demoPageConfig(key, offline.url, 'anna');
+    let endings: PageConfig['contracts'] = [];
+    const config = async (): Promise<PageConfig> => {
+      const demo = await demoPageConfig(key, offline.url, 'anna', (ids) => readContracts(doc, localDefaults.tables.contracts, ids));
       return {
         ...demo,
-        contracts: demo.contracts.map((contract) => ({ ...contract, contractId: swapped[contract.contractId] ?? contract.contractId })),
+        contracts: [
+          ...demo.contracts.map((contract) => ({ ...contract, contractId: swapped[contract.contractId] ?? contract.contractId })),
+          ...endings,
+        ],
       };
     };
     const server = await startPageServer({ port: pagePort, config });
@@ -345,7 +409,13 @@ async function main(): Promise<void> {
     mkdirSync(dir, { recursive: true });
 
     for (const view of SCREENSHOT_VIEWS) {
-      const contracts: StateContracts = { fresh: randomUUID(), listed: randomUUID(), closed: anna.contracts.closed };
+      const contracts: StateContracts = {
+        fresh: randomUUID(),
+        listed: randomUUID(),
+        closed: anna.contracts.closed,
+        completed: randomUUID(),
+        limited: randomUUID(),
+      };
       const original = DEMO_CONTRACTS.filter(
         (contract) => contract.contractId === anna.contracts.active || contract.contractId === anna.contracts.withEndDate,
       );
@@ -358,12 +428,19 @@ async function main(): Promise<void> {
         })),
       );
       swapped = { [anna.contracts.active]: contracts.fresh, [anna.contracts.withEndDate]: contracts.listed };
-      await seedRequests(
-        { url: offline.url, token: config().token },
-        contracts.listed,
-        (event) => invokeOffline('applyStatusDecision', event, lambdaPort),
-        REJECTION_REASONS[view.language],
-      );
+      const ending = { customerId: anna.customerId, status: 'ACTIVE' };
+      await putContracts(doc, localDefaults.tables.contracts, [
+        { contractId: contracts.completed, ...ending },
+        { contractId: contracts.limited, ...ending },
+      ]);
+      endings = [
+        pageContract({ contractId: contracts.completed, status: 'ACTIVE' }, ENDING_DISPLAYS.completed),
+        pageContract({ contractId: contracts.limited, status: 'ACTIVE' }, ENDING_DISPLAYS.limited),
+      ];
+      const api = { url: offline.url, token: (await config()).token };
+      const decide = (event: EventBridgeEvent<string, StatusDecisionDetail>) => invokeOffline('applyStatusDecision', event, lambdaPort);
+      await seedRequests(api, contracts.listed, decide, REJECTION_REASONS[view.language]);
+      await seedEndings(api, contracts, decide);
       for (const state of PAGE_STATES) {
         const page = await openPage(browser.context, server.url, view);
         await showState(page, state, contracts);

@@ -1,6 +1,6 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { buildFunctions } from './build';
-import { DEMO_BANK_DETAILS, DEMO_CONTRACTS, DEMO_CUSTOMERS, DEMO_DOCUMENTS, putContracts, putDocuments } from './local/demo-data';
+import { DEMO_CONTRACTS, DEMO_CUSTOMERS, DEMO_DOCUMENTS, putContracts, putDocuments, readContracts } from './local/demo-data';
 import { assertJava, JavaMissingError, startDynamoDbLocal } from './local/dynamodb-local';
 import { docsRoutes } from './local/docs-routes';
 import { startJwksServer } from './local/jwks-server';
@@ -18,6 +18,7 @@ import { invokeOffline } from './local/offline-lambda';
 import { asBatchResponse } from './operations/stream-mapping';
 import { startStreamPoller } from './local/stream-poller';
 import { removeRunningStack, writeRunningStack } from './local/running-stack';
+import { forgetChildren, recordChild, recordedChildren, stillRunning, stopLeftovers } from './local/stack-children';
 import { decisionRulePattern, streamFilterPatterns } from './local/template-patterns';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -55,16 +56,29 @@ let stopping: Promise<void> | undefined;
  * both, and tsx passes its own on) waits for the first shutdown instead of exiting under it,
  * which would leave serverless offline and DynamoDB Local running.
  */
-async function shutdown(code: number): Promise<never> {
+async function shutdown(code: number, farewell?: string): Promise<never> {
   stopping ??= (async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    // Every child stopped: nothing is left for the next start to stop (stack-children.ts).
+    if (!recordedChildren().some(stillRunning)) forgetChildren();
+    if (farewell !== undefined) console.log(farewell);
   })();
   await stopping;
   process.exit(code);
 }
 
-process.on('SIGINT', () => void shutdown(0));
-process.on('SIGTERM', () => void shutdown(0));
+process.on('SIGINT', () => void shutdown(0, 'npm start stopped: everything it started has stopped.'));
+process.on('SIGTERM', () => void shutdown(0, 'npm start stopped: everything it started has stopped.'));
+// A fault of its own (a part that throws where nothing catches it) stops the whole stack, never half of it.
+const crashed = (error: unknown) => {
+  if (stopping !== undefined) return;
+  console.error(
+    `npm start stopped on an error of its own, and stops everything it started: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
+  void shutdown(1);
+};
+process.on('uncaughtException', crashed);
+process.on('unhandledRejection', crashed);
 
 const {
   apiPort,
@@ -86,15 +100,15 @@ const PORTS = stackPorts(flags.host);
 function curlLine(
   apiUrl: string,
   token: string,
-  call: { contractId: string; desiredTerminationDate: string; recipientName: string; documentIds: string[] },
+  call: {
+    contractId: string;
+    desiredTerminationDate: string;
+    bankDetails: { bik: string; accountNumber: string; recipientName: string };
+    documentIds: string[];
+  },
 ): string {
-  const { contractId, desiredTerminationDate, recipientName, documentIds } = call;
-  const body = JSON.stringify({
-    reasonCode: 'RELOCATION',
-    desiredTerminationDate,
-    bankDetails: { ...DEMO_BANK_DETAILS, recipientName },
-    documentIds,
-  });
+  const { contractId, desiredTerminationDate, bankDetails, documentIds } = call;
+  const body = JSON.stringify({ reasonCode: 'RELOCATION', desiredTerminationDate, bankDetails, documentIds });
   return [
     `curl -i -X POST '${apiUrl}/api/v1/contracts/${contractId}/termination-requests'`,
     `-H 'Authorization: Bearer ${token}'`,
@@ -133,6 +147,13 @@ export function callLine(call: AnsweredCall): string {
   return `${clock()} ${call.method} ${call.path} -> ${outcome} (${call.durationMs} ms)${correlation}`;
 }
 
+/**
+ * A call nobody made by hand: a browser's CORS preflight, or a read a web page makes by itself (its
+ * load, its timed refresh). A page's create or withdrawal, and any call without an Origin (curl,
+ * the tools), is a person's.
+ */
+export const isRoutine = (call: AnsweredCall): boolean => call.method === 'OPTIONS' || (call.origin !== undefined && call.method === 'GET');
+
 function printEvent(event: PublishedEvent): void {
   // The file keeps the event as published; the terminal names it in one line.
   appendLine(eventsFile, event);
@@ -154,13 +175,21 @@ function printDeadLetter(message: QueuedMessage): void {
 async function main(): Promise<void> {
   assertLambdaNode();
   assertJava();
+  // What an earlier start could not stop (its own process killed outright) holds the ports: stopped first.
+  const left = await stopLeftovers();
+  if (left.length > 0)
+    console.log(`Stopped what an earlier npm start left running: ${left.map(({ name, pid }) => `${name} (process ${pid})`).join(', ')}.`);
   // Before anything starts: a port it cannot have stops it here, with one line per port.
   await assertUsablePorts(PORTS);
   console.log('Building functions...');
   await buildFunctions();
 
   console.log(`Starting DynamoDB Local on port ${dynamoDbPort} (${persist ? `data kept in ${dataDir}` : 'in memory'})...`);
-  const db = await startDynamoDbLocal({ port: dynamoDbPort, ...(persist ? { dataDir } : {}) });
+  const db = await startDynamoDbLocal({
+    port: dynamoDbPort,
+    ...(persist ? { dataDir } : {}),
+    onSpawn: (pid) => recordChild('DynamoDB Local', pid),
+  });
   stops.push(db.stop);
   // Nothing works without it: said once, in a line that names it, and the whole stack stops.
   db.onExit((code) => {
@@ -171,8 +200,9 @@ async function main(): Promise<void> {
     void shutdown(1);
   });
   await createTables(db.client, tables);
-  await putContracts(DynamoDBDocumentClient.from(db.client), tables.contracts, DEMO_CONTRACTS);
-  await putDocuments(DynamoDBDocumentClient.from(db.client), tables.documents, DEMO_DOCUMENTS);
+  const documents = DynamoDBDocumentClient.from(db.client);
+  await putContracts(documents, tables.contracts, DEMO_CONTRACTS);
+  await putDocuments(documents, tables.documents, DEMO_DOCUMENTS);
 
   const key = loadOrCreateSigningKey(keyDir);
   // The events' signing key, which the KMS stand-in signs with; its public half served as a JWKS.
@@ -205,15 +235,20 @@ async function main(): Promise<void> {
   stops.push(standIn.stop);
 
   console.log(`Starting serverless offline (its output and the functions' logs: ${logFile})...`);
+  let toLogFile: (line: string) => void = () => undefined;
   const offline = await startOffline({
     apiPort,
     host: flags.host,
     lambdaPort,
     output: { file: logFile },
-    onCall: (call) => console.log(callLine(call)),
+    // The calls a person made in the window; routine traffic (preflights, a page's own loads and
+    // refreshes) only in the log file, among serverless offline's lines.
+    onCall: (call) => (isRoutine(call) ? toLogFile(callLine(call)) : console.log(callLine(call))),
+    onSpawn: (pid) => recordChild('serverless offline', pid),
     env: localServiceEnv({ dynamoDbEndpoint: db.endpoint, jwksUri: jwks.uri, awsStandIn: standIn.endpoint }),
   });
   stops.push(offline.stop);
+  toLogFile = offline.note;
   offline.child.once('exit', (code) => {
     if (stopping === undefined) {
       console.error(`serverless offline stopped (code ${code}); shutting down. Its last words are in ${logFile}.`);
@@ -233,14 +268,21 @@ async function main(): Promise<void> {
     // they hold) to the stand-in's queue, which prints it; npm run redrive -- --queue publisher hands them on again.
     onFailureDestination: { queueUrl: LOCAL_DEAD_LETTER_QUEUES.publisher(standIn.endpoint) },
     onDeadLetter: (_records, reason) => console.error(`${clock()} [publisher] gave up on a batch of the stream: ${reason}`),
-    onError: sayOnce((text) => console.error(`${clock()} Reading the stream failed: ${text} (said once; it keeps trying)`)),
+    // Said once per cause, and only when it is true a second later that the stack keeps going: DynamoDB
+    // Local gone fails the read at once and stops the stack, and says so in a line of its own.
+    onError: sayOnce((text) => {
+      setTimeout(() => {
+        if (stopping === undefined) console.error(`${clock()} Reading the stream failed: ${text} (said once; it keeps trying)`);
+      }, 1000).unref();
+    }),
   });
   stops.push(poller.stop);
   // The API reference on the page's origin, which the API's CORS allows: its "Try it out" calls the running API.
   const page = await startPageServer({
     port: pagePort,
     host: flags.host,
-    config: (customer) => demoPageConfig(key, offline.url, customer),
+    // The contracts as the table holds them at each load and refresh of the page, as a personal account reads them.
+    config: (customer) => demoPageConfig(key, offline.url, customer, (ids) => readContracts(documents, tables.contracts, ids)),
     routes: docsRoutes(offline.url),
   });
   stops.push(page.stop);
@@ -276,14 +318,13 @@ async function main(): Promise<void> {
     const documents = DEMO_DOCUMENTS.filter((document) => document.customerId === customer.customerId);
     for (const { documentId, fileName, status } of documents) console.log(`   document ${documentId} ${fileName} (${status})`);
     console.log(`   token (12 h): ${token}\n`);
-    const recipientName = name === 'anna' ? 'Anna Ivanova' : 'Boris Petrov';
     // The customer's first usable document goes with the request, as the page would attach it.
     const documentIds = documents
       .filter((document) => document.status === USABLE_DOCUMENT_STATUS)
       .slice(0, 1)
       .map((document) => document.documentId);
     console.log(
-      `${curlLine(offline.url, token, { contractId: curlContract, desiredTerminationDate: date, recipientName, documentIds })}\n`,
+      `${curlLine(offline.url, token, { contractId: curlContract, desiredTerminationDate: date, bankDetails: customer.bankDetails, documentIds })}\n`,
     );
   }
   console.log(readyBlock({ apiUrl: offline.url, pageUrl: page.url, docsUrl: `${page.origin}/docs/`, dynamoDb: db.endpoint }));

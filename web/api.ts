@@ -1,5 +1,5 @@
 import { createTerminationClient, RETRIED_STATUSES, type TerminationRequestInput } from '../client/index.ts';
-import type { PageConfig } from './config.ts';
+import { loadConfig, type PageConfig } from './config.ts';
 import {
   accountInput,
   bikInput,
@@ -9,6 +9,7 @@ import {
   commentInput,
   dateInput,
   form,
+  generalError,
   notice,
   reasonSelect,
   recipientInput,
@@ -17,7 +18,8 @@ import {
 } from './elements.ts';
 import { parseDate, withoutSpaces } from './fields.ts';
 import { applyLanguage, checkAll, clearProblems, setFormState, showLocalProblem, showRefusal, syncForm } from './form.ts';
-import { withNumber } from './render.ts';
+import type { TextKey } from './texts.ts';
+import { renderContracts, withNumber } from './render.ts';
 import { focusRequest, renderNotice, renderPanel, renderRequests } from './requests-view.ts';
 import { activeRequestOf, PAGE_SIZE, remember, requestOf, state, withdrawActions, withdrawing } from './state.ts';
 
@@ -53,9 +55,20 @@ function readInput(): TerminationRequestInput {
   };
 }
 
-/** The outcome of an action is unknown (no answer, or one the client retried in vain): the bank's side, said as such. */
-function outcomeUnknown(correlationId: string): void {
-  showLocalProblem(navigator.onLine ? 'unreachable' : 'offline', correlationId);
+/**
+ * The outcome of an action is unknown (no answer, or one the client retried in vain): the bank's
+ * side, said as such. The reference for support only when the bank answered: a call that never
+ * reached it left it nothing to find.
+ */
+function outcomeUnknown(result: { reason: 'refused' | 'unreachable'; correlationId: string }, key: TextKey = 'unreachable'): void {
+  const words = navigator.onLine ? key : 'offline';
+  showLocalProblem(words, result.reason === 'refused' ? result.correlationId : undefined);
+}
+
+/** A call answered: a problem the bank's silence left on show is over. */
+function bankAnswered(): void {
+  const key = state.localProblem?.key;
+  if (key === 'unreachable' || key === 'offline' || key === 'withdrawUnreachable') clearProblems();
 }
 
 export async function submit(loaded: PageConfig): Promise<void> {
@@ -72,6 +85,8 @@ export async function submit(loaded: PageConfig): Promise<void> {
   setFormState('sending');
   const contractId = chosenContractId();
   let settle: () => void = () => setFormState('ready');
+  // Where the focus goes once the outcome is on show: never left on a button that is gone.
+  let resultFocus: (() => void) | undefined;
   try {
     const input = readInput();
     const sent = JSON.stringify([contractId, input]);
@@ -100,21 +115,25 @@ export async function submit(loaded: PageConfig): Promise<void> {
       settle = () => void showHolder(loaded, contractId);
     } else if (result.reason === 'unreachable' || RETRIED_STATUSES.has(result.status)) {
       state.unsettled = { contractId, form: sent, action, since };
-      outcomeUnknown(result.correlationId);
+      outcomeUnknown(result);
+      resultFocus = () => generalError.focus();
       // The write may have been made though its answer was lost: the list, read now and on every refresh, shows it if so.
       settle = () => {
         setFormState('ready');
         void refreshRequests(loaded);
       };
     } else {
-      showRefusal(result.error);
+      resultFocus = () => showRefusal(result.error);
     }
   } catch (error) {
     console.error(error);
     showLocalProblem('unexpected');
+    resultFocus = () => generalError.focus();
   } finally {
     state.formState = 'ready';
     settle();
+    // After the form is ready again (a disabled control takes no focus).
+    resultFocus?.();
   }
 }
 
@@ -134,11 +153,29 @@ async function showHolder(loaded: PageConfig, contractId: string): Promise<void>
 export async function loadRequests(loaded: PageConfig, contractId: string, more = false): Promise<void> {
   const before = more && state.listed?.contractId === contractId ? state.listed.ids : [];
   const cursor = more && state.listed?.contractId === contractId ? state.listed.nextCursor : undefined;
+  state.listEnded = false;
   await readList(loaded, contractId, { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }, before);
+  // A full page carries a cursor (0015-reading-requests.md): the next one may be empty, which is said.
+  if (more && state.listed?.contractId === contractId && state.listed.ids.length === before.length) {
+    state.listEnded = true;
+    renderRequests();
+  }
 }
 
-/** The requests on show, read again: statuses change without a reload (the bank decides meanwhile). */
+/**
+ * The contracts as the personal account's back end has them now (the contracts service closes a
+ * contract once its termination is done); as last read when they cannot be read.
+ */
+async function refreshContracts(loaded: PageConfig): Promise<void> {
+  const fresh = await loadConfig().catch(() => undefined);
+  if (fresh === undefined || JSON.stringify(fresh.contracts) === JSON.stringify(loaded.contracts)) return;
+  loaded.contracts = fresh.contracts;
+  renderContracts(fresh.contracts);
+}
+
+/** The requests on show, and the contracts, read again: statuses change without a reload (the bank decides meanwhile). */
 export async function refreshRequests(loaded: PageConfig): Promise<void> {
+  await refreshContracts(loaded);
   const contractId = chosenContractId();
   if (contractId === '') return;
   const shown = state.listed?.contractId === contractId ? state.listed.ids.length : 0;
@@ -151,14 +188,25 @@ async function readList(loaded: PageConfig, contractId: string, page: { limit: n
   // Only the newest read of the list is shown: an older answer (another contract, a refresh that
   // started before a withdrawal) would show what is no longer so.
   if (asked !== state.listGeneration || chosenContractId() !== contractId) return;
+  // The list could not be read before: the bank was out of reach for reads too.
+  const wasOut = state.listStale || state.listFailed === contractId;
   if (!result.ok) {
-    // Said where the list would be; what was on show stays, as it was last read.
+    // Said where the list would be; what was on show stays, as it was last read, and says so.
     if (state.listed?.contractId !== contractId) state.listFailed = contractId;
+    else state.listStale = true;
   } else {
-    const { items, nextCursor } = result.value;
+    const { items, nextCursor, nextRequestAllowedAt } = result.value;
     for (const request of items) remember(contractId, request);
     state.listFailed = undefined;
+    state.listStale = false;
     state.listed = { contractId, ids: [...before, ...items.map((r) => r.requestId)], ...(nextCursor === undefined ? {} : { nextCursor }) };
+    // The API says when the next request is possible while the limit holds: the page copies no rule of it.
+    if (page.cursor === undefined) {
+      if (nextRequestAllowedAt === undefined) state.nextRequestAllowedAt.delete(contractId);
+      else state.nextRequestAllowedAt.set(contractId, nextRequestAllowedAt);
+    }
+    // The outage is over once a call that failed in it succeeds again.
+    if (wasOut) bankAnswered();
   }
   syncForm();
 }
@@ -201,7 +249,7 @@ export async function withdraw(loaded: PageConfig, requestId: string, requestNum
       const known = requestOf(requestId);
       if (known !== undefined) remember(contractId, { ...known, status: result.value.status, message: result.value.message });
     } else if (result.reason === 'unreachable' || RETRIED_STATUSES.has(result.status)) {
-      showLocalProblem('withdrawUnreachable', result.correlationId);
+      outcomeUnknown(result, 'withdrawUnreachable');
     } else {
       withdrawActions.delete(requestId);
       showRefusal(result.error);

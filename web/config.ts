@@ -40,9 +40,25 @@ export interface PageConfig {
   bankDetails?: { bik: string; accountNumber: string; recipientName: string };
   /** How often the list of requests is read again (seconds). */
   refreshSeconds: number;
-  /** The demo's customers the page can be shown as (`?customer=<id>`), and the one it is shown as. */
-  customers?: { id: string; name: string }[];
+  /** The demo's customers the page can be shown as (`?customer=<id>`), each named in each language, and the one it is shown as. */
+  customers?: { id: string; name: Record<Language, string> }[];
   customer?: string;
+  /** The bank's business time zone (IANA), in which the page gives times, as the API's texts do; the browser's when absent. */
+  timeZone?: string;
+}
+
+/** The demo customer the page is shown as: `?customer=<id>` (page-server.ts offers Anna and Boris). */
+const customer = new URLSearchParams(location.search).get('customer');
+
+/**
+ * The page's config as the personal account's back end has it now: read at the start, and again
+ * with every refresh of the list, so a contract the bank has closed meanwhile shows as closed.
+ */
+export async function loadConfig(): Promise<PageConfig> {
+  const answer = await fetch(`/config.json${customer === null ? '' : `?customer=${encodeURIComponent(customer)}`}`, {
+    cache: 'no-store',
+  });
+  return parseConfig(await answer.json());
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -112,9 +128,16 @@ export function parseConfig(value: unknown): PageConfig {
   const refreshSeconds = typeof refresh === 'number' && refresh >= 1 ? refresh : 10;
   const listed = value['customers'];
   const customers = Array.isArray(listed)
-    ? listed.filter(isRecord).flatMap(({ id, name }) => (typeof id === 'string' && typeof name === 'string' ? [{ id, name }] : []))
+    ? listed
+        .filter(isRecord)
+        .flatMap(({ id, name }) =>
+          typeof id === 'string' && isRecord(name) && typeof name['en'] === 'string' && typeof name['ru'] === 'string'
+            ? [{ id, name: { en: name['en'], ru: name['ru'] } }]
+            : [],
+        )
     : [];
   const customer = value['customer'];
+  const timeZone = value['timeZone'];
   const documents = value['documents'];
   if (documents !== undefined && !Array.isArray(documents)) throw new Error('config.json: documents must be a list');
   return {
@@ -128,5 +151,6 @@ export function parseConfig(value: unknown): PageConfig {
     ...(bankDetails ? { bankDetails } : {}),
     ...(customers.length > 0 ? { customers } : {}),
     ...(typeof customer === 'string' ? { customer } : {}),
+    ...(typeof timeZone === 'string' ? { timeZone } : {}),
   };
 }

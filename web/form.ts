@@ -32,8 +32,20 @@ import {
   renderSubmit,
 } from './render.ts';
 import { renderNotice, renderPanel, renderRequests } from './requests-view.ts';
-import { activeRequestOf, fieldErrors, requestOf, state, t, type Field, type FieldError, type FormState, type Words } from './state.ts';
-import { isTextKey, STATUS_LABELS, type TextKey } from './texts.ts';
+import { noNewRequest, renderContractNote, resetForm } from './new-request.ts';
+import {
+  activeRequestOf,
+  fieldErrors,
+  madeHere,
+  requestOf,
+  state,
+  t,
+  type Field,
+  type FieldError,
+  type FormState,
+  type Words,
+} from './state.ts';
+import { isTextKey, type TextKey } from './texts.ts';
 
 /* The form: its state, each field's error, what the customer is told, and the page in a new language. */
 
@@ -94,7 +106,7 @@ export function applyLanguage(): void {
   renderCustomers();
   if (state.config) renderContracts(state.config.contracts);
   if (state.config) renderDocuments(state.config.documents ?? []);
-  contractNote.textContent = t('contractNote');
+  renderContractNote();
   for (const field of FIELDS) renderFieldError(field);
   if (state.localProblem) renderLocalProblem(state.localProblem);
   renderPanel();
@@ -126,9 +138,8 @@ export function checkAsTyped(field: Field): void {
   setFieldError(field, problem === undefined ? undefined : { problem });
 }
 
-/** The customer left a field: an empty one is not an error yet (it may be filled later). */
-export function checkOnLeaving(field: Field, value: string): void {
-  if (value.trim() === '' && !fieldErrors.has(field)) return;
+/** The customer left a field they changed: checked in full, a field they emptied included (the change event fires only on a change). */
+export function checkOnLeaving(field: Field): void {
   const problem = check(field, 'complete');
   setFieldError(field, problem === undefined ? undefined : { problem });
 }
@@ -147,15 +158,6 @@ export function checkAll(): boolean {
   return false;
 }
 
-/** When a new request is possible, in the customer's own time and language: 24 December 2026, 12:01. */
-function localTime(iso: string): string {
-  const time = new Date(iso);
-  if (Number.isNaN(time.getTime())) return iso;
-  // Rounded up to the minute, so the time said is never before the one the bank gave.
-  time.setSeconds(time.getSeconds() > 0 || time.getMilliseconds() > 0 ? 60 : 0, 0);
-  return time.toLocaleString(state.language === 'ru' ? 'ru-RU' : 'en-GB', { dateStyle: 'long', timeStyle: 'short' });
-}
-
 /**
  * A refusal of documents named: one error beside the documents naming each file that cannot be
  * attached (the answer does not say why, so that it tells nothing of other customers' documents).
@@ -170,6 +172,15 @@ function documentsError(paths: string[]): FieldError | undefined {
   return files.length === 0 ? undefined : { key: 'documentNotAvailable', values: { files: files.join(', ') } };
 }
 
+/** The documents a refusal named are offered no more (removed, or still being checked): choosing again means among the rest. */
+function stopOffering(paths: string[]): void {
+  const chosen = documentBoxes().filter((box) => box.checked);
+  const gone = new Set(paths.map((path) => chosen[documentIndexOf(path) ?? -1]?.value));
+  if (!state.config?.documents) return;
+  state.config.documents = state.config.documents.filter(({ documentId }) => !gone.has(documentId));
+  renderDocuments(state.config.documents);
+}
+
 /** The API's refusal: its message in the general area, each detail beside its field (or there, if the form has no such field). */
 export function showRefusal(error: {
   errorCode: string;
@@ -179,10 +190,10 @@ export function showRefusal(error: {
   nextRequestAllowedAt?: string;
 }): void {
   if (error.errorCode === 'REQUEST_LIMIT_REACHED' && error.nextRequestAllowedAt !== undefined) {
-    // Not retried, and not the customer's to fix: when a new request is possible, in their own time.
-    setFieldError('contract', { key: 'requestLimit', values: { when: localTime(error.nextRequestAllowedAt) } });
-    renderGeneral([apiText(error.message)], error.correlationId);
-    controlOf('contract')?.focus();
+    // Not retried, and not the customer's to fix: the note that says when a new request is possible replaces the form.
+    state.nextRequestAllowedAt.set(chosenContract()?.contractId ?? '', error.nextRequestAllowedAt);
+    syncForm();
+    contractNote.focus();
     return;
   }
   const documents = error.details.filter(({ field }) => documentIndexOf(field) !== undefined);
@@ -190,6 +201,7 @@ export function showRefusal(error: {
   const elsewhere: (string | HTMLSpanElement)[][] = [];
   let first: Field | undefined;
   if (named !== undefined) {
+    stopOffering(documents.map(({ field }) => field));
     setFieldError('documents', named);
     first = 'documents';
   }
@@ -207,29 +219,23 @@ export function showRefusal(error: {
     setFieldError(field, problem ? { problem } : pageWords ? { key: pageWords } : { text: reason });
     first ??= field;
   }
-  renderGeneral([apiText(error.message), ...elsewhere], error.correlationId);
-  if (first !== undefined) controlOf(first)?.focus();
+  // One message per refusal: what is said beside a field is not said again above it in the API's words.
+  renderGeneral(first === undefined ? [apiText(error.message), ...elsewhere] : [[t('fixFields')], ...elsewhere], error.correlationId);
+  ((first === undefined ? undefined : controlOf(first)) ?? generalError).focus();
 }
 
 /** The form's fields can be changed when ready and while sending; another contract can be chosen but while sending. */
 export function setFormState(formState: FormState): void {
   state.formState = formState;
   form.dataset['state'] = formState;
-  const locked = formState === 'done' || formState === 'unavailable' || formState === 'loading';
+  const locked = formState === 'done' || formState === 'unavailable' || formState === 'loading' || formState === 'blocked';
   for (const control of [...Object.values(CONTROLS), ...documentBoxes()]) control.disabled = locked;
   for (const radio of contractRadios()) radio.disabled = formState === 'sending';
-  contractNote.hidden = formState !== 'unavailable';
-  // A request in progress is shown instead of the form: the contract can have no other.
-  formFields.hidden = formState === 'done';
+  contractNote.hidden = formState !== 'unavailable' && formState !== 'blocked';
+  // A request in progress, or the note that no new one is possible now, is shown instead of the form.
+  formFields.hidden = formState === 'done' || formState === 'blocked';
+  renderContractNote();
   renderSubmit();
-}
-
-/** A request just made by this page, or one that turned up while a create's outcome was unknown (its late answer). */
-function madeHere(contractId: string, request: { requestId: string; createdAt: string }): boolean {
-  if (state.shown?.requestId === request.requestId) return state.shown.made;
-  const { unsettled } = state;
-  // The bank's clock and the customer's differ a little: a request made up to two minutes before the action counts as its answer.
-  return unsettled?.contractId === contractId && Date.parse(request.createdAt) >= unsettled.since - 120_000;
 }
 
 /**
@@ -243,9 +249,11 @@ export function syncForm(): void {
   const active = contract === undefined ? undefined : activeRequestOf(contract.contractId);
   const before = state.shown === undefined ? undefined : requestOf(state.shown.requestId);
   if (before !== undefined && before.requestId !== active?.requestId) {
-    const status = STATUS_LABELS[before.status][state.language];
-    state.notice = { key: before.status === 'WITHDRAWN' ? 'withdrawn' : 'decided', values: { number: before.requestNumber, status } };
+    const key = before.status === 'WITHDRAWN' ? 'withdrawn' : before.status === 'COMPLETED' ? 'completed' : 'rejected';
+    state.notice = { key, values: { number: before.requestNumber } };
     state.shown = undefined;
+    resetForm();
+    clearProblems();
   }
   if (contract !== undefined && active !== undefined && state.shown?.requestId !== active.requestId) {
     const made = madeHere(contract.contractId, active);
@@ -261,7 +269,8 @@ export function syncForm(): void {
     contract !== undefined && (state.listed?.contractId === contract.contractId || state.listFailed === contract.contractId);
   if (contract === undefined || !isAvailable(contract)) setFormState('unavailable');
   else if (state.reasonChoices.length === 0 || !listKnown) setFormState('loading');
-  else setFormState(state.shown === undefined ? 'ready' : 'done');
+  else if (state.shown !== undefined) setFormState('done');
+  else setFormState(noNewRequest(contract) === undefined ? 'ready' : 'blocked');
   renderPanel();
   renderNotice();
   renderRequests();
@@ -275,6 +284,8 @@ export function contractChosen(): void {
   state.notice = undefined;
   state.listed = undefined;
   state.listFailed = undefined;
+  state.listStale = false;
+  state.listEnded = false;
   setFormState('loading');
   syncForm();
 }

@@ -1,10 +1,7 @@
 import { loadReasons, loadRequests, refreshRequests, refreshShown, submit, withdraw } from './api.ts';
 import { check, commentRequired } from './checks.ts';
-import { parseConfig } from './config.ts';
+import { loadConfig } from './config.ts';
 import {
-  accountInput,
-  bankOffered,
-  bikInput,
   byId,
   chosenContractId,
   contractsBox,
@@ -16,7 +13,7 @@ import {
   loadRetry,
   moreButton,
   reasonSelect,
-  recipientInput,
+  requestsEnd,
   requestsList,
   requestsRetry,
   resultWithdraw,
@@ -24,6 +21,7 @@ import {
   withdrawDialog,
 } from './elements.ts';
 import { applyLanguage, checkAsTyped, checkOnLeaving, contractChosen, setFormState, syncForm } from './form.ts';
+import { offerBankDetails } from './new-request.ts';
 import { renderCommentLabel } from './render.ts';
 import { fieldErrors, state, type Field } from './state.ts';
 
@@ -34,19 +32,13 @@ import { fieldErrors, state, type Field } from './state.ts';
  * page's events. Served by scripts/local/page-server.ts, which bundles it with esbuild.
  */
 
-/** The demo customer the page is shown as: `?customer=<id>` (page-server.ts offers Anna and Boris). */
-const customer = new URLSearchParams(location.search).get('customer');
-
 /** Loads what the page needs, from where it stopped last time: its config, the reasons, the chosen contract's list. */
 async function start(): Promise<void> {
   loadRetry.disabled = true;
   try {
     if (state.config === undefined) {
       try {
-        const answer = await fetch(`/config.json${customer === null ? '' : `?customer=${encodeURIComponent(customer)}`}`, {
-          cache: 'no-store',
-        });
-        state.config = parseConfig(await answer.json());
+        state.config = await loadConfig();
       } catch (error) {
         console.error(error);
         state.loadProblem = 'loadFailed';
@@ -54,7 +46,7 @@ async function start(): Promise<void> {
         return;
       }
       state.loadProblem = undefined;
-      offerBankDetails(state.config);
+      offerBankDetails();
       applyLanguage();
     }
     if (!(await loadReasons(state.config))) return;
@@ -63,15 +55,6 @@ async function start(): Promise<void> {
   } finally {
     loadRetry.disabled = false;
   }
-}
-
-/** The customer's own account, offered as where to pay the balance, and the page says so. */
-function offerBankDetails(config: NonNullable<typeof state.config>): void {
-  if (!config.bankDetails) return;
-  bikInput.value = config.bankDetails.bik;
-  accountInput.value = config.bankDetails.accountNumber;
-  recipientInput.value = config.bankDetails.recipientName;
-  bankOffered.hidden = false;
 }
 
 /** The field to go to on Enter: the next one after `from` that is not complete yet, if any. */
@@ -105,6 +88,12 @@ function wire(): void {
   form.addEventListener('keydown', (event) => {
     if (event.key !== 'Enter' || !(event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement)) return;
     const from = FIELDS.find((field) => isTyped(field) && CONTROLS[field] === event.target) ?? 'contract';
+    // What Enter leaves is checked at once, as leaving it would (an impossible date says so now).
+    if (from !== 'contract') checkOnLeaving(from);
+    if (fieldErrors.has(from)) {
+      event.preventDefault();
+      return;
+    }
     const next = nextIncomplete(from);
     if (next === undefined) return;
     event.preventDefault();
@@ -113,7 +102,7 @@ function wire(): void {
   for (const field of TYPED) {
     const control = CONTROLS[field];
     control.addEventListener('input', () => checkAsTyped(field));
-    control.addEventListener('change', () => checkOnLeaving(field, control.value));
+    control.addEventListener('change', () => checkOnLeaving(field));
   }
   // A reason that needs a comment makes the comment's label and check another.
   reasonSelect.addEventListener('change', () => {
@@ -129,8 +118,8 @@ function wire(): void {
     whenLoaded(async (config) => {
       const before = requestsList.children.length;
       await loadRequests(config, chosenContractId(), true);
-      // The button goes when the list is whole: the focus goes on to the first request it brought.
-      if (moreButton.hidden) requestsList.children[before]?.querySelector('h3')?.focus();
+      // The button goes when the list is whole: the focus goes on to the first request it brought, or to the line that says there is none.
+      if (moreButton.hidden) (requestsList.children[before]?.querySelector('h3') ?? requestsEnd).focus();
     }),
   );
   requestsRetry.addEventListener('click', () => whenLoaded((config) => loadRequests(config, chosenContractId())));

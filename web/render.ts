@@ -43,7 +43,8 @@ export function apiText(text: string): (string | HTMLSpanElement)[] {
   const parts: (string | HTMLSpanElement)[] = [];
   let last = 0;
   const local = withLocalDays(text);
-  for (const match of local.matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+/gu)) {
+  // "№" and "No." stay with the number they name.
+  for (const match of local.matchAll(/(?:(?:№|No\.)\s)?[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+/gu)) {
     parts.push(local.slice(last, match.index), span('nowrap', match[0]));
     last = match.index + match[0].length;
   }
@@ -162,7 +163,7 @@ export function renderCustomers(): void {
     ...list.map(({ id, name }) => {
       const link = document.createElement('a');
       link.href = `?customer=${encodeURIComponent(id)}`;
-      link.textContent = name;
+      link.textContent = name[state.language];
       if (id === state.config?.customer) link.setAttribute('aria-current', 'page');
       return link;
     }),

@@ -1,7 +1,18 @@
 import type { TerminationRequest } from '../client/index.ts';
 import { WITHDRAWABLE_STATUSES } from '../lib/termination/lifecycle.ts';
 import { formatMoment } from './dates.ts';
-import { byId, moreButton, notice, requestsEmpty, requestsFailed, requestsList, resultSection, resultWithdraw } from './elements.ts';
+import {
+  byId,
+  moreButton,
+  notice,
+  requestsEmpty,
+  requestsEnd,
+  requestsFailed,
+  requestsList,
+  requestsStale,
+  resultSection,
+  resultWithdraw,
+} from './elements.ts';
 import { apiText, paragraph, span, withNumber } from './render.ts';
 import { requestOf, state, t, withdrawing } from './state.ts';
 import { STATUS_LABELS, type TextKey } from './texts.ts';
@@ -36,7 +47,9 @@ export function renderPanel(): void {
   const request = state.shown === undefined ? undefined : requestOf(state.shown.requestId);
   resultSection.hidden = request === undefined;
   if (request === undefined || state.shown === undefined) return;
-  byId('result-title', HTMLElement).textContent = t(state.shown.made ? 'resultTitle' : 'heldTitle');
+  byId('result-title', HTMLElement).textContent = t(state.shown.made ? PANEL_TITLES[request.status] : 'heldTitle', {
+    number: request.requestNumber,
+  });
   byId('result-held', HTMLElement).hidden = state.shown.made;
   byId('result-number', HTMLElement).replaceChildren(span('nowrap', request.requestNumber));
   byId('result-status', HTMLElement).textContent = statusLabel(request);
@@ -50,9 +63,25 @@ export function renderPanel(): void {
   resultWithdraw.setAttribute('aria-label', t('withdrawThis'));
 }
 
-/** What just happened, once, in words. */
+/** The panel's title for a request this page made, by its status (the panel shows requests in progress only). */
+const PANEL_TITLES: Record<TerminationRequest['status'], TextKey> = {
+  SUBMITTED: 'resultTitle',
+  IN_REVIEW: 'resultInReview',
+  APPROVED: 'resultApproved',
+  COMPLETED: 'completed',
+  REJECTED: 'rejected',
+  WITHDRAWN: 'withdrawn',
+};
+
+/** What just happened, once, in words; after a request ended, that a new one can be made, when the form is there for it. */
 export function renderNotice(): void {
-  notice.textContent = state.notice === undefined ? '' : t(state.notice.key, state.notice.values);
+  if (state.notice === undefined) {
+    notice.textContent = '';
+    return;
+  }
+  const ended = state.notice.key === 'withdrawn' || state.notice.key === 'rejected';
+  const next = ended && state.formState === 'ready' ? ` ${t('newRequestPossible')}` : '';
+  notice.textContent = `${t(state.notice.key, state.notice.values)}${next}`;
 }
 
 /**
@@ -88,7 +117,10 @@ export function renderRequests(): void {
   const requests = (state.listed?.ids ?? []).map(requestOf).filter((request) => request !== undefined);
   const failed = state.listed === undefined && state.listFailed !== undefined;
   requestsFailed.hidden = !failed;
-  requestsEmpty.hidden = state.listed === undefined || requests.length > 0;
+  // "None yet" only from a list that was read: a list that could not be read again says so instead.
+  requestsEmpty.hidden = state.listed === undefined || requests.length > 0 || state.listStale;
+  requestsStale.hidden = !state.listStale;
+  requestsEnd.hidden = !state.listEnded;
   moreButton.hidden = state.listed?.nextCursor === undefined;
   // A refresh draws the list anew: the focus stays on the request it was on.
   const focused =

@@ -13,9 +13,11 @@ import { fill, TEXTS, type Language, type TextKey } from './texts.ts';
 
 /**
  * loading, ready, sending, done (the contract has a request in progress: it is shown instead of
- * the form) or unavailable (the contract is not active).
+ * the form), unavailable (the contract is not active) or blocked (no new request now: the bank
+ * is terminating the contract, or the API says when the next request is possible; the note that
+ * says so is shown instead of the form).
  */
-export type FormState = 'loading' | 'ready' | 'sending' | 'done' | 'unavailable';
+export type FormState = 'loading' | 'ready' | 'sending' | 'done' | 'unavailable' | 'blocked';
 
 /** The form's fields, each with its control and its error text (`<field>-error`). */
 export type Field = 'contract' | 'reason' | 'date' | 'bik' | 'account' | 'recipient' | 'comment' | 'documents';
@@ -56,6 +58,12 @@ export interface PageState {
   listed: { contractId: string; ids: string[]; nextCursor?: string } | undefined;
   /** The contract whose list could not be read. */
   listFailed: string | undefined;
+  /** The list on show could not be read again: it shows what was last read. */
+  listStale: boolean;
+  /** The list's last "Show more" brought nothing: there is no more to show. */
+  listEnded: boolean;
+  /** When the API said the next request on each contract is possible (the list's nextRequestAllowedAt), by contract. */
+  nextRequestAllowedAt: Map<string, string>;
   /** Counts the list's reads: an answer is shown only if no later read was asked for since. */
   listGeneration: number;
   /** A problem the page itself words (not the API), beside the form. */
@@ -75,6 +83,9 @@ export const state: PageState = {
   shown: undefined,
   listed: undefined,
   listFailed: undefined,
+  listStale: false,
+  listEnded: false,
+  nextRequestAllowedAt: new Map(),
   listGeneration: 0,
   localProblem: undefined,
   notice: undefined,
@@ -91,13 +102,19 @@ export function remember(contractId: string, request: TerminationRequest): void 
 
 export const requestOf = (requestId: string): TerminationRequest | undefined => requests.get(requestId)?.request;
 
-/** The contract's request in progress (not final), if the page knows one: a contract has one at a time. */
-export function activeRequestOf(contractId: string): TerminationRequest | undefined {
-  return [...requests.values()]
-    .filter((entry) => entry.contractId === contractId && !isFinal(entry.request.status))
+/** The contract's requests the page knows, newest first. */
+const requestsOn = (contractId: string): TerminationRequest[] =>
+  [...requests.values()]
+    .filter((entry) => entry.contractId === contractId)
     .map((entry) => entry.request)
-    .sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
-}
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+
+/** The contract's request in progress (not final), if the page knows one: a contract has one at a time. */
+export const activeRequestOf = (contractId: string): TerminationRequest | undefined =>
+  requestsOn(contractId).find((request) => !isFinal(request.status));
+
+/** The contract's newest request the page knows, whatever its status. */
+export const latestRequestOf = (contractId: string): TerminationRequest | undefined => requestsOn(contractId)[0];
 
 /** Requests whose withdrawal is in flight, and the key of each withdrawal whose outcome is unknown. */
 export const withdrawing = new Set<string>();
@@ -109,3 +126,11 @@ export const PAGE_SIZE = 5;
 
 /** One of the page's texts in the page's language. */
 export const t = (key: TextKey, values: Record<string, string | number> = {}): string => fill(TEXTS[state.language][key], values);
+
+/** A request just made by this page, or one that turned up while a create's outcome was unknown (its late answer). */
+export function madeHere(contractId: string, request: { requestId: string; createdAt: string }): boolean {
+  if (state.shown?.requestId === request.requestId) return state.shown.made;
+  const { unsettled } = state;
+  // The bank's clock and the customer's differ a little: a request made up to two minutes before the action counts as its answer.
+  return unsettled?.contractId === contractId && Date.parse(request.createdAt) >= unsettled.since - 120_000;
+}

@@ -45,7 +45,7 @@ interface ProblemParams {
   /** A documentIds item that is not one of the caller's usable documents (unknown, another's, or not usable alike). */
   documentNotAvailable: NoParams;
   /** The caller's requests on the contract reached `limit` in `days`; a new one is possible `from` (ISO 8601 UTC). */
-  requestLimitReached: { limit: number; days: number; from: string };
+  requestLimitReached: { limit: number; days: number; from: string; timeZone: string };
 }
 
 export type ProblemCode = keyof ProblemParams;

@@ -157,6 +157,8 @@ export const terminationRequestListSchema = {
   properties: {
     items: { type: 'array', items: { $ref: 'TerminationRequest' } },
     nextCursor: { type: 'string', minLength: 1 },
+    // While the caller's limit of requests on the contract holds: from when a new one is possible (0020-request-limit.md).
+    nextRequestAllowedAt: { type: 'string', format: 'date-time' },
   },
 } as const;
 

@@ -17,6 +17,7 @@ import type {
   DecisionWriteOutcome,
   IdempotencyRecord,
   NewRequest,
+  RequestLimit,
   RequestPage,
   StatusMove,
   StoredRequest,
@@ -30,7 +31,8 @@ import { asStoredRequest } from './request-item';
 import { explainStatusRefusal, type StatusPart } from './status-write';
 import { buildWithdrawalTransaction, explainWithdrawalRefusal, type WithdrawalPart } from './withdrawal-write';
 import type { Failure, NamedTransaction, PartName, WriteItem } from './write-parts';
-import { idempotencyKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type CreateTables, type TableKey } from './keys';
+import { idempotencyKeyOf, limitKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type CreateTables, type TableKey } from './keys';
+import { createdAtSecondsOf } from './request-limit';
 
 /** The store of a function's configuration; build it once, at module load. */
 export function storeFor(
@@ -277,6 +279,16 @@ export class DynamoDbTerminationStore implements TerminationStore {
   }
 
   /** The contract, to explain why a read found nothing. */
+  findLimitTimes(contractId: string, customerId: string, limit: RequestLimit, abortSignal?: AbortSignal): Promise<number[] | undefined> {
+    return guarded(async () => {
+      const { Item } = await this.client.send(
+        new GetCommand({ TableName: this.tables.requests, Key: { ...limitKeyOf(contractId, customerId) } }),
+        { abortSignal },
+      );
+      return createdAtSecondsOf(Item, limit);
+    });
+  }
+
   findContract(contractId: string, abortSignal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
     return guarded(async () => {
       const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.contracts, Key: { contractId } }), {

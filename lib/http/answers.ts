@@ -49,11 +49,11 @@ function json(statusCode: number, body: unknown, correlationId: string, headers:
 }
 
 function errorAnswer(refusal: Refusal<ErrorCode>, context: AnswerContext, logFields: Record<string, unknown> = {}): Answer {
-  const { code, problems, requestNumber, nextRequestAllowedAt } = refusal;
+  const { code, problems, requestNumber, nextRequestAllowedAt, timeZone } = refusal;
   const row = OUTCOMES[code];
   const body: ErrorBody = {
     errorCode: code,
-    message: context.texts.error(code, { requestNumber, nextRequestAllowedAt }),
+    message: context.texts.error(code, { requestNumber, nextRequestAllowedAt, timeZone }),
     correlationId: context.correlationId,
     // An error answer is never much bigger than the call (docs/decisions/0009-input-validation.md).
     details: problems.slice(0, MAX_DETAILS).map((problem) => ({
@@ -98,7 +98,11 @@ export function answerFor(outcome: Outcome, context: AnswerContext): Answer {
       return success(outcome.kind, shown(outcome.request, context.texts), context, { requestId: outcome.request.requestId });
     case 'listed': {
       const items = outcome.requests.map((request) => shown(request, context.texts));
-      const body = { items, ...(outcome.nextCursor === undefined ? {} : { nextCursor: outcome.nextCursor }) };
+      const body = {
+        items,
+        ...(outcome.nextCursor === undefined ? {} : { nextCursor: outcome.nextCursor }),
+        ...(outcome.nextRequestAllowedAt === undefined ? {} : { nextRequestAllowedAt: outcome.nextRequestAllowedAt }),
+      };
       return success(outcome.kind, body, context, { count: outcome.requests.length });
     }
     case 'withdrawn':

@@ -8,7 +8,10 @@ export type Language = 'en' | 'ru';
 
 /** Every text a client can read, in English and Russian (docs/decisions/0010-responses-and-texts.md). */
 export interface Texts {
-  error: (code: ErrorCode, args: { requestNumber?: string | undefined; nextRequestAllowedAt?: string | undefined }) => string;
+  error: (
+    code: ErrorCode,
+    args: { requestNumber?: string | undefined; nextRequestAllowedAt?: string | undefined; timeZone?: string | undefined },
+  ) => string;
   created: (requestNumber: string) => string;
   /** The message of a withdrawal's answer (docs/decisions/0018-withdrawal.md). */
   withdrawn: () => string;
@@ -27,15 +30,32 @@ function describe<C extends ProblemCode>(table: ProblemTexts, problem: ProblemOf
   return text(problem);
 }
 
+const LOCALES: Record<Language, string> = { en: 'en-GB', ru: 'ru-RU' };
+
 /**
- * A time for a reader, in UTC to the second: the very moment the error body's own field names
- * (nextRequestAllowedAt, a whole second), so a client that waits until the time it read is not
- * refused again. A fraction, were there one, is rounded up: never before the moment it names.
+ * A time for a reader, in the bank's business time zone (UTC when none is given), to the second:
+ * the very moment the error body's own field names (nextRequestAllowedAt, a whole second, in UTC),
+ * so a client that waits until the time it read is not refused again; a fraction, were there one,
+ * is rounded up. The zone is named in the reader's language: 2026-12-24T09:00:30.000Z in
+ * Europe/Moscow reads 2026-12-24 12:00:30 (Moscow Standard Time).
  */
-function readableTime(iso: string | undefined): string {
+function readableTime(iso: string | undefined, timeZone: string | undefined, language: Language): string {
   const time = iso === undefined ? Number.NaN : Date.parse(iso);
   if (Number.isNaN(time)) return '-';
-  return `${new Date(Math.ceil(time / 1000) * 1000).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  const rounded = new Date(Math.ceil(time / 1000) * 1000);
+  const parts = new Intl.DateTimeFormat(LOCALES[language], {
+    timeZone: timeZone ?? 'UTC',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+    timeZoneName: 'long',
+  }).formatToParts(rounded);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}:${part('second')} (${part('timeZoneName')})`;
 }
 
 /** The Russian form of a noun after a count: 1 день, 2 дня, 5 дней, 21 день, 11 дней. */
@@ -89,8 +109,8 @@ const enProblems: ProblemTexts = {
   requestNotFound: () => 'no such request on this contract',
   range: ({ min, max }) => `must be a whole number from ${min} to ${max}`,
   documentNotAvailable: () => 'is not one of your uploaded documents, or cannot be attached yet',
-  requestLimitReached: ({ limit, days, from }) =>
-    `at most ${limit} requests per contract in ${days} ${days === 1 ? 'day' : 'days'}; a new one is possible from ${readableTime(from)}`,
+  requestLimitReached: ({ limit, days, from, timeZone }) =>
+    `at most ${limit} requests per contract in ${days} ${days === 1 ? 'day' : 'days'}; a new one is possible from ${readableTime(from, timeZone, 'en')}`,
 };
 
 const enSubmitted = (n: string) => `Your early termination request No. ${n} has been submitted.`;
@@ -123,7 +143,7 @@ const en: Texts = {
       COMMENT_REQUIRED: 'Please describe the reason in the comment.',
       IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was already used for a different request.',
       DOCUMENT_NOT_AVAILABLE: 'Some of the documents cannot be attached: choose among your uploaded documents.',
-      REQUEST_LIMIT_REACHED: `You have reached the limit of termination requests for this contract. A new request is possible from ${readableTime(args.nextRequestAllowedAt)}.`,
+      REQUEST_LIMIT_REACHED: `You have reached the limit of termination requests for this contract. A new request is possible from ${readableTime(args.nextRequestAllowedAt, args.timeZone, 'en')}.`,
       INTERNAL_ERROR: 'Something went wrong on our side. Please try again later.',
       SERVICE_UNAVAILABLE: 'The service is temporarily unavailable. Please retry later.',
     })[code],
@@ -181,8 +201,8 @@ const ruProblems: ProblemTexts = {
   requestNotFound: () => 'по этому договору нет такой заявки',
   range: ({ min, max }) => `должно быть целым числом от ${min} до ${max}`,
   documentNotAvailable: () => 'не является вашим загруженным документом или пока не может быть приложен',
-  requestLimitReached: ({ limit, days, from }) =>
-    `не более ${limit} ${ruPlural(limit, 'заявки', 'заявок', 'заявок')} по договору за ${days} ${ruPlural(days, 'день', 'дня', 'дней')}; новую можно подать с ${readableTime(from)}`,
+  requestLimitReached: ({ limit, days, from, timeZone }) =>
+    `не более ${limit} ${ruPlural(limit, 'заявки', 'заявок', 'заявок')} по договору за ${days} ${ruPlural(days, 'день', 'дня', 'дней')}; новую можно подать с ${readableTime(from, timeZone, 'ru')}`,
 };
 
 const ruSubmitted = (n: string) => `Ваша заявка на досрочное расторжение договора № ${n} принята.`;
@@ -214,7 +234,7 @@ const ru: Texts = {
       COMMENT_REQUIRED: 'Пожалуйста, опишите причину в комментарии.',
       IDEMPOTENCY_KEY_REUSED: 'Этот Idempotency-Key уже использован для другого запроса.',
       DOCUMENT_NOT_AVAILABLE: 'Некоторые документы нельзя приложить: выберите из загруженных вами документов.',
-      REQUEST_LIMIT_REACHED: `Достигнуто предельное число заявок на расторжение по этому договору. Новую заявку можно подать с ${readableTime(args.nextRequestAllowedAt)}.`,
+      REQUEST_LIMIT_REACHED: `Достигнуто предельное число заявок на расторжение по этому договору. Новую заявку можно подать с ${readableTime(args.nextRequestAllowedAt, args.timeZone, 'ru')}.`,
       INTERNAL_ERROR: 'Что-то пошло не так. Пожалуйста, повторите попытку позже.',
       SERVICE_UNAVAILABLE: 'Сервис временно недоступен. Повторите попытку позже.',
     })[code],

@@ -124,6 +124,7 @@ function meaningOf(
   call: ValidCall,
   limit: RequestLimit,
   nowSeconds: number,
+  timeZone: string,
 ): CreateOutcome | Again {
   switch (outcome.kind) {
     case 'key-taken':
@@ -154,7 +155,7 @@ function meaningOf(
       const allowedAt = nextRequestAllowedAt(outcome.createdAtSeconds, limit, nowSeconds);
       // Times that leave room by now (a read after the refusal found them moved on): try again.
       if (allowedAt === undefined) return AGAIN;
-      return limitRefusal(limit, allowedAt);
+      return limitRefusal(limit, allowedAt, timeZone);
     }
     case 'conflict':
       return AGAIN;
@@ -191,7 +192,7 @@ function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abortSign
       abortSignal,
     );
     if (outcome.kind === 'created') return { kind: 'created', request: response, refundAccount: call.input.bankDetails.accountNumber };
-    return meaningOf(outcome, call, deps.requestLimit, nowSeconds);
+    return meaningOf(outcome, call, deps.requestLimit, nowSeconds, deps.businessTimeZone);
   });
 }
 

@@ -3,7 +3,8 @@ import { accessRefusal } from './contract-access';
 import type { CallContext } from './call-context';
 import { isUuid } from '../api-model/validator';
 import { refuse, type Refusal } from './refusals';
-import type { StoredRequest, TerminationStore } from './ports/store';
+import type { RequestLimit, StoredRequest, TerminationStore } from './ports/store';
+import { nextRequestAllowedAt } from './request-limit';
 import { withinBudget } from './within-budget';
 
 /*
@@ -30,9 +31,16 @@ export interface ReadDeps {
   budgetMs: number;
 }
 
+/** The list's: the limit of requests per contract, to say when the next is possible (0020-request-limit.md). */
+export interface ListDeps extends ReadDeps {
+  store: ReadDeps['store'] & Pick<TerminationStore, 'findLimitTimes'>;
+  limit: RequestLimit;
+  now?: () => Date;
+}
+
 export type ReadOutcome =
   | { kind: 'found'; request: RequestView }
-  | { kind: 'listed'; requests: RequestView[]; nextCursor: string | undefined }
+  | { kind: 'listed'; requests: RequestView[]; nextCursor: string | undefined; nextRequestAllowedAt?: string | undefined }
   | { kind: 'refused'; refusal: Refusal }
   | { kind: 'unavailable'; cause: unknown };
 
@@ -85,7 +93,7 @@ export function cursorPosition(cursor: string, contractId: string): string | und
 
 /** GET .../termination-requests?limit=&cursor= : newest first. */
 export function listTerminationRequests(
-  { store, budgetMs }: ReadDeps,
+  { store, budgetMs, limit: requestLimit, now = () => new Date() }: ListDeps,
   call: ReadCall & { limit: string | undefined; cursor: string | undefined },
 ): Promise<ReadOutcome> {
   return withinBudget(budgetMs, call.context.invocation, async (abortSignal) => {
@@ -100,8 +108,13 @@ export function listTerminationRequests(
     const malformed = form.verdict();
     if (malformed) return malformed;
 
-    // Only the caller's own requests are listed (0015-reading-requests.md, after a change of owner).
-    const page = await store.listRequests(contractId, call.customerId, limit, after, abortSignal);
+    // Only the caller's own requests are listed (0015-reading-requests.md, after a change of owner); the
+    // first page says, beside them, when the next request is possible while the limit holds (one more read, at once).
+    const [page, times] = await Promise.all([
+      store.listRequests(contractId, call.customerId, limit, after, abortSignal),
+      after === undefined ? store.findLimitTimes(contractId, call.customerId, requestLimit, abortSignal) : undefined,
+    ]);
+    const allowedAt = nextRequestAllowedAt(times, requestLimit, Math.floor(now().getTime() / 1000));
     if (page.items.length === 0) {
       const refusal = await accessRefusal(store, contractId, call.customerId, abortSignal);
       if (refusal) return refusal;
@@ -110,6 +123,7 @@ export function listTerminationRequests(
       kind: 'listed',
       requests: page.items.map((item) => view(item)),
       nextCursor: page.lastRequestId === undefined ? undefined : encodeCursor(contractId, page.lastRequestId),
+      nextRequestAllowedAt: allowedAt === undefined ? undefined : new Date(allowedAt * 1000).toISOString(),
     };
   });
 }

@@ -25,6 +25,8 @@ export interface Refusal<Code extends string = RefusalCode> {
   requestNumber?: string;
   /** When the caller may make a new request on the contract (REQUEST_LIMIT_REACHED): an ISO 8601 UTC time. */
   nextRequestAllowedAt?: string;
+  /** The bank's business time zone, in which the texts give a refusal's times to a reader (REQUEST_LIMIT_REACHED). */
+  timeZone?: string;
 }
 
 /** A refusal as a use case's outcome: a value, returned like every other answer, never thrown. */

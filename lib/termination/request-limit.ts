@@ -36,17 +36,28 @@ export function nextRequestAllowedAt(
   return allowedAt > nowSeconds ? allowedAt : undefined;
 }
 
-/** REQUEST_LIMIT_REACHED: how many, in how many days, and from when a new request is possible. */
-export function limitRefusal(limit: RequestLimit, allowedAtSeconds: number): Refused {
+/**
+ * REQUEST_LIMIT_REACHED: how many, in how many days, and from when a new request is possible,
+ * with the bank's business time zone, in which the texts give that time to a reader.
+ */
+export function limitRefusal(limit: RequestLimit, allowedAtSeconds: number, timeZone: string): Refused {
   const nextRequestAllowedAt = new Date(allowedAtSeconds * 1000).toISOString();
   return {
     kind: 'refused',
     refusal: {
       code: 'REQUEST_LIMIT_REACHED',
       problems: [
-        { field: 'contractId', code: 'requestLimitReached', limit: limit.count, days: limit.periodDays, from: nextRequestAllowedAt },
+        {
+          field: 'contractId',
+          code: 'requestLimitReached',
+          limit: limit.count,
+          days: limit.periodDays,
+          from: nextRequestAllowedAt,
+          timeZone,
+        },
       ],
       nextRequestAllowedAt,
+      timeZone,
     },
   };
 }

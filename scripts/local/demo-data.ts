@@ -1,4 +1,4 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 
 /** A row of the contracts table, which another system owns (docs/decisions/0007-contracts.md). */
@@ -9,10 +9,18 @@ export interface Contract {
   endDate?: string;
 }
 
-/** Demo customers, their contracts and their uploaded documents for the local stack; the ids are stable and documented. */
+/**
+ * Demo customers, their contracts and their uploaded documents for the local stack; the ids are
+ * stable and documented. Each has a name as the bank's systems hold it (Cyrillic) and as the
+ * English page writes it, and an account of their own at the bank, where the balance is paid
+ * unless they name another: a BIK and an account whose control key matches it
+ * (docs/decisions/0008-business-rules.md).
+ */
 export const DEMO_CUSTOMERS = {
   anna: {
     customerId: 'customer-anna',
+    name: { en: 'Anna Ivanova', ru: 'Анна Иванова' },
+    bankDetails: { bik: '044525225', accountNumber: '40817810700000000001', recipientName: 'Анна Иванова' },
     contracts: {
       active: 'a1a1a1a1-0000-4000-8000-000000000001',
       withEndDate: 'a1a1a1a1-0000-4000-8000-000000000002',
@@ -27,6 +35,8 @@ export const DEMO_CUSTOMERS = {
   },
   boris: {
     customerId: 'customer-boris',
+    name: { en: 'Boris Petrov', ru: 'Борис Петров' },
+    bankDetails: { bik: '044525225', accountNumber: '40817810400000005678', recipientName: 'Борис Петров' },
     contracts: {
       active: 'b2b2b2b2-0000-4000-8000-000000000001',
       withEndDate: 'b2b2b2b2-0000-4000-8000-000000000002',
@@ -123,8 +133,8 @@ export const DEMO_DOCUMENTS: Document[] = [
   },
 ];
 
-/** A valid pair (docs/decisions/0008-business-rules.md): the bank's BIK and an account whose control key matches it. */
-export const DEMO_BANK_DETAILS = { bik: '044525225', accountNumber: '40817810700000000001', recipientName: 'Anna Ivanova' } as const;
+/** A valid pair (docs/decisions/0008-business-rules.md): Anna's own account, for calls made as her. */
+export const DEMO_BANK_DETAILS = DEMO_CUSTOMERS.anna.bankDetails;
 
 async function putItems(client: DynamoDBDocumentClient, tableName: string, items: object[]): Promise<void> {
   for (let i = 0; i < items.length; i += 25) {
@@ -138,6 +148,36 @@ async function putItems(client: DynamoDBDocumentClient, tableName: string, items
 
 export const putContracts = (client: DynamoDBDocumentClient, tableName: string, contracts: Contract[]): Promise<void> =>
   putItems(client, tableName, contracts);
+
+const isContract = (item: Record<string, unknown>): item is Record<string, unknown> & Contract =>
+  typeof item['contractId'] === 'string' &&
+  typeof item['customerId'] === 'string' &&
+  typeof item['status'] === 'string' &&
+  (item['endDate'] === undefined || typeof item['endDate'] === 'string');
+
+/** The contracts as the contracts table holds them now (the contracts service writes it), in the order asked. */
+export async function readContracts(client: DynamoDBDocumentClient, tableName: string, contractIds: string[]): Promise<Contract[]> {
+  if (contractIds.length === 0) return [];
+  const { Responses } = await client.send(
+    new BatchGetCommand({
+      RequestItems: { [tableName]: { Keys: contractIds.map((contractId) => ({ contractId })), ConsistentRead: true } },
+    }),
+  );
+  const found = (Responses?.[tableName] ?? []).filter(isContract);
+  return contractIds.flatMap((id) => {
+    const item = found.find((contract) => contract.contractId === id);
+    return item === undefined
+      ? []
+      : [
+          {
+            contractId: item.contractId,
+            customerId: item.customerId,
+            status: item.status,
+            ...(item.endDate ? { endDate: item.endDate } : {}),
+          },
+        ];
+  });
+}
 
 /** Writes documents as the documents service would (the service itself only checks them). */
 export const putDocuments = (client: DynamoDBDocumentClient, tableName: string, documents: Document[]): Promise<void> =>

@@ -43,12 +43,15 @@ export function docsRoutes(apiUrl: string): ExtraRoutes {
     }
     const file = normalize(path.slice('/docs/'.length));
     if (!path.startsWith('/docs/') || file.startsWith('..') || !/^[\w.-]+$/.test(file)) return false;
+    // Read before anything is written: a file that is not there (or cannot be read) is the page server's 404.
+    let body: Buffer;
     try {
-      const ext = file.slice(file.lastIndexOf('.'));
-      res.writeHead(200, { 'Content-Type': TYPES[ext] ?? 'application/octet-stream' }).end(readFileSync(join(swaggerDir, file)));
-      return true;
+      body = readFileSync(join(swaggerDir, file));
     } catch {
       return false;
     }
+    const ext = file.slice(file.lastIndexOf('.'));
+    res.writeHead(200, { 'Content-Type': TYPES[ext] ?? 'application/octet-stream' }).end(body);
+    return true;
   };
 }

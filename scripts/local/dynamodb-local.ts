@@ -96,7 +96,13 @@ const anyInterfaceAllowed = () => process.env['DYNAMODB_LOCAL_ANY_INTERFACE'] ==
  * tests/integration/local-binding.test.ts checks it from the network on every test run).
  * DYNAMODB_LOCAL_ANY_INTERFACE=true accepts the stock launcher instead.
  */
-export async function startDynamoDbLocal(options: { port: number; dataDir?: string; host?: string }): Promise<RunningDynamoDb> {
+export async function startDynamoDbLocal(options: {
+  port: number;
+  dataDir?: string;
+  host?: string;
+  /** Told the Java process's id as soon as it is spawned (npm start keeps it: stack-children.ts). */
+  onSpawn?: (pid: number | undefined) => void;
+}): Promise<RunningDynamoDb> {
   assertJava();
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
@@ -105,6 +111,7 @@ export async function startDynamoDbLocal(options: { port: number; dataDir?: stri
   const endpoint = `http://127.0.0.1:${options.port}`;
   const client = localClient(endpoint);
   const child = spawn('java', javaArgs({ port: options.port, path, host, stock }), { stdio: 'pipe' });
+  options.onSpawn?.(child.pid);
   const output = collectOutput(child);
   let stopping = false;
   const stop = async () => {

@@ -129,6 +129,17 @@ function sendAnswer(res: ServerResponse, answer: { status: number; headers: Reco
   res.writeHead(answer.status, answer.headers).end(answer.body);
 }
 
+/**
+ * The headers as the function is to see them. API Gateway hands a body sent without a
+ * Content-Type to the function without one (which refuses it, 400); serverless offline would call
+ * it application/json and let it through. Named application/octet-stream, what HTTP takes an
+ * untyped body to be (RFC 9110, 8.3), it meets the same refusal locally as deployed.
+ */
+function typed(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const hasBody = Number(headers['content-length'] ?? 0) > 0 || headers['transfer-encoding'] !== undefined;
+  return hasBody && headers['content-type'] === undefined ? { ...headers, 'content-type': 'application/octet-stream' } : headers;
+}
+
 export interface LocalGateway {
   url: string;
   stop: () => Promise<void>;
@@ -144,6 +155,8 @@ export interface AnsweredCall {
   correlationId: string | undefined;
   /** The error body's errorCode, on an error. */
   errorCode: string | undefined;
+  /** The Origin a browser sent: a web page's call. */
+  origin: string | undefined;
 }
 
 function errorCodeOf(status: number, body: string | Buffer): string | undefined {
@@ -190,6 +203,7 @@ export async function startLocalGateway(options: {
         durationMs: Date.now() - started,
         correlationId: Object.entries(answer.headers).find(([name]) => name.toLowerCase() === 'x-correlation-id')?.[1],
         errorCode: errorCodeOf(answer.status, answer.body),
+        origin: headerOf(req.headers, 'Origin'),
       });
     };
     const route = ROUTES.find((r) => r.pattern.test(url.pathname));
@@ -219,7 +233,7 @@ export async function startLocalGateway(options: {
     const socket = options.upstreamSocketPath === undefined ? {} : { socketPath: options.upstreamSocketPath };
     const upstream = httpRequest(
       `${options.upstream}${req.url ?? '/'}`,
-      { method: req.method, headers: req.headers, ...socket },
+      { method: req.method, headers: typed(req.headers), ...socket },
       (answer) => {
         const chunks: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => chunks.push(chunk));

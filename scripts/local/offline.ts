@@ -27,6 +27,8 @@ export interface OfflineOptions {
   output?: 'inherit' | 'pipe' | { file: string };
   /** Each call the local gateway answered, once answered. */
   onCall?: (call: AnsweredCall) => void;
+  /** Told serverless offline's process id as soon as it is spawned (npm start keeps it: stack-children.ts). */
+  onSpawn?: (pid: number | undefined) => void;
 }
 
 export interface RunningOffline {
@@ -34,6 +36,8 @@ export interface RunningOffline {
   child: ChildProcess;
   /** Everything serverless offline (and the functions in it) printed so far, when piped. */
   output: () => string;
+  /** Writes a line of the caller's into the output file, among serverless offline's (nothing without a file). */
+  note: (line: string) => void;
   stop: () => Promise<void>;
 }
 
@@ -99,13 +103,18 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
     },
     stdio: ['ignore', options.output === 'inherit' ? 'inherit' : 'pipe', options.output === 'inherit' ? 'inherit' : 'pipe'],
   });
+  options.onSpawn?.(child.pid);
   const toFile = typeof options.output === 'object' ? options.output.file : undefined;
+  let note: (line: string) => void = () => undefined;
   if (toFile !== undefined) {
     mkdirSync(dirname(toFile), { recursive: true });
     const log = createWriteStream(toFile);
     child.stdout?.pipe(log, { end: false });
     child.stderr?.pipe(log, { end: false });
     child.once('exit', () => log.end());
+    note = (line) => {
+      if (!log.writableEnded) log.write(`${line}\n`);
+    };
   }
   const output = collectOutput(child, toFile === undefined ? Infinity : 20_000);
   const upstream = 'http://127.0.0.1';
@@ -148,6 +157,7 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
         url: gateway.url,
         child,
         output,
+        note,
         stop: async () => {
           await gateway.stop();
           await stopOffline();

@@ -4,15 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { DEFAULT_BUSINESS_TIME_ZONE } from '../../lib/config';
 import { USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
-import {
-  DEMO_BANK_DETAILS,
-  DEMO_CONTRACTS,
-  DEMO_CUSTOMERS,
-  DEMO_DOCUMENTS,
-  demoContractDisplay,
-  type Contract,
-  type ContractDisplay,
-} from './demo-data';
+import { DEMO_CONTRACTS, DEMO_CUSTOMERS, DEMO_DOCUMENTS, demoContractDisplay, type Contract, type ContractDisplay } from './demo-data';
 import type { ExtraRoutes } from './jwks-server';
 import { signToken, type SigningKey } from './signing-key';
 import { refusedForeignHost } from './host-guard';
@@ -56,9 +48,11 @@ export interface PageConfig {
   bankDetails?: { bik: string; accountNumber: string; recipientName: string };
   /** How often the list of requests is read again, so statuses change without a reload (default 10). */
   refreshSeconds?: number;
-  /** The demo customers the page offers a switch between (`/?customer=<id>`), and the one this config is for. */
-  customers?: { id: string; name: string }[];
+  /** The demo customers the page offers a switch between (`/?customer=<id>`), each named in each language, and the one this config is for. */
+  customers?: { id: string; name: { en: string; ru: string } }[];
   customer?: string;
+  /** The bank's business time zone (IANA), in which the page gives times, as the API's texts do. */
+  timeZone?: string;
 }
 
 export interface PageServer {
@@ -86,37 +80,37 @@ export async function bundlePage(): Promise<string> {
   return output.text;
 }
 
-/** The demo customers as the page's switch names them, each with the name the bank has for them. */
-export const DEMO_PAGE_CUSTOMERS = [
-  { id: 'anna', name: 'Anna Ivanova' },
-  { id: 'boris', name: 'Boris Petrov' },
-] as const;
-
 const isDemoCustomer = (id: string | undefined): id is keyof typeof DEMO_CUSTOMERS => id === 'anna' || id === 'boris';
 
 /**
- * A demo customer's page (Anna's unless `customer` names Boris): their contracts and a token for
- * them signed with the local key, and the switch to the other one. Demo only: a real page gets its
- * token from the bank's sign-in, never from a file a server hands to anyone asking.
+ * A demo customer's page (Anna's unless `customer` names Boris): their contracts as the contracts
+ * table holds them now (`readContracts`: the contracts service closes one once its termination is
+ * done), their own account, a token for them signed with the local key, and the switch to the
+ * other one. Demo only: a real page gets its token from the bank's sign-in, never from a file a
+ * server hands to anyone asking.
  */
-export function demoPageConfig(key: SigningKey, apiUrl: string, customer?: string): PageConfig {
+export async function demoPageConfig(
+  key: SigningKey,
+  apiUrl: string,
+  customer: string | undefined,
+  readContracts: (contractIds: string[]) => Promise<Contract[]>,
+): Promise<PageConfig> {
   const id = isDemoCustomer(customer) ? customer : 'anna';
-  const { customerId } = DEMO_CUSTOMERS[id];
-  const name = DEMO_PAGE_CUSTOMERS.find((c) => c.id === id)?.name ?? id;
+  const { customerId, bankDetails } = DEMO_CUSTOMERS[id];
+  const contracts = await readContracts(DEMO_CONTRACTS.filter((contract) => contract.customerId === customerId).map((c) => c.contractId));
   return {
     apiUrl,
     token: signToken(key, { customerId, expiresIn: 12 * 3600 }),
     customerId,
-    contracts: DEMO_CONTRACTS.filter((contract) => contract.customerId === customerId).map((contract) =>
-      pageContract(contract, demoContractDisplay(contract.contractId)),
-    ),
+    contracts: contracts.map((contract) => pageContract(contract, demoContractDisplay(contract.contractId))),
     // The customer's uploaded, usable documents, as the personal account lists them from the documents service.
     documents: DEMO_DOCUMENTS.filter((document) => document.customerId === customerId && document.status === USABLE_DOCUMENT_STATUS).map(
       ({ documentId, fileName }) => ({ documentId, fileName }),
     ),
-    bankDetails: { ...DEMO_BANK_DETAILS, recipientName: name },
-    customers: DEMO_PAGE_CUSTOMERS.map((c) => ({ ...c })),
+    bankDetails: { ...bankDetails },
+    customers: Object.entries(DEMO_CUSTOMERS).map(([demo, { name }]) => ({ id: demo, name: { ...name } })),
     customer: id,
+    timeZone: DEFAULT_BUSINESS_TIME_ZONE,
   };
 }
 
@@ -134,7 +128,7 @@ export const localBusinessTimeZone = (): string => process.env['BUSINESS_TIME_ZO
 export async function startPageServer(options: {
   port: number;
   host?: string;
-  config: (customer: string | undefined) => PageConfig;
+  config: (customer: string | undefined) => PageConfig | Promise<PageConfig>;
   routes?: ExtraRoutes;
   /** The service's business time zone, told to the page with its config (localBusinessTimeZone() unless given). */
   businessTimeZone?: string;
@@ -146,9 +140,9 @@ export async function startPageServer(options: {
     '/page.css': { type: 'text/css; charset=utf-8', body: readFileSync(webFile('page.css'), 'utf8') },
     '/page.js': { type: 'text/javascript; charset=utf-8', body: await bundlePage() },
   };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const headers = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (refusedForeignHost(req, res, host)) return;
-    const headers = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { ...headers, Allow: 'GET, HEAD' }).end();
       return;
@@ -159,13 +153,21 @@ export async function startPageServer(options: {
     const customer = url.searchParams.get('customer') ?? undefined;
     const file =
       path === '/config.json'
-        ? { type: 'application/json', body: JSON.stringify({ ...options.config(customer), businessTimeZone }) }
+        ? { type: 'application/json', body: JSON.stringify({ ...(await options.config(customer)), businessTimeZone }) }
         : files[path];
     if (!file) {
       res.writeHead(404, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found');
       return;
     }
     res.writeHead(200, { ...headers, 'Content-Type': file.type }).end(req.method === 'HEAD' ? undefined : file.body);
+  };
+  // Whatever one call meets (a route that throws, a config that cannot be read), the server stays up for the next.
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    answer(req, res).catch((error: unknown) => {
+      console.error(`The page server could not answer ${req.method ?? ''} ${req.url ?? ''}: ${String(error)}`);
+      if (res.headersSent) res.destroy();
+      else res.writeHead(500, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end('The page server could not answer');
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -71,13 +71,16 @@ export function defaultStack(): RunningStack {
   };
 }
 
-/** The stack npm start is running (its file, when its process lives), else the defaults. */
-export function runningStack(file = STACK_FILE): RunningStack {
+/** The stack npm start is running (its file, when its process lives), if any. */
+export function liveStack(file = STACK_FILE): RunningStack | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch {
-    return defaultStack();
+    return undefined;
   }
-  return isRunningStack(parsed) && isAlive(parsed.pid) ? parsed : defaultStack();
+  return isRunningStack(parsed) && isAlive(parsed.pid) ? parsed : undefined;
 }
+
+/** The stack npm start is running (its file, when its process lives), else the defaults. */
+export const runningStack = (file = STACK_FILE): RunningStack => liveStack(file) ?? defaultStack();

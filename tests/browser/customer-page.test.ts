@@ -7,12 +7,14 @@ import { businessToday } from '../../lib/termination/business-date';
 import { localBusinessTimeZone, pageContract, startPageServer, type PageContract, type PageServer } from '../../scripts/local/page-server';
 import { signToken } from '../../scripts/local/signing-key';
 import {
+  ENDING_DISPLAYS,
   openPage,
   PAGE_STATES,
   REJECTION_REASONS,
   screenshotDir,
   screenshotPath,
   SCREENSHOT_VIEWS,
+  seedEndings,
   seedRequests,
   showState,
   typedDay,
@@ -53,7 +55,15 @@ beforeAll(async () => {
   pageServer = await startPageServer({
     port: 0,
     // No timed refresh of the list during a test: what is on show changes only by the test's hand.
-    config: () => ({ apiUrl: http.offline.url, token: token(), customerId: anna.customerId, contracts: offered, refreshSeconds: 3600 }),
+    config: () => ({
+      apiUrl: http.offline.url,
+      token: token(),
+      customerId: anna.customerId,
+      contracts: offered,
+      refreshSeconds: 3600,
+      // The bank's business time zone, as npm start's page gives it.
+      timeZone: 'Europe/Moscow',
+    }),
   });
   http = await startHttpStack({
     dynamoDbEndpoint: lifecycle.tables.endpoint,
@@ -76,13 +86,19 @@ async function contracts(language: Language): Promise<StateContracts> {
   const fresh = await newContract(lifecycle.tables);
   const listed = await newContract(lifecycle.tables, { endDate: DEMO_END_DATE });
   const closed = await newContract(lifecycle.tables, { status: 'CLOSED' });
-  await seedRequests({ url: http.offline.url, token: token() }, listed, (event) => lifecycle.decide(event), REJECTION_REASONS[language]);
+  const completed = await newContract(lifecycle.tables);
+  const limited = await newContract(lifecycle.tables);
+  const api = { url: http.offline.url, token: token() };
+  await seedRequests(api, listed, (event) => lifecycle.decide(event), REJECTION_REASONS[language]);
+  await seedEndings(api, { completed, limited }, (event) => lifecycle.decide(event));
   offered = [
     pageContract({ contractId: fresh, status: 'ACTIVE' }, demoContractDisplay(anna.contracts.active)),
     pageContract({ contractId: listed, status: 'ACTIVE', endDate: DEMO_END_DATE }, demoContractDisplay(anna.contracts.withEndDate)),
     pageContract({ contractId: closed, status: 'CLOSED' }, demoContractDisplay(anna.contracts.closed)),
+    pageContract({ contractId: completed, status: 'ACTIVE' }, ENDING_DISPLAYS.completed),
+    pageContract({ contractId: limited, status: 'ACTIVE' }, ENDING_DISPLAYS.limited),
   ];
-  return { fresh, listed, closed };
+  return { fresh, listed, closed, completed, limited };
 }
 
 async function open(language: Language, width: number, prepare?: (page: Page) => Promise<void>): Promise<Page> {
@@ -135,11 +151,15 @@ const EXPECTED_CARDS: Record<Language, { name: string; number: string; state: st
     { name: 'Credit card', number: '•• 4821', state: 'Active', why: '' },
     { name: 'Mortgage', number: '•• 7730', state: 'Active until 31 Dec 2045', why: '' },
     { name: 'Cash loan', number: '•• 1964', state: 'Closed', why: 'Not available: the contract is already closed.' },
+    { name: 'Deposit', number: '•• 2290', state: 'Active', why: '' },
+    { name: 'Savings account', number: '•• 6142', state: 'Active', why: '' },
   ],
   ru: [
     { name: 'Кредитная карта', number: '•• 4821', state: 'Действует', why: '' },
     { name: 'Ипотека', number: '•• 7730', state: 'Действует до 31.12.2045', why: '' },
     { name: 'Потребительский кредит', number: '•• 1964', state: 'Закрыт', why: 'Недоступен: договор уже закрыт.' },
+    { name: 'Вклад', number: '•• 2290', state: 'Действует', why: '' },
+    { name: 'Накопительный счёт', number: '•• 6142', state: 'Действует', why: '' },
   ],
 };
 
@@ -163,6 +183,14 @@ const STEP_WORDS: Record<PageState, Record<Language, string[]>> = {
   'withdraw-dialog': { en: ['The bank will stop handling it.'], ru: ['Банк прекратит её рассмотрение.'] },
   unavailable: { en: ['This contract cannot be terminated'], ru: ['Этот договор нельзя расторгнуть'] },
   outage: { en: ["the bank's service is not answering right now"], ru: ['сервис банка сейчас не отвечает'] },
+  completed: {
+    en: ['it is now terminating this contract, so no new request is needed', 'Status: Completed'],
+    ru: ['сейчас расторгает договор, поэтому новая заявка не нужна', 'Статус: Исполнена'],
+  },
+  limit: {
+    en: ['You can make a new one from', 'Moscow Standard Time', 'Status: Withdrawn'],
+    ru: ['Новую заявку можно подать с', 'Москва, стандартное время', 'Статус: Отозвана'],
+  },
 };
 
 describe('the page as a customer reads it', () => {

@@ -210,7 +210,7 @@ describe('the page as a personal account', () => {
     await page.locator('form[data-state="ready"]').waitFor();
     expect(await page.locator('#result').isHidden()).toBe(true);
     expect(await page.locator('#notice').textContent()).toBe(
-      `Заявка ${request.requestNumber} теперь: Отклонена. По этому договору можно подать новую заявку.`,
+      `Заявка ${request.requestNumber} отклонена. По этому договору можно подать новую заявку.`,
     );
     expect(await page.locator('#submit').isEnabled()).toBe(true);
   }, 60_000);

@@ -1,15 +1,25 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
-import { freePort } from '../../scripts/local/free-port';
 import { loadOrCreateSigningKey, signToken } from '../../scripts/local/signing-key';
 import { parsedObject } from '../support/json';
+import {
+  closeServer,
+  exitWithin,
+  freePorts,
+  holdPort,
+  portEnv,
+  PORTS,
+  startScript,
+  taken,
+  tsx,
+  waitFor,
+  type PortVariable,
+} from '../support/npm-start';
 
 /*
  * The first run, as a new engineer meets it: `npm start` (the script npm runs)
@@ -18,90 +28,6 @@ import { parsedObject } from '../support/json';
  * block, prints one line per call and keeps the full logs in the file it names; and every command
  * of docs/local-development.md runs as written against it, printing what the doc says.
  */
-
-const tsx = createRequire(import.meta.url).resolve('tsx/cli');
-
-/** Each port variable npm start reads, and what the one line calls it. */
-const PORTS = [
-  ['API_PORT', 'the API'],
-  ['PAGE_PORT', 'the demo page and the API reference'],
-  ['DYNAMODB_PORT', 'DynamoDB Local'],
-  ['JWKS_PORT', 'the JWKS'],
-  ['LAMBDA_PORT', "serverless offline's Lambda API"],
-  ['AWS_STAND_IN_PORT', 'the EventBridge and SQS stand-in'],
-] as const;
-type PortVariable = (typeof PORTS)[number][0];
-
-/** A free port for each variable, all different. */
-async function freePorts(): Promise<Record<PortVariable, number>> {
-  const taken = new Set<number>();
-  const next = async (): Promise<number> => {
-    let port = await freePort();
-    while (taken.has(port)) port = await freePort();
-    taken.add(port);
-    return port;
-  };
-  return {
-    API_PORT: await next(),
-    PAGE_PORT: await next(),
-    DYNAMODB_PORT: await next(),
-    JWKS_PORT: await next(),
-    LAMBDA_PORT: await next(),
-    AWS_STAND_IN_PORT: await next(),
-  };
-}
-
-const portEnv = (ports: Record<PortVariable, number>) =>
-  Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)]));
-
-function startScript(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [tsx, 'scripts/start.ts'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-/** A listener that accepts connections and never says a word: not HTTP, as `nc -l` holds a port. */
-function holdPort(port: number): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer((socket) => socket.on('error', () => undefined));
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve(server));
-  });
-}
-
-const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
-
-/** Whether something listens on the port (a listen there fails). */
-function taken(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(true));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(false)));
-  });
-}
-
-async function waitFor(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** The child's exit code; a child still running after `ms` is stopped (Ctrl-C, then kill) and counts as 'still running'. */
-async function exitWithin(child: ChildProcess, ms: number): Promise<number | null | 'still running'> {
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const timer = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), ms));
-  const first = await Promise.race([exited, timer]);
-  if (first === 'still running') {
-    child.kill('SIGINT');
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    await exited;
-    clearTimeout(killer);
-  }
-  return first;
-}
 
 /** How long each start with a taken port took, to compare with a start that goes all the way. */
 const refusedMs: number[] = [];
@@ -216,6 +142,23 @@ describe('npm start on ports of its own', () => {
       await waitFor(`the log of ${call.correlationId}`, () => readFileSync(join(dir, 'service.log'), 'utf8').includes(call.correlationId));
     }
     expect(stdout).not.toContain('"level":');
+  });
+
+  it("keeps routine traffic (a preflight, a page's own reads) to the log file, out of the window", async () => {
+    const origin = `http://127.0.0.1:${ports.PAGE_PORT}`;
+    const correlationId = randomUUID();
+    const path = '/api/v1/termination-reasons';
+    await (
+      await fetch(`${api()}${path}`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'GET' } })
+    ).text();
+    await (await fetch(`${api()}${path}`, { headers: { Authorization: token, Origin: origin, 'X-Correlation-Id': correlationId } })).text();
+    const log = () => readFileSync(join(dir, 'service.log'), 'utf8');
+    await waitFor(
+      'the routine lines in the log file',
+      () => log().includes(`GET ${path} -> 200`) && log().includes(`OPTIONS ${path} -> 200`),
+    );
+    expect(stdout).not.toContain('OPTIONS ');
+    expect(stdout).not.toContain(correlationId);
   });
 
   it('runs every command of docs/local-development.md as written, each printing what the doc says', async () => {

@@ -9,6 +9,7 @@ import { signToken } from '../../scripts/local/signing-key';
 import { SECURITY_HEADERS } from '../../lib/http/answers';
 import { MAX_BODY_BYTES } from '../../lib/http/request';
 import { textsFor } from '../../lib/http/texts';
+import { validBody } from '../support/bodies';
 import { newContract } from '../support/contracts';
 import { startHttpStackWithFaults, type HttpStack } from '../support/http-stack';
 import { parsedObject } from '../support/json';
@@ -84,6 +85,19 @@ describe("the gateway's own answers", () => {
       errorCode: 'REQUEST_TOO_LARGE',
       details: [{ field: 'body', reason: en.problem({ field: 'body', code: 'tooLarge', limit: MAX_BODY_BYTES }) }],
     });
+  });
+
+  it('hands a body sent without Content-Type to the function as API Gateway does: 400 MALFORMED_REQUEST, nothing created', async () => {
+    const contractId = await newContract(tables);
+    // A byte body: fetch names no Content-Type for it.
+    const answer = await fetch(route(contractId), {
+      method: 'POST',
+      headers: { Authorization: bearer(), 'Idempotency-Key': randomUUID() },
+      body: new TextEncoder().encode(JSON.stringify(validBody())),
+    });
+    expect(answer.status).toBe(400);
+    expect(parsedObject(await answer.text())).toMatchObject({ errorCode: 'MALFORMED_REQUEST', details: [{ field: 'Content-Type' }] });
+    expect(await tables.contractItems(contractId)).toHaveLength(0);
   });
 
   it('leaves a body over 16 KiB to the function: 400 MALFORMED_REQUEST with its correlation id in header and body', async () => {

@@ -1,3 +1,6 @@
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { readContracts } from '../../scripts/local/demo-data';
+import { localClient } from '../../scripts/local/dynamodb-local';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startAwsStandIn, type AwsStandIn } from '../../scripts/local/aws-stand-in';
@@ -45,7 +48,10 @@ beforeAll(async () => {
   standIn = await startAwsStandIn();
   page = await startPageServer({
     port: 0,
-    config: (customer) => demoPageConfig(http.key, http.offline.url, customer),
+    config: (customer) =>
+      demoPageConfig(http.key, http.offline.url, customer, (ids) =>
+        readContracts(DynamoDBDocumentClient.from(localClient(tables.endpoint)), tables.names.contracts, ids),
+      ),
     routes: docsRoutes(http.offline.url),
   });
 }, 120_000);

@@ -5,6 +5,7 @@ import type {
   DecisionWriteOutcome,
   IdempotencyRecord,
   NewRequest,
+  RequestLimit,
   RequestPage,
   RequestState,
   StatusMove,
@@ -152,6 +153,14 @@ export class InMemoryStore implements TerminationStore {
     const items = mine.slice(0, limit).map(stored);
     const last = items.at(-1);
     return Promise.resolve(mine.length > limit && last ? { items, lastRequestId: last.requestId } : { items });
+  }
+
+  findLimitTimes(contractId: string, customerId: string, limit: RequestLimit): Promise<number[] | undefined> {
+    this.calls.push('findLimitTimes');
+    const times = this.limits.get(`${contractId}#${customerId}`);
+    if (times === undefined) return Promise.resolve(undefined);
+    const held = times.slice(0, limit.count);
+    return Promise.resolve(held.includes(0) ? held.slice(0, held.indexOf(0)) : held);
   }
 
   findContract(contractId: string): Promise<Record<string, unknown> | undefined> {

@@ -31,6 +31,7 @@ describe('loadServiceConfig', () => {
       retryAfterSeconds: 1,
       allowedOrigins: [],
       dynamodb: { region: 'eu-central-1', endpoint: undefined, requestTimeoutMs: 2000, connectTimeoutMs: 1000, maxAttempts: 3 },
+      requestLimit: { count: 5, periodDays: 30 },
     });
   });
 
@@ -47,6 +48,8 @@ describe('loadServiceConfig', () => {
       DYNAMODB_REQUEST_TIMEOUT_MS: '500',
       DYNAMODB_CONNECT_TIMEOUT_MS: '200',
       DYNAMODB_MAX_ATTEMPTS: '5',
+      REQUEST_LIMIT_COUNT: '3',
+      REQUEST_LIMIT_DAYS: '7',
     });
     expect(config).toEqual({
       requestsTableName: 'termination-requests',
@@ -58,6 +61,7 @@ describe('loadServiceConfig', () => {
       retryAfterSeconds: 30,
       allowedOrigins: [],
       dynamodb: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:8000', requestTimeoutMs: 500, connectTimeoutMs: 200, maxAttempts: 5 },
+      requestLimit: { count: 3, periodDays: 7 },
     });
   });
 

@@ -244,7 +244,7 @@ describe('get and list: path first, then the data (0015-reading-requests.md)', (
     contractId,
     context: directContext(),
   });
-  const readDeps = (store: InMemoryStore) => ({ store, budgetMs: 1000 });
+  const readDeps = (store: InMemoryStore) => ({ store, budgetMs: 1000, limit: { count: 5, periodDays: 30 }, now: () => NOW });
 
   async function withRequest(): Promise<{ store: InMemoryStore; contractId: string; requestId: string }> {
     const { store, ids } = storeWith({});
@@ -281,17 +281,31 @@ describe('get and list: path first, then the data (0015-reading-requests.md)', (
     );
   });
 
-  it('lists in one read; an empty page reads the contract to tell 404, 403 and "none yet" apart', async () => {
+  it('lists in one read beside the limit record; an empty page reads the contract to tell 404, 403 and "none yet" apart', async () => {
     const { store, contractId } = await withRequest();
     const list = (id: string, customerId = ANNA) =>
       listTerminationRequests(readDeps(store), { ...readCall(id, customerId), limit: undefined, cursor: undefined });
     expect(codeOf(await list(contractId))).toBe('listed');
-    expect(store.calls).toEqual(['listRequests']);
+    expect(store.calls).toEqual(['listRequests', 'findLimitTimes']);
     expect(codeOf(await list(randomUUID()))).toBe('CONTRACT_NOT_FOUND');
     expect(codeOf(await list(contractId, BORIS))).toBe('CONTRACT_ACCESS_DENIED');
     const { ids } = storeWith({});
     store.addContract({ contractId: ids[0] ?? '', customerId: ANNA, status: 'ACTIVE' });
-    expect(await list(ids[0] ?? '')).toEqual({ kind: 'listed', requests: [], nextCursor: undefined });
+    expect(await list(ids[0] ?? '')).toEqual({ kind: 'listed', requests: [], nextCursor: undefined, nextRequestAllowedAt: undefined });
+  });
+
+  it('says on the first page when the next request is possible while the limit holds, and nothing once it is possible', async () => {
+    const { store, contractId } = await withRequest();
+    const now = NOW.getTime() / 1000;
+    const day = 86_400;
+    // Five requests, the oldest 29 days ago: the sixth is possible a day from now.
+    store.limits.set(`${contractId}#${ANNA}`, [now - 10, now - day, now - 2 * day, now - 3 * day, now - 29 * day]);
+    const list = (cursor?: string) => listTerminationRequests(readDeps(store), { ...readCall(contractId), limit: '1', cursor });
+    const first = await list();
+    expect(first.kind === 'listed' && first.nextRequestAllowedAt).toBe(new Date((now + day) * 1000).toISOString());
+    store.limits.set(`${contractId}#${ANNA}`, [now - 10, now - day, now - 2 * day, now - 3 * day, now - 31 * day]);
+    const later = await list();
+    expect(later.kind === 'listed' && later.nextRequestAllowedAt).toBeUndefined();
   });
 });
 

@@ -96,10 +96,20 @@ describe('the rule', () => {
   });
 
   it('refuses with REQUEST_LIMIT_REACHED, the figures and the time, in details and in its own field', () => {
-    expect(limitRefusal({ count: 5, periodDays: 30 }, Date.UTC(2026, 11, 24, 9, 0, 30) / 1000).refusal).toEqual({
+    expect(limitRefusal({ count: 5, periodDays: 30 }, Date.UTC(2026, 11, 24, 9, 0, 30) / 1000, 'Europe/Moscow').refusal).toEqual({
       code: 'REQUEST_LIMIT_REACHED',
-      problems: [{ field: 'contractId', code: 'requestLimitReached', limit: 5, days: 30, from: '2026-12-24T09:00:30.000Z' }],
+      problems: [
+        {
+          field: 'contractId',
+          code: 'requestLimitReached',
+          limit: 5,
+          days: 30,
+          from: '2026-12-24T09:00:30.000Z',
+          timeZone: 'Europe/Moscow',
+        },
+      ],
       nextRequestAllowedAt: '2026-12-24T09:00:30.000Z',
+      timeZone: 'Europe/Moscow',
     });
   });
 });
@@ -107,21 +117,24 @@ describe('the rule', () => {
 describe('the answer', () => {
   const answer = (language: 'en' | 'ru', limit = { count: 5, periodDays: 30 }) =>
     answerFor(
-      { kind: 'refused', refusal: limitRefusal(limit, Date.UTC(2026, 11, 24, 9, 0, 30) / 1000).refusal },
+      { kind: 'refused', refusal: limitRefusal(limit, Date.UTC(2026, 11, 24, 9, 0, 30) / 1000, 'Europe/Moscow').refusal },
       { correlationId: 'c', texts: textsFor(language), retryAfterSeconds: 1, location: () => '' },
     ).response;
 
-  it('is a 422 without Retry-After, with nextRequestAllowedAt, and texts that name the same moment, to the second', () => {
+  it('is a 422 without Retry-After, with nextRequestAllowedAt, and texts that name the same moment, to the second, in the business time zone, named', () => {
     const response = answer('en');
     expect(response.statusCode).toBe(422);
     expect(response.headers?.['Retry-After']).toBeUndefined();
     expect(parsedObject(response.body)).toEqual({
       errorCode: 'REQUEST_LIMIT_REACHED',
       message:
-        'You have reached the limit of termination requests for this contract. A new request is possible from 2026-12-24 09:00:30 UTC.',
+        'You have reached the limit of termination requests for this contract. A new request is possible from 2026-12-24 12:00:30 (Moscow Standard Time).',
       correlationId: 'c',
       details: [
-        { field: 'contractId', reason: 'at most 5 requests per contract in 30 days; a new one is possible from 2026-12-24 09:00:30 UTC' },
+        {
+          field: 'contractId',
+          reason: 'at most 5 requests per contract in 30 days; a new one is possible from 2026-12-24 12:00:30 (Moscow Standard Time)',
+        },
       ],
       nextRequestAllowedAt: '2026-12-24T09:00:30.000Z',
     });
@@ -131,9 +144,11 @@ describe('the answer', () => {
     const reasonOf = (limit: { count: number; periodDays: number }) => at(parsedObject(answer('ru', limit).body), 'details', 0, 'reason');
     const body = parsedObject(answer('ru').body);
     expect(body['message']).toBe(
-      'Достигнуто предельное число заявок на расторжение по этому договору. Новую заявку можно подать с 2026-12-24 09:00:30 UTC.',
+      'Достигнуто предельное число заявок на расторжение по этому договору. Новую заявку можно подать с 2026-12-24 12:00:30 (Москва, стандартное время).',
     );
-    expect(at(body, 'details', 0, 'reason')).toBe('не более 5 заявок по договору за 30 дней; новую можно подать с 2026-12-24 09:00:30 UTC');
+    expect(at(body, 'details', 0, 'reason')).toBe(
+      'не более 5 заявок по договору за 30 дней; новую можно подать с 2026-12-24 12:00:30 (Москва, стандартное время)',
+    );
     expect(reasonOf({ count: 1, periodDays: 21 })).toMatch(/^не более 1 заявки по договору за 21 день;/);
     expect(reasonOf({ count: 2, periodDays: 3 })).toMatch(/^не более 2 заявок по договору за 3 дня;/);
   });

@@ -214,6 +214,11 @@ export interface TerminationStore {
   findRequest(contractId: string, requestId: string, abortSignal?: AbortSignal): Promise<StoredRequest | undefined>;
   /** A page of the requests `customerId` made on the contract, newest first, after `after`. */
   listRequests(contractId: string, customerId: string, limit: number, after?: string, abortSignal?: AbortSignal): Promise<RequestPage>;
+  /**
+   * The creation times (epoch seconds, newest first) the caller's limit record on the contract
+   * holds (docs/decisions/0020-request-limit.md), up to `limit.count`; undefined for no record.
+   */
+  findLimitTimes(contractId: string, customerId: string, limit: RequestLimit, abortSignal?: AbortSignal): Promise<number[] | undefined>;
   /** The contract as its owner stored it: another system's data, judged by contract-rules.ts. */
   findContract(contractId: string, abortSignal?: AbortSignal): Promise<Record<string, unknown> | undefined>;
   /** One attempt to move the request to the decision's status, moving as `move` allows. */
