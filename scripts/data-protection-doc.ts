@@ -144,18 +144,17 @@ export function settingOf(template: Template, name: string): string {
   return value;
 }
 
-/** The whole calendar years a number of days never falls short of: Y years hold at most 365 Y days and a leap day per four years begun. */
-export function calendarYearsIn(dayCount: number): number {
-  let years = 0;
-  while (365 * (years + 1) + Math.ceil((years + 1) / 4) <= dayCount) years++;
-  return years;
-}
-
-/** How long the request item is kept once final: REQUEST_RETENTION_DAYS, in days and the calendar years it covers. */
+/**
+ * How long the request item is kept once final (docs/decisions/0024-retention-by-calendar-year.md):
+ * to the end of that calendar year in the business time zone plus REQUEST_RETENTION_YEARS, or a
+ * test stage's REQUEST_RETENTION_DAYS from that moment.
+ */
 function retention(template: Template): string {
-  const dayCount = Number(settingOf(template, 'REQUEST_RETENTION_DAYS'));
-  const years = calendarYearsIn(dayCount);
-  return `${days(dayCount)} (\`REQUEST_RETENTION_DAYS\`${years > 0 ? `, never less than ${String(years)} calendar year${years > 1 ? 's' : ''}` : ''})`;
+  const dayCount = settingOf(template, 'REQUEST_RETENTION_DAYS');
+  if (dayCount !== '') return `${days(dayCount)} (\`REQUEST_RETENTION_DAYS\`, a test stage's period) after it became final`;
+  const years = Number(settingOf(template, 'REQUEST_RETENTION_YEARS'));
+  const zone = settingOf(template, 'BUSINESS_TIME_ZONE');
+  return `to the end of the calendar year it became final in (${code(zone)}, \`BUSINESS_TIME_ZONE\`), then ${String(years)} whole year${years > 1 ? 's' : ''} (\`REQUEST_RETENTION_YEARS\`)`;
 }
 
 const ERASURE_RUNBOOK = '[`operations.md`](operations.md#a-customer-asks-to-be-erased)';
@@ -206,9 +205,9 @@ export const PLACES: Place[] = [
         field === 'reason' ? { field, as: "`statusReason`, and each status change's in `statusHistory`" } : { field },
       ),
     kept: (template) =>
-      `while the request is active; then ${retention(template)} after it became final (${FINAL_STATUSES.map(code).join(', ')}: the write that made it final set its \`expiresAt\`), when DynamoDB's TTL deletes it, usually within days; erased sooner only as ${ERASURE_RUNBOOK} says`,
+      `while the request is active; once final (${FINAL_STATUSES.map(code).join(', ')}), ${retention(template)} (the write that made it final set its \`expiresAt\`), when DynamoDB's TTL deletes it, usually within days; erased sooner only as ${ERASURE_RUNBOOK} says`,
     key: tableKey,
-    expiresBy: 'REQUEST_RETENTION_DAYS',
+    expiresBy: 'REQUEST_RETENTION_YEARS',
   },
   {
     id: 'slot-item',

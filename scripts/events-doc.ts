@@ -246,7 +246,7 @@ What the consumer does with each event:
 
 | the event | outcome | what happens |
 |---|---|---|
-| an allowed move | \`applied\` | one write: the status, \`statusReason\`, the history; on COMPLETED or REJECTED also the release of the contract's slot and the request's expiry (\`expiresAt\`, \`REQUEST_RETENTION_DAYS\` later: 0021-retention.md). One \`TerminationRequestStatusChanged\` is published. |
+| an allowed move | \`applied\` | one write: the status, \`statusReason\`, the history; on COMPLETED or REJECTED also the release of the contract's slot and the request's expiry (\`expiresAt\`, the end of the retention period: 0024-retention-by-calendar-year.md). One \`TerminationRequestStatusChanged\` is published. |
 | this \`eventId\` was applied, or the request already has that status and that reason | \`duplicate\` | nothing; INFO log |
 | a move the table above forbids (back, out of a final status, or the same status with another reason) | \`forbidden-transition\` | nothing changes; ERROR log; the event goes to the dead-letter queue with the reason |
 | no such request on that contract | \`unknown-request\` | the same |

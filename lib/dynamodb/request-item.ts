@@ -57,7 +57,7 @@ export type RequestItem = TableKey &
     decisionIds?: string[];
     /** Every status reached after the first, in order: what the events of the request are rebuilt from. */
     statusHistory?: HistoryEntry[];
-    /** Set by the write that makes it final: when the table's TTL deletes it (docs/decisions/0021-retention.md). */
+    /** Set by the write that makes it final: when the table's TTL deletes it (docs/decisions/0024-retention-by-calendar-year.md). */
     expiresAt?: number;
   };
 

@@ -9,7 +9,7 @@ import { explainStatusRefusal, slotRelease, statusIn } from './status-write';
 /*
  * A customer's withdrawal as data (docs/decisions/0018-withdrawal.md): one TransactWriteItems
  * that records the key with its answer, moves the request to WITHDRAWN (setting its expiry,
- * docs/decisions/0021-retention.md) if it is the caller's and in a status it may be withdrawn
+ * docs/decisions/0024-retention-by-calendar-year.md) if it is the caller's and in a status it may be withdrawn
  * from, and deletes the contract's slot if it names the request.
  * termination-table.ts sends it, and hands a refusal's first failed condition to
  * explainWithdrawalRefusal.

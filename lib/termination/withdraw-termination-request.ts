@@ -7,7 +7,7 @@ import { requestFingerprint } from './fingerprint';
 import { moveTo } from './lifecycle';
 import { MalformedItemError, type TerminationStore, type WithdrawalIntent, type WithdrawalOutcome } from './ports';
 import { refuse, type Refusal } from './refusals';
-import { retainedUntil } from './retention';
+import { retainedUntil, type RetentionRule } from './retention';
 import { withinBudget } from './within-budget';
 
 /*
@@ -21,8 +21,8 @@ import { withinBudget } from './within-budget';
 export interface WithdrawDeps {
   store: Pick<TerminationStore, 'withdraw' | 'findContract'>;
   idempotencyTtlSeconds: number;
-  /** How long a withdrawn request is kept (REQUEST_RETENTION_DAYS). */
-  retentionSeconds: number;
+  /** How long a withdrawn request is kept (REQUEST_RETENTION_YEARS, in the business time zone). */
+  retention: RetentionRule;
   /** All DynamoDB work of one invocation, retries included, ends by then as unavailable. */
   budgetMs: number;
   now?: () => Date;
@@ -62,7 +62,7 @@ function intentOf(call: WithdrawCall, deps: WithdrawDeps, now: Date): Withdrawal
     response: { requestId, status: WITHDRAWN, withdrawnAt: now.toISOString(), message: call.withdrawnMessage() },
     expiresAt: Math.floor(now.getTime() / 1000) + deps.idempotencyTtlSeconds,
     from: moveTo(WITHDRAWN).from,
-    retainUntil: retainedUntil(now, deps.retentionSeconds),
+    retainUntil: retainedUntil(now, deps.retention),
   };
 }
 

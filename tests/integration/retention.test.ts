@@ -16,7 +16,7 @@ import { useFreshTables, type TestTables } from '../support/local-tables';
 import { localDocumentClient } from '../support/use-case';
 
 /*
- * How long a request is kept (docs/decisions/0021-retention.md): the write that makes it final
+ * How long a request is kept (docs/decisions/0024-retention-by-calendar-year.md): the write that makes it final
  * sets its expiresAt, the table's TTL attribute, to the end of the retention period; an active
  * request has none; the key records keep their own 24 h; the number item stays. Against DynamoDB
  * Local, through the withdrawal's handler (configured with REQUEST_RETENTION_DAYS) and the
