@@ -2,7 +2,7 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { NewRequest, WriteOutcome } from '../termination/ports';
 import { contractConditionCheck } from './contract-condition';
 import { documentConditionChecks } from './document-checks';
-import { asIdempotencyRecord, type Failure, type Item } from './items';
+import { asIdempotencyRecord, erasedKeyFingerprint, type Failure, type Item } from './items';
 import { idempotencyKeyOf, numberKeyOf, requestKeyOf, slotKeyOf, type CreateTables } from './keys';
 import { createdAtSecondsOf, requestLimitUpdate } from './request-limit';
 import type { NumberItem, RequestItem } from './request-item';
@@ -91,6 +91,7 @@ export function buildCreateTransaction(tables: CreateTables, request: NewRequest
             requestNumber: request.requestNumber,
             status: request.response.status,
             customerId: request.customerId,
+            requestedBy: request.customerId,
             contractId: request.contractId,
             idempotencyKey: request.idempotencyKey,
             createdAt,
@@ -139,8 +140,11 @@ export function explainCreateRefusal(
     return { kind: 'limit-reached', createdAtSeconds: createdAtSecondsOf(failure.item, request.limit) };
   }
   switch (failure.position) {
-    case KEY:
+    case KEY: {
+      const erased = erasedKeyFingerprint(failure.item);
+      if (erased !== undefined) return { kind: 'key-erased', fingerprint: erased };
       return { kind: 'key-taken', record: asIdempotencyRecord(failure.item, nowSeconds) };
+    }
     case CONTRACT:
       return { kind: 'contract-condition-failed', contract: failure.item, readAfter: failure.readAfter };
     case SLOT:

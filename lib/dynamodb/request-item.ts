@@ -45,8 +45,15 @@ export type RequestItem = TableKey &
     requestNumber: string;
     status: Status;
     customerId: string;
+    /**
+     * The customer again, as the partition key of the index by customer (customer-requests.ts):
+     * only request items carry it, so the index holds nothing else. Absent on items created before it.
+     */
+    requestedBy?: string;
     contractId: string;
     idempotencyKey: string;
+    /** The withdrawal's key, set by the withdrawal: an erasure empties its key record too (customer-data.ts). */
+    withdrawalKey?: string;
     createdAt: string;
     /** Set by every write that moves the status: the decision's occurredAt, or the withdrawal's time. */
     statusChangedAt?: string;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { WithdrawalIntent, WithdrawalOutcome } from '../termination/ports';
-import { asWithdrawalRecord, type Failure } from './items';
+import { asWithdrawalRecord, erasedKeyFingerprint, type Failure } from './items';
 import { requestKeyOf, withdrawalKeyOf, type Tables } from './keys';
 import type { WithdrawalEntry } from './request-item';
 import { explainStatusRefusal, slotRelease, statusIn } from './status-write';
@@ -58,7 +58,7 @@ export function buildWithdrawalTransaction(tables: Tables, intent: WithdrawalInt
             'SET #status = :withdrawn, statusChangedAt = :at, updatedAt = :at, ' +
             'statusHistory = list_append(if_not_exists(statusHistory, :none), :entries), ' +
             // WITHDRAWN is final: the retention period starts, and TTL deletes the request after it.
-            'expiresAt = :retainUntil REMOVE statusReason',
+            'expiresAt = :retainUntil, withdrawalKey = :withdrawalKey REMOVE statusReason',
           ConditionExpression: `attribute_exists(pk) AND customerId = :customerId AND ${from.expression}`,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
@@ -70,6 +70,8 @@ export function buildWithdrawalTransaction(tables: Tables, intent: WithdrawalInt
             ],
             ':customerId': intent.customerId,
             ':retainUntil': intent.retainUntil,
+            // So an erasure finds the key record that names the request (customer-data.ts).
+            ':withdrawalKey': intent.idempotencyKey,
             ...from.values,
           },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -86,6 +88,10 @@ export function explainWithdrawalRefusal(
   intent: WithdrawalIntent,
   nowSeconds: number,
 ): Exclude<WithdrawalOutcome, { kind: 'withdrawn' }> {
-  if (failure?.position === KEY) return { kind: 'key-taken', record: asWithdrawalRecord(failure.item, nowSeconds) };
+  if (failure?.position === KEY) {
+    const erased = erasedKeyFingerprint(failure.item);
+    if (erased !== undefined) return { kind: 'key-erased', fingerprint: erased };
+    return { kind: 'key-taken', record: asWithdrawalRecord(failure.item, nowSeconds) };
+  }
   return explainStatusRefusal(failure, { request: REQUEST, slot: SLOT }, intent.requestId);
 }

@@ -12,7 +12,7 @@ import { businessToday, isBeforeBusinessToday } from './business-date';
 import { STATUS_SUBMITTED } from './lifecycle';
 import { type IdempotencyRecord, type RequestLimit, type TerminationStore, type WriteOutcome } from './ports';
 import { requestFingerprint } from './fingerprint';
-import { refuse, RefusedError, type Refusal } from './refusals';
+import { erasedKeyRefusal, refuse, RefusedError, type Refusal } from './refusals';
 import { hasOwnWords, needsComment } from './reason-rules';
 import { limitRefusal, nextRequestAllowedAt } from './request-limit';
 import { newRequestNumber } from './request-number';
@@ -128,6 +128,8 @@ function meaningOf(
   switch (outcome.kind) {
     case 'key-taken':
       return outcome.record ? answerFromRecord(outcome.record, call) : 'again';
+    case 'key-erased':
+      throw erasedKeyRefusal(outcome.fingerprint, call.fingerprint);
     case 'contract-condition-failed': {
       const verdict = judgeContract(outcome.contract, call.customerId, call.input.desiredTerminationDate);
       if (verdict.kind !== 'ok') throw contractRefusal(verdict);

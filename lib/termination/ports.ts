@@ -83,6 +83,8 @@ export type WriteOutcome =
   | { kind: 'created' }
   /** The key is bound: its record, or none when it had gone or expired by the read after the failure. */
   | { kind: 'key-taken'; record: IdempotencyRecord | undefined }
+  /** The key's request was erased (docs/operations.md): its record keeps only the fingerprint. */
+  | { kind: 'key-erased'; fingerprint: string }
   /** The contract as the condition refused it, or, with `readAfter`, as a read found it after (it may have changed since). */
   | { kind: 'contract-condition-failed'; contract: Record<string, unknown> | undefined; readAfter: boolean }
   /** The contract's active slot is held: by this request of this customer, or by nothing any more at the read after. */
@@ -186,6 +188,8 @@ export type WithdrawalOutcome =
   | { kind: 'withdrawn' }
   /** The key is bound: its record, or none when it had gone or expired by the read after the failure. */
   | { kind: 'key-taken'; record: WithdrawalRecord | undefined }
+  /** The key's request was erased (docs/operations.md): its record keeps only the fingerprint. */
+  | { kind: 'key-erased'; fingerprint: string }
   | StatusWriteRefusal;
 
 /** The store was throttled, unreachable or too slow: nothing was decided, the caller may retry. */
@@ -269,3 +273,11 @@ export type SignatureVerdict = { ok: true; claims: Readonly<Record<string, unkno
  * keys cannot be had (an outage, never the decision's fault): the invocation is then tried again.
  */
 export type CheckSignature = (signature: string) => Promise<SignatureVerdict>;
+
+/** What an erasure may take, which the store's erasing writes are conditioned on (erasure.ts). */
+export interface ErasureRules {
+  /** The statuses a request may be erased in. */
+  erasable: readonly Status[];
+  /** Why a request in any other status is left. */
+  keptBecause: string;
+}

@@ -6,7 +6,7 @@ import { accessRefusal } from './contract-access';
 import { requestFingerprint } from './fingerprint';
 import { moveTo } from './lifecycle';
 import { MalformedItemError, type TerminationStore, type WithdrawalIntent, type WithdrawalOutcome } from './ports';
-import { refuse, type Refusal } from './refusals';
+import { erasedKeyRefusal, refuse, type Refusal } from './refusals';
 import { retainedUntil, type RetentionRule } from './retention';
 import { withinBudget } from './within-budget';
 
@@ -80,6 +80,8 @@ async function meaningOf(
         throw refuse('IDEMPOTENCY_KEY_REUSED', [{ field: 'Idempotency-Key', code: 'keyReused' }]);
       }
       return { kind: 'withdrawal-replayed', withdrawal: outcome.record.response };
+    case 'key-erased':
+      throw erasedKeyRefusal(outcome.fingerprint, intent.fingerprint);
     case 'request-condition-failed': {
       const { request } = outcome;
       // Not there, or another customer's: to this caller it does not exist, and the contract
