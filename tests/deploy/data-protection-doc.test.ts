@@ -4,10 +4,12 @@ import * as eventSchemas from '../../lib/api-model/event-schemas';
 import * as apiSchemas from '../../lib/api-model/schemas';
 import {
   buildDataProtectionDoc,
+  defaultRegion,
   DATA_PROTECTION_DOC,
   FIELDS,
   personalPaths,
   placesOf,
+  recordOfProcessing,
   PLACES,
   SCHEMAS,
   settingOf,
@@ -175,6 +177,44 @@ describe('docs/data-protection.md', () => {
     const doc = buildDataProtectionDoc(prod);
     expect(doc.match(/\(operations\.md#a-customer-asks-to-be-erased\)/g)?.length).toBeGreaterThanOrEqual(2);
     expect(doc).toContain('(operations.md#a-customer-refused-by-the-limit)');
-    expect(readFileSync('docs/operations.md', 'utf8')).toContain('[`data-protection.md`](data-protection.md). Find the request');
+    // And the runbook's erasure section links back to this record.
+    const runbook = readFileSync('docs/operations.md', 'utf8');
+    expect(runbook.slice(runbook.indexOf('## A customer asks to be erased')).split('\n## ')[0]).toContain('(data-protection.md)');
+  });
+});
+
+describe('docs/record-of-processing.yml: what the code cannot know', () => {
+  it('gives every processing a purpose and a legal basis, names both kinds of data subject, the recipients and who reads, and the record shows each', () => {
+    const record = recordOfProcessing();
+    const doc = buildDataProtectionDoc(prod);
+    for (const [processing, purpose, basis] of record.purposes) {
+      expect([processing, purpose, basis].every((text) => text !== undefined && text.length > 0)).toBe(true);
+      expect(doc).toContain(`| ${processing ?? ''} | ${purpose ?? ''} | ${basis ?? ''} |`);
+    }
+    expect(record.subjects).toHaveLength(2);
+    for (const rows of [record.subjects, record.recipients, record.readers])
+      for (const [who = ''] of rows) expect(doc).toContain(`| ${who} |`);
+    // Every id that points to a person, classed and placed.
+    expect(record.pseudonymousIds.map(([id]) => id)).toEqual(['contractId', 'requestId', 'requestNumber']);
+  });
+
+  it('refuses a row without its legal basis: the record never goes out with a gap', () => {
+    expect(() => recordOfProcessing('purposes:\n  - processing: x\n    purpose: y\n')).toThrow(/a row of purposes lacks legalBasis/);
+  });
+
+  it('takes the region from serverless.yml: another default shows', () => {
+    expect(buildDataProtectionDoc(prod, recordOfProcessing(), defaultRegion())).toContain(`deployed to, \`${defaultRegion()}\` unless`);
+    expect(defaultRegion("  region: ${opt:region, env:AWS_REGION, 'ru-central-1'}\n")).toBe('ru-central-1');
+  });
+
+  it("names the bus owner's key when the stack is given another team's bus, and the ledger under the stage's key", () => {
+    const givenBus = changed(() => undefined);
+    objectAt(givenBus, 'Parameters', 'CreateEventBusSetting')['Default'] = 'false';
+    expect(buildDataProtectionDoc(givenBus)).toMatch(
+      /\| the bus: `TerminationRequestSubmitted`[^|]*\|[^|]*\|[^|]*\| its owner's: the stack was given a bus it did not make/,
+    );
+    expect(buildDataProtectionDoc(prod)).toMatch(
+      /\| the erasure ledger [^|]*\| `customerId` \| 90 days after the erasure[^|]*\| the stage's key, `alias\/contract-termination-<stage>` \|/,
+    );
   });
 });
