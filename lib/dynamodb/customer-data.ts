@@ -9,7 +9,8 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import type { Status } from '../api-model/schemas';
-import { isStatus, type ErasureRules } from '../termination/ports';
+import type { ErasureRules } from '../termination/ports/erasure';
+import { isStatus } from '../termination/ports/store';
 import type { Item } from './items';
 import { idempotencyKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, withdrawalKeyOf, type TableKey } from './keys';
 import { batchGetFor, requestReader, type RequestIds } from './request-reads';

@@ -1,5 +1,5 @@
 import { FINAL_STATUSES } from './lifecycle';
-import type { ErasureRules } from './ports';
+import type { ErasureRules } from './ports/erasure';
 
 /*
  * What an erasure may take (docs/decisions/0025-erasure.md): only a request that is final. An

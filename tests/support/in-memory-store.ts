@@ -13,7 +13,7 @@ import type {
   WithdrawalOutcome,
   WithdrawalRecord,
   WriteOutcome,
-} from '../../lib/termination/ports';
+} from '../../lib/termination/ports/store';
 
 /*
  * The store port kept in memory, for unit tests of the use cases' order of checks
