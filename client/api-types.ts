@@ -260,7 +260,7 @@ export interface operations {
             query?: {
                 /** @description Requests per page, 1 to 100; 20 when absent. */
                 limit?: number;
-                /** @description The nextCursor of the previous page, as it came. */
+                /** @description The nextCursor of the previous page of this contract's list, as it came; a cursor of another contract's list is 400 VALIDATION_ERROR (cursor). */
                 cursor?: string;
             };
             header?: {
@@ -296,7 +296,7 @@ export interface operations {
                      *           "statusReason": "The contract has an unpaid balance."
                      *         }
                      *       ],
-                     *       "nextCursor": "MGY4ZmFkNWItZDljYi00NjlmLWExNjUtNzA4Njc3Mjg5NTBl"
+                     *       "nextCursor": "D4-tW9nLRp-hZXCGdyiVDjskEQHiu0JVjK9BNsVmqWI"
                      *     }
                      */
                     "application/json": components["schemas"]["TerminationRequestList"];

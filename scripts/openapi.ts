@@ -39,6 +39,8 @@ const API_PATH = '/api/v1/contracts/{contractId}/termination-requests';
 const en = textsFor('en');
 const correlationId = '6c1f3b0e-2d4a-4e8b-9f7c-1a2b3c4d5e6f';
 const requestId = '0f8fad5b-d9cb-469f-a165-70867728950e';
+/** The contract the list's example was read on: its cursor is bound to it. */
+const exampleContractId = '3b241101-e2bb-4255-8caf-4136c566a962';
 /** API Gateway's own limit on a request's size (an AWS quota, not a setting). */
 const GATEWAY_MAX_BODY = '10 MB';
 /** The length of every UUID (any case, with its hyphens). */
@@ -506,7 +508,8 @@ export function buildOpenApi(): Record<string, unknown> {
       title: 'Contract early-termination requests',
       version: '1.0.0',
       description:
-        'Customers ask to terminate a contract ahead of its term. The rules behind each answer are the decision records in docs/decisions/ of the service repository; docs/clients.md is the guide for client teams.',
+        'Customers ask to terminate a contract ahead of its term. The rules behind each answer are the decision records in docs/decisions/ of the service repository; docs/clients.md is the guide for client teams. ' +
+        "Within v1 the service may add optional fields to answers, values to its enums (error codes, statuses, reasons) and routes, and never removes or changes what is here: the schemas describe today's answers exactly, and a client must ignore a field it does not know and handle a value it does not know in a default branch (docs/decisions/0001-api-contract-and-versioning.md).",
       contact: { name: 'Contract termination service team' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
@@ -585,7 +588,8 @@ export function buildOpenApi(): Record<string, unknown> {
               name: 'cursor',
               in: 'query',
               required: false,
-              description: 'The nextCursor of the previous page, as it came.',
+              description:
+                "The nextCursor of the previous page of this contract's list, as it came; a cursor of another contract's list is 400 VALIDATION_ERROR (cursor).",
               schema: { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+$' },
             },
             ...commonHeaders,
@@ -597,7 +601,7 @@ export function buildOpenApi(): Record<string, unknown> {
               content: {
                 'application/json': {
                   schema: ref('TerminationRequestList'),
-                  example: { items: [read], nextCursor: encodeCursor(requestId) },
+                  example: { items: [read], nextCursor: encodeCursor(exampleContractId, requestId) },
                 },
               },
             },
