@@ -15,7 +15,7 @@ const deps: DecisionDeps = {
   // The back office signs as the source it sends from.
   checkSignature: createDecisionSignatureCheck({ ...config.signatures, issuer: config.decisionSource }),
   now: () => new Date(),
-  retentionSeconds: config.retentionSeconds,
+  retention: config.retention,
 };
 const deadLetters = deadLetterQueueFor(config.deadLetterQueueUrl, config.sqs);
 

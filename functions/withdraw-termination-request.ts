@@ -10,7 +10,7 @@ const config = loadServiceConfig();
 const deps: WithdrawDeps = {
   store: storeFor(config),
   idempotencyTtlSeconds: config.idempotencyTtlSeconds,
-  retentionSeconds: config.retentionSeconds,
+  retention: config.retention,
   budgetMs: config.budgetMs,
 };
 

@@ -1,4 +1,5 @@
 import { MAX_LIMIT_COUNT } from './termination/request-limit';
+import type { RetentionRule } from './termination/retention';
 
 /*
  * The one place that reads environment variables. Each function loads what it needs at cold
@@ -132,15 +133,26 @@ export interface DynamoDbConfig {
   maxAttempts: number;
 }
 
-/** How long a final request is kept, counted from when it became final: five years (docs/decisions/0021-retention.md). */
-const readRetentionSeconds = (read: Reader): number => read.integer('REQUEST_RETENTION_DAYS', 1827, 1, 36_525) * 86_400;
+/**
+ * How long a final request is kept (docs/decisions/0024-retention-by-calendar-year.md): to the end
+ * of the calendar year it became final in, in the business time zone, plus REQUEST_RETENTION_YEARS
+ * whole years; or, on a test stage that sets REQUEST_RETENTION_DAYS, that many days from the moment
+ * it became final (packaging refuses that, and fewer years than the law's, on prod:
+ * scripts/serverless/stage-settings.cjs).
+ */
+function readRetention(read: Reader, businessTimeZone: string): RetentionRule {
+  const years = read.integer('REQUEST_RETENTION_YEARS', 5, 1, 100);
+  const days = read.optional('REQUEST_RETENTION_DAYS') === undefined ? undefined : read.integer('REQUEST_RETENTION_DAYS', 1, 1, 36_525);
+  if (days !== undefined) return { kind: 'days', days };
+  return { kind: 'calendar-years', years, timeZone: businessTimeZone };
+}
 
 export interface ServiceConfig {
   requestsTableName: string;
   contractsTableName: string;
   idempotencyTtlSeconds: number;
   /** How long a request made final is kept (the withdrawal makes one). */
-  retentionSeconds: number;
+  retention: RetentionRule;
   businessTimeZone: string;
   /** How long one invocation's DynamoDB work (retries included) may take before it answers 503. */
   budgetMs: number;
@@ -222,13 +234,16 @@ const readRequestLimit = (read: Reader) => ({
   periodDays: read.integer('REQUEST_LIMIT_DAYS', 30, 1, 365),
 });
 
+const readBusinessTimeZone = (read: Reader): string => read.timeZone('BUSINESS_TIME_ZONE', DEFAULT_BUSINESS_TIME_ZONE);
+
 function readService(read: Reader): ServiceConfig {
+  const businessTimeZone = readBusinessTimeZone(read);
   return {
     requestsTableName: read.string('REQUESTS_TABLE_NAME'),
     contractsTableName: read.string('CONTRACTS_TABLE_NAME'),
     idempotencyTtlSeconds: read.integer('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30) * 3600,
-    retentionSeconds: readRetentionSeconds(read),
-    businessTimeZone: read.timeZone('BUSINESS_TIME_ZONE', DEFAULT_BUSINESS_TIME_ZONE),
+    retention: readRetention(read, businessTimeZone),
+    businessTimeZone,
     budgetMs: read.integer('DYNAMODB_BUDGET_MS', 6000, 100, 25000),
     retryAfterSeconds: read.integer('RETRY_AFTER_SECONDS', 1, 1, 3600),
     allowedOrigins: read.origins('ALLOWED_ORIGINS'),
@@ -316,7 +331,7 @@ export interface DecisionConfig {
   requestsTableName: string;
   dynamodb: DynamoDbConfig;
   /** How long a request a final decision made final is kept. */
-  retentionSeconds: number;
+  retention: RetentionRule;
   /** Only events of this source and detail-type, from this account, are decisions (docs/events.md). */
   decisionSource: string;
   decisionDetailType: string;
@@ -337,7 +352,7 @@ export function loadDecisionConfig(env: Env = process.env): DecisionConfig {
   return read.done({
     requestsTableName: read.string('REQUESTS_TABLE_NAME'),
     dynamodb: readDynamoDb(read),
-    retentionSeconds: readRetentionSeconds(read),
+    retention: readRetention(read, readBusinessTimeZone(read)),
     decisionSource: read.string('DECISION_SOURCE', DEFAULT_DECISION_SOURCE),
     decisionDetailType: read.string('DECISION_DETAIL_TYPE', 'TerminationRequestStatusChanged'),
     decisionAccountId: read.accountId('DECISION_ACCOUNT_ID'),

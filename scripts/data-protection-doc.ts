@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { pathToFileURL } from 'node:url';
 import { statusChangedEventSchema, statusDecisionSchema, submittedEventSchema } from '../lib/api-model/event-schemas';
 import { terminationRequestInputSchema, terminationRequestSchema } from '../lib/api-model/schemas';
@@ -20,6 +21,51 @@ import { at } from './local/template-file';
  */
 
 export const DATA_PROTECTION_DOC = 'docs/data-protection.md';
+/** What the code cannot know (purposes, legal basis, subjects, recipients, readers): the officer's words. */
+export const RECORD_OF_PROCESSING = 'docs/record-of-processing.yml';
+
+const ROW_FIELDS = {
+  purposes: ['processing', 'purpose', 'legalBasis'],
+  subjects: ['who', 'what'],
+  recipients: ['who', 'how', 'role'],
+  pseudonymousIds: ['id', 'where'],
+  readers: ['who', 'what', 'logged'],
+} as const;
+type Section = keyof typeof ROW_FIELDS;
+
+/** docs/record-of-processing.yml, each section a list of rows with every field given, as text. */
+export function recordOfProcessing(source: string = readFileSync(RECORD_OF_PROCESSING, 'utf8')): Record<Section, string[][]> {
+  const parsed: unknown = parse(source);
+  const rowsOf = (section: Section): string[][] => {
+    const rows: unknown = isObject(parsed) ? parsed[section] : undefined;
+    if (!Array.isArray(rows) || rows.length === 0) throw new Error(`${RECORD_OF_PROCESSING}: ${section} must list rows`);
+    return rows.map((row: unknown) =>
+      ROW_FIELDS[section].map((field) => {
+        const value = isObject(row) ? row[field] : undefined;
+        if (typeof value !== 'string' || value.trim() === '')
+          throw new Error(`${RECORD_OF_PROCESSING}: a row of ${section} lacks ${field}`);
+        return value.trim();
+      }),
+    );
+  };
+  return {
+    purposes: rowsOf('purposes'),
+    subjects: rowsOf('subjects'),
+    recipients: rowsOf('recipients'),
+    pseudonymousIds: rowsOf('pseudonymousIds'),
+    readers: rowsOf('readers'),
+  };
+}
+
+/** The region the stack deploys to unless told another at deploy time: serverless.yml's default. */
+export function defaultRegion(serverlessYml: string = readFileSync('serverless.yml', 'utf8')): string {
+  const region = /^ {2}region: \$\{[^}]*'([a-z]{2}-[a-z]+-\d)'\}/m.exec(serverlessYml)?.[1];
+  if (region === undefined) throw new Error('serverless.yml names no default region');
+  return region;
+}
+
+const tableOf = (header: readonly string[], rows: string[][]) =>
+  [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 
 type Template = Record<string, unknown>;
 
@@ -100,6 +146,12 @@ export interface Place {
 
 const resourceOf = (template: Template, id: string): unknown => at(template, 'Resources', id);
 
+/** The bus's key: the stage's when the stack makes the bus, its owner's when it is given one (CREATE_EVENT_BUS=false). */
+const busKey = (template: Template): string =>
+  at(template, 'Parameters', 'CreateEventBusSetting', 'Default') === 'false'
+    ? "its owner's: the stack was given a bus it did not make (`CREATE_EVENT_BUS=false`)"
+    : keyOf(template, 'EventBus', 'KmsKeyIdentifier');
+
 /** The fields a schema marks, as the record's fields. */
 function schemaFields(name: SchemaName): FieldUse[] {
   return personalPaths(SCHEMAS[name].schema).map((path) => {
@@ -144,18 +196,17 @@ export function settingOf(template: Template, name: string): string {
   return value;
 }
 
-/** The whole calendar years a number of days never falls short of: Y years hold at most 365 Y days and a leap day per four years begun. */
-export function calendarYearsIn(dayCount: number): number {
-  let years = 0;
-  while (365 * (years + 1) + Math.ceil((years + 1) / 4) <= dayCount) years++;
-  return years;
-}
-
-/** How long the request item is kept once final: REQUEST_RETENTION_DAYS, in days and the calendar years it covers. */
+/**
+ * How long the request item is kept once final (docs/decisions/0024-retention-by-calendar-year.md):
+ * to the end of that calendar year in the business time zone plus REQUEST_RETENTION_YEARS, or a
+ * test stage's REQUEST_RETENTION_DAYS from that moment.
+ */
 function retention(template: Template): string {
-  const dayCount = Number(settingOf(template, 'REQUEST_RETENTION_DAYS'));
-  const years = calendarYearsIn(dayCount);
-  return `${days(dayCount)} (\`REQUEST_RETENTION_DAYS\`${years > 0 ? `, never less than ${String(years)} calendar year${years > 1 ? 's' : ''}` : ''})`;
+  const dayCount = settingOf(template, 'REQUEST_RETENTION_DAYS');
+  if (dayCount !== '') return `${days(dayCount)} (\`REQUEST_RETENTION_DAYS\`, a test stage's period) after it became final`;
+  const years = Number(settingOf(template, 'REQUEST_RETENTION_YEARS'));
+  const zone = settingOf(template, 'BUSINESS_TIME_ZONE');
+  return `to the end of the calendar year it became final in (${code(zone)}, \`BUSINESS_TIME_ZONE\`), then ${String(years)} whole year${years > 1 ? 's' : ''} (\`REQUEST_RETENTION_YEARS\`)`;
 }
 
 const ERASURE_RUNBOOK = '[`operations.md`](operations.md#a-customer-asks-to-be-erased)';
@@ -210,9 +261,9 @@ export const PLACES: Place[] = [
         field === 'reason' ? { field, as: "`statusReason`, and each status change's in `statusHistory`" } : { field },
       ),
     kept: (template) =>
-      `while the request is active; then ${retention(template)} after it became final (${FINAL_STATUSES.map(code).join(', ')}: the write that made it final set its \`expiresAt\`), when DynamoDB's TTL deletes it, usually within days; erased sooner only as ${ERASURE_RUNBOOK} says`,
+      `while the request is active; once final (${FINAL_STATUSES.map(code).join(', ')}), ${retention(template)} (the write that made it final set its \`expiresAt\`), when DynamoDB's TTL deletes it, usually within days; erased sooner only as ${ERASURE_RUNBOOK} says`,
     key: tableKey,
-    expiresBy: 'REQUEST_RETENTION_DAYS',
+    expiresBy: 'REQUEST_RETENTION_YEARS',
   },
   {
     id: 'slot-item',
@@ -232,12 +283,20 @@ export const PLACES: Place[] = [
   },
   {
     id: 'key-records',
-    name: 'the requests table: the key records (`IDEMPOTENCY#…`, `WITHDRAWAL#…`)',
+    name: "the requests table: the key records (`IDEMPOTENCY#…`, `WITHDRAWAL#…`, each with its request's and contract's ids, the call's fingerprint (a hash of the contract and the body) and the answer given, which repeats the request's public fields)",
     fields: () => [{ field: 'customerId', as: "in the item's key" }],
     kept: (template) =>
       `${settingOf(template, 'IDEMPOTENCY_TTL_HOURS')} hours (\`IDEMPOTENCY_TTL_HOURS\`), then DynamoDB's TTL deletes them, usually within days`,
     key: tableKey,
     expiresBy: 'IDEMPOTENCY_TTL_HOURS',
+  },
+  {
+    id: 'erasure-ledger',
+    name: 'the erasure ledger (`contract-termination-<stage>-erasures`: the table keys each erasure removed, its request and contract ids, and when)',
+    fields: () => [{ field: 'customerId', as: 'in the keys erased (`IDEMPOTENCY#<customerId>#…`, `LIMIT#<customerId>`)' }],
+    kept: () =>
+      "90 days after the erasure (`npm run erase -- --ledger-days`), past the requests table's point-in-time recovery: a table of its own, which a restore of the requests table does not roll back, read by `npm run erase -- --reapply-since` after one",
+    key: (template) => keyOf(template, 'ErasureLedgerTable', 'SSESpecification', 'KMSMasterKeyId'),
   },
   {
     id: 'backups',
@@ -294,14 +353,14 @@ export const PLACES: Place[] = [
     name: `the bus: \`TerminationRequestSubmitted\`, to the back office ${BACK_OFFICE_RULE}`,
     fields: () => schemaFields('TerminationRequestSubmitted'),
     kept: () => 'not stored by the bus (no archive); what the back office keeps is theirs to record',
-    key: (template) => keyOf(template, 'EventBus', 'KmsKeyIdentifier'),
+    key: busKey,
   },
   {
     id: 'status-changed-event',
     name: `the bus: \`TerminationRequestStatusChanged\`, to the back office ${BACK_OFFICE_RULE}`,
     fields: () => schemaFields('TerminationRequestStatusChanged'),
     kept: () => 'not stored by the bus (no archive); what the back office keeps is theirs to record',
-    key: (template) => keyOf(template, 'EventBus', 'KmsKeyIdentifier'),
+    key: busKey,
   },
   {
     id: 'decision-event',
@@ -309,7 +368,7 @@ export const PLACES: Place[] = [
     fields: () => schemaFields('StatusDecision'),
     kept: (template) =>
       `not stored by the bus; retried for up to ${hours(at(resourceOf(template, 'DecisionRule'), 'Properties', 'Targets', 0, 'RetryPolicy', 'MaximumEventAgeInSeconds'))} while the consumer cannot take it, then held by Lambda for up to ${hours(at(resourceOf(template, 'ApplyStatusDecisionInvokeConfig'), 'Properties', 'MaximumEventAgeInSeconds'))} while the consumer's attempts fail`,
-    key: (template) => keyOf(template, 'EventBus', 'KmsKeyIdentifier'),
+    key: busKey,
   },
   {
     id: 'decision-dead-letters',
@@ -389,7 +448,11 @@ export function placesOf(template: Template, field: string): { place: Place; as:
   );
 }
 
-export function buildDataProtectionDoc(template: Template): string {
+export function buildDataProtectionDoc(
+  template: Template,
+  record: Record<Section, string[][]> = recordOfProcessing(),
+  region: string = defaultRegion(),
+): string {
   const fieldRows = FIELDS.map((field) => {
     const marked = Object.entries(SCHEMAS)
       .filter(([, { schema }]) => personalPaths(schema).some((path) => field.paths.includes(path)))
@@ -413,7 +476,9 @@ export function buildDataProtectionDoc(template: Template): string {
   });
   return `# Record of processing: personal data
 
-Generated by \`npm run docs:data-protection\` (\`scripts/data-protection-doc.ts\`) from the schemas'
+Generated by \`npm run docs:data-protection\` (\`scripts/data-protection-doc.ts\`) from
+[\`record-of-processing.yml\`](record-of-processing.yml) (what the code cannot know: purposes, legal
+basis, subjects, recipients, who reads), from the schemas'
 \`x-personal-data\` marks (\`lib/api-model/schemas.ts\`, \`lib/api-model/event-schemas.ts\`) and from the
 template \`serverless package\` makes for prod: how long each store keeps what it holds and under
 which key. \`tests/deploy/data-protection-doc.test.ts\` fails when this file and those disagree;
@@ -429,6 +494,39 @@ publishes and its dead letters to \`.local/\` files, with demo data only.
 A customer who asks to be erased:
 ${ERASURE_RUNBOOK} says what can be deleted before its time, by
 whom, and what stays, place by place as below.
+
+## Purposes and legal basis
+
+${tableOf(['processing', 'purpose', 'legal basis'], record.purposes)}
+
+## Whose data
+
+${tableOf(['data subject', 'what of theirs'], record.subjects)}
+
+## Who receives it
+
+${tableOf(['recipient', 'how', 'as'], record.recipients)}
+
+## Where the data is
+
+Every store, function, log and the bus of the stack are in one AWS region: the one the stack is
+deployed to, \`${region}\` unless the deploy names another (\`serverless.yml\`, \`--region\` or
+\`AWS_REGION\`). Which region is the bank's choice under its data-localisation duty (152-FZ art. 18
+part 5), made before the first deploy ([\`deploy.md\`](deploy.md)).
+
+## Ids that point to a person
+
+These ids name no one by themselves, and are personal data all the same (pseudonymous): each
+leads to a customer through a store that holds both. They go where the fields below do, and also:
+
+${tableOf(
+  ['id', 'where it goes'],
+  record.pseudonymousIds.map(([id = '', where = '']) => [code(id), where]),
+)}
+
+## Who may read it, and where the reads are logged
+
+${tableOf(['who', 'what', 'where the reads are logged'], record.readers)}
 
 ## The personal fields
 

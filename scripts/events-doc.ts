@@ -354,7 +354,7 @@ What the consumer does with each event:
 
 | the event | outcome | what happens |
 |---|---|---|
-| an allowed move | \`applied\` | one write: the status, \`statusReason\`, the history; on COMPLETED or REJECTED also the release of the contract's slot and the request's expiry (\`expiresAt\`, \`REQUEST_RETENTION_DAYS\` later: 0021-retention.md). One \`TerminationRequestStatusChanged\` is published. |
+| an allowed move | \`applied\` | one write: the status, \`statusReason\`, the history; on COMPLETED or REJECTED also the release of the contract's slot and the request's expiry (\`expiresAt\`, the end of the retention period: 0024-retention-by-calendar-year.md). One \`TerminationRequestStatusChanged\` is published. |
 | this \`eventId\` was applied, or the request already has that status and that reason | \`duplicate\` | nothing; INFO log |
 | a move the table above forbids (back, out of a final status, or the same status with another reason) | \`forbidden-transition\` | nothing changes; ERROR log; the event goes to the dead-letter queue with the reason |
 | no such request on that contract | \`unknown-request\` | the same |
@@ -424,6 +424,29 @@ on the bus (the back office needs them) and rest in the dead-letter queues (encr
 stage's key, 14 days), and never reach a log: the functions log ids, statuses and outcomes only.
 A consumer that keeps these events keeps personal data. Where each field goes, for how long and
 under which key: [\`data-protection.md\`](data-protection.md).
+
+**The comment is free text.** The customer writes what they like in it, and it may carry special
+categories of personal data (their health, their family: 152-FZ art. 10), although the page asks
+them not to write such details. Treat every comment as if it did: show it only to those who decide
+the request, keep it only where the request is kept, and never copy it into a report, a ticket or
+an analytics store.
+
+The customer's id travels once per request, in its \`TerminationRequestSubmitted\`. A
+\`TerminationRequestStatusChanged\` names the request (\`requestId\`, \`requestNumber\`, \`contractId\`), which
+the back office knows from that event: it carries no \`customerId\`.
+
+## Changes to these events
+
+Each change to a published event's fields is listed here, newest first, with what a consumer must
+do. The service's owners tell the back office's owners of a change that removes or narrows a field
+before it is deployed (the back office is the one recipient of these events: the delivery rule
+of [\`data-protection.md\`](data-protection.md)), and deploy it only once they confirm their
+consumer does without it; a field added is announced the same way, and a consumer must accept
+fields it does not know.
+
+| Event | Change | What a consumer does |
+|---|---|---|
+| \`TerminationRequestStatusChanged\` | \`customerId\` removed: the customer is named once, in the request's \`TerminationRequestSubmitted\` (data minimisation, 152-FZ art. 5 part 5) | find the customer by \`requestId\` (or \`requestNumber\`) in what it kept of the \`Submitted\` event; a consumer that required \`customerId\` stops requiring it before this version is deployed |
 
 ## Text: plain text, escaped where it is shown
 

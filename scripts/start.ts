@@ -10,7 +10,7 @@ import { demoPageConfig, startPageServer } from './local/page-server';
 import { assertUsablePorts, lateBindProblem, PortsError, stackPorts } from './local/ports';
 import { localDefaults, localServiceEnv } from './local/service-env';
 import { loadOrCreateSigningKey, signToken } from './local/signing-key';
-import { createTables } from './local/tables';
+import { createLedgerTable, createTables, LOCAL_LEDGER_TABLE } from './local/tables';
 import { USABLE_DOCUMENT_STATUS } from '../lib/termination/documents';
 import { startAwsStandIn, type PublishedEvent, type QueuedMessage } from './local/aws-stand-in';
 import { loadOrCreateEventSigningKey } from './local/kms-stand-in';
@@ -200,6 +200,8 @@ async function main(): Promise<void> {
     void shutdown(1);
   });
   await createTables(db.client, tables);
+  // The erasure ledger, which npm run erase writes (docs/operations.md).
+  await createLedgerTable(db.client, LOCAL_LEDGER_TABLE);
   const documents = DynamoDBDocumentClient.from(db.client);
   await putContracts(documents, tables.contracts, DEMO_CONTRACTS);
   await putDocuments(documents, tables.documents, DEMO_DOCUMENTS);

@@ -43,18 +43,23 @@ const reasonText = {
   ...personal,
 } as const;
 
-/** What every event of this service says of the request it is about. */
+/**
+ * What every event of this service says of the request it is about: ids only. The customer is
+ * named once, in the request's Submitted event; a status change names the request, which the
+ * back office already knows (docs/events.md, *Changes to these events*).
+ */
 const requestIdentity = {
   eventId: { ...uuid, description: 'Stable: the same for every delivery of this event. Drop a repeated one.' },
   requestId: uuid,
   contractId: uuid,
-  customerId: {
-    type: 'string',
-    minLength: 1,
-    description: escaped("The customer, as the bank's identity provider names them in the token."),
-    ...personal,
-  },
   requestNumber: { type: 'string', maxLength: 20 },
+} as const;
+
+const customerId = {
+  type: 'string',
+  minLength: 1,
+  description: escaped("The customer, as the bank's identity provider names them in the token."),
+  ...personal,
 } as const;
 
 /** A compact JWS (RFC 7515): three base64url parts, the last the signature. */
@@ -129,6 +134,7 @@ export const submittedEventSchema = {
   ],
   properties: {
     ...requestIdentity,
+    customerId,
     status: { type: 'string', const: 'SUBMITTED' },
     reasonCode: { type: 'string', enum: REASON_CODES },
     desiredTerminationDate: input.desiredTerminationDate,
@@ -144,7 +150,13 @@ export const submittedEventSchema = {
         },
       },
     },
-    comment: { ...input.comment, description: escaped(input.comment.description), ...personal },
+    comment: {
+      ...input.comment,
+      description: escaped(
+        `${input.comment.description} Free text: whatever the customer chose to write, which may include special categories of personal data (health, family circumstances; 152-FZ art. 10) although the page asks them not to. Keep it only where the request is kept, and never copy it into a system or a report that does not need it.`,
+      ),
+      ...personal,
+    },
     documentIds: input.documentIds,
     createdAt: timestamp,
   },
@@ -157,7 +169,7 @@ export const statusChangedEventSchema = {
   $id: 'TerminationRequestStatusChanged',
   type: 'object',
   additionalProperties: false,
-  required: ['eventId', 'requestId', 'contractId', 'customerId', 'requestNumber', 'previousStatus', 'status', 'changedAt', 'changedBy'],
+  required: ['eventId', 'requestId', 'contractId', 'requestNumber', 'previousStatus', 'status', 'changedAt', 'changedBy'],
   properties: {
     ...requestIdentity,
     previousStatus: status,

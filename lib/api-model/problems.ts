@@ -39,6 +39,8 @@ interface ProblemParams {
   bodyNotAllowed: NoParams;
   bearerTokenRequired: NoParams;
   requestNotFound: NoParams;
+  /** A call retried with the key of a request that has since been erased. */
+  requestErased: NoParams;
   /** A withdrawal of a request the bank has moved on (or that is final): its status now. */
   notWithdrawable: { status: string };
   range: { min: number; max: number };

@@ -1,7 +1,7 @@
 import type { NewRequest, WriteOutcome } from '../termination/ports/store';
 import { contractConditionCheck } from './contract-condition';
 import { documentConditionChecks } from './document-checks';
-import { asIdempotencyRecord, type Item } from './items';
+import { asIdempotencyRecord, erasedKeyFingerprint, type Item } from './items';
 import { idempotencyKeyOf, numberKeyOf, slotKeyOf, type CreateTables } from './keys';
 import { createdAtSecondsOf, requestLimitUpdate } from './request-limit';
 import { newRequestPut, type NumberItem } from './request-item';
@@ -115,8 +115,11 @@ export function explainCreateRefusal(
   nowSeconds: number,
 ): Exclude<WriteOutcome, { kind: 'created' }> {
   switch (failure?.part) {
-    case 'key':
+    case 'key': {
+      const erased = erasedKeyFingerprint(failure.item);
+      if (erased !== undefined) return { kind: 'key-erased', fingerprint: erased };
       return { kind: 'key-taken', record: asIdempotencyRecord(failure.item, nowSeconds) };
+    }
     case 'contract':
       return { kind: 'contract-condition-failed', contract: failure.item, readAfter: failure.readAfter };
     case 'slot':

@@ -9,7 +9,7 @@ import type { Decision, StatusMove } from '../termination/ports/store';
  * A back-office decision as data (docs/decisions/0017-lifecycle.md): one UpdateItem of the
  * request, conditioned on the statuses it may move from; on a final status, one
  * TransactWriteItems that also deletes the contract's slot, conditioned on the slot naming this
- * request, and whose update sets the request's expiry (docs/decisions/0021-retention.md).
+ * request, and whose update sets the request's expiry (docs/decisions/0024-retention-by-calendar-year.md).
  * The request's update is request-item.ts's. termination-table.ts sends it; status-write.ts's
  * explainStatusRefusal reads a refusal.
  */

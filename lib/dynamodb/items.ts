@@ -25,6 +25,14 @@ function liveRecord(
   return { fingerprint, expiresAt, response: JSON.parse(responseJson), requestId: item['requestId'] };
 }
 
+/** The fingerprint of a key record an erasure emptied (customer-data.ts); undefined for any other. */
+export function erasedKeyFingerprint(item: Item | undefined): string | undefined {
+  if (item?.['erased'] === undefined) return undefined;
+  const { fingerprint } = item;
+  if (typeof fingerprint !== 'string') throw new MalformedItemError('erased key record');
+  return fingerprint;
+}
+
 /** A create's key record: what the key is bound to. */
 export function asIdempotencyRecord(item: Item | undefined, nowSeconds: number): IdempotencyRecord | undefined {
   const record = liveRecord(item, nowSeconds, 'idempotency record');

@@ -58,8 +58,15 @@ export type RequestItem = TableKey &
     requestNumber: string;
     status: Status;
     customerId: string;
+    /**
+     * The customer again, as the partition key of the index by customer (customer-requests.ts):
+     * only request items carry it, so the index holds nothing else. Absent on items created before it.
+     */
+    requestedBy?: string;
     contractId: string;
     idempotencyKey: string;
+    /** The withdrawal's key, set by the withdrawal: an erasure empties its key record too (customer-data.ts). */
+    withdrawalKey?: string;
     createdAt: string;
     /** Set by every write that moves the status: the decision's occurredAt, or the withdrawal's time. */
     statusChangedAt?: string;
@@ -70,7 +77,7 @@ export type RequestItem = TableKey &
     decisionIds?: string[];
     /** Every status reached after the first, in order: what the events of the request are rebuilt from. */
     statusHistory?: HistoryEntry[];
-    /** Set by the write that makes it final: when the table's TTL deletes it (docs/decisions/0021-retention.md). */
+    /** Set by the write that makes it final: when the table's TTL deletes it (docs/decisions/0024-retention-by-calendar-year.md). */
     expiresAt?: number;
   };
 
@@ -103,6 +110,7 @@ export function newRequestPut(tableName: string, request: NewRequest): Put {
       requestNumber: request.requestNumber,
       status: request.response.status,
       customerId: request.customerId,
+      requestedBy: request.customerId,
       contractId: request.contractId,
       idempotencyKey: request.idempotencyKey,
       createdAt: request.response.createdAt,
@@ -126,7 +134,7 @@ const STATUS_NAME = { '#status': name('status') };
 /**
  * A back-office decision's update (docs/decisions/0017-lifecycle.md): conditioned on the
  * statuses it may move from; on a final status it sets the request's expiry
- * (docs/decisions/0021-retention.md).
+ * (docs/decisions/0024-retention-by-calendar-year.md).
  */
 export function decisionUpdate(tableName: string, decision: Decision, move: StatusMove, appliedAt: string): Update {
   const from = statusIn(move.from);
@@ -182,7 +190,8 @@ export function withdrawalUpdate(tableName: string, intent: WithdrawalIntent): U
       `SET #status = :withdrawn, ${name('statusChangedAt')} = :at, ${name('updatedAt')} = :at, ` +
       `${name('statusHistory')} = list_append(if_not_exists(${name('statusHistory')}, :none), :entries), ` +
       // WITHDRAWN is final: the retention period starts, and TTL deletes the request after it.
-      `${name('expiresAt')} = :retainUntil REMOVE ${name('statusReason')}`,
+      // The withdrawal's key, so an erasure finds its key record (customer-data.ts).
+      `${name('expiresAt')} = :retainUntil, ${name('withdrawalKey')} = :withdrawalKey REMOVE ${name('statusReason')}`,
     ConditionExpression: `attribute_exists(pk) AND ${name('customerId')} = :customerId AND ${from.expression}`,
     ExpressionAttributeNames: STATUS_NAME,
     ExpressionAttributeValues: {
@@ -192,6 +201,7 @@ export function withdrawalUpdate(tableName: string, intent: WithdrawalIntent): U
       ':entries': [{ status, by: 'customer', occurredAt: withdrawnAt, appliedAt: withdrawnAt } satisfies WithdrawalEntry],
       ':customerId': intent.customerId,
       ':retainUntil': intent.retainUntil,
+      ':withdrawalKey': intent.idempotencyKey,
       ...from.values,
     },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

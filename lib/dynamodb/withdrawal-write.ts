@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { WithdrawalIntent, WithdrawalOutcome } from '../termination/ports/store';
-import { asWithdrawalRecord } from './items';
+import { asWithdrawalRecord, erasedKeyFingerprint } from './items';
 import { withdrawalKeyOf, type Tables } from './keys';
 import { withdrawalUpdate } from './request-item';
 import { explainStatusRefusal, slotRelease, type StatusPart } from './status-write';
@@ -9,7 +9,7 @@ import { namedTransaction, type Failure, type NamedTransaction, type WriteItem }
 /*
  * A customer's withdrawal as data (docs/decisions/0018-withdrawal.md): one TransactWriteItems
  * that records the key with its answer, moves the request to WITHDRAWN (setting its expiry,
- * docs/decisions/0021-retention.md) if it is the caller's and in a status it may be withdrawn
+ * docs/decisions/0024-retention-by-calendar-year.md) if it is the caller's and in a status it may be withdrawn
  * from, and deletes the contract's slot if it names the request.
  * termination-table.ts sends it, and hands a refusal's first failed part to
  * explainWithdrawalRefusal. The request's update is request-item.ts's.
@@ -61,6 +61,10 @@ export function explainWithdrawalRefusal(
   intent: WithdrawalIntent,
   nowSeconds: number,
 ): Exclude<WithdrawalOutcome, { kind: 'withdrawn' }> {
-  if (failure?.part === 'key') return { kind: 'key-taken', record: asWithdrawalRecord(failure.item, nowSeconds) };
+  if (failure?.part === 'key') {
+    const erased = erasedKeyFingerprint(failure.item);
+    if (erased !== undefined) return { kind: 'key-erased', fingerprint: erased };
+    return { kind: 'key-taken', record: asWithdrawalRecord(failure.item, nowSeconds) };
+  }
   return explainStatusRefusal(failure, intent.requestId);
 }

@@ -42,7 +42,6 @@ const SUBMITTED = submittedEventSchema.properties.status.const;
 const identity = (request: RequestHistory) => ({
   requestId: request.requestId,
   contractId: request.contractId,
-  customerId: request.customerId,
   requestNumber: request.requestNumber,
 });
 
@@ -51,6 +50,7 @@ export function submittedEventOf(request: RequestHistory): RequestEvent {
   const detail = {
     eventId: eventIdOf(request.requestId, SUBMITTED),
     ...identity(request),
+    customerId: request.customerId,
     status: SUBMITTED,
     ...request.submission,
     createdAt: request.createdAt,

@@ -107,6 +107,7 @@ const enProblems: ProblemTexts = {
   bearerTokenRequired: () => 'a valid bearer token is required',
   notWithdrawable: ({ status }) => `the request is ${status}: only a ${WITHDRAWABLE_STATUSES.join(' or ')} request can be withdrawn`,
   requestNotFound: () => 'no such request on this contract',
+  requestErased: () => 'the request this key was used for has been erased at your request',
   range: ({ min, max }) => `must be a whole number from ${min} to ${max}`,
   documentNotAvailable: () => 'is not one of your uploaded documents, or cannot be attached yet',
   requestLimitReached: ({ limit, days, from, timeZone }) =>
@@ -199,6 +200,7 @@ const ruProblems: ProblemTexts = {
   notWithdrawable: ({ status }) =>
     `заявка в статусе ${status}: отозвать можно только заявку в статусе ${WITHDRAWABLE_STATUSES.join(' или ')}`,
   requestNotFound: () => 'по этому договору нет такой заявки',
+  requestErased: () => 'заявка, для которой использован этот ключ, удалена по вашему запросу',
   range: ({ min, max }) => `должно быть целым числом от ${min} до ${max}`,
   documentNotAvailable: () => 'не является вашим загруженным документом или пока не может быть приложен',
   requestLimitReached: ({ limit, days, from, timeZone }) =>

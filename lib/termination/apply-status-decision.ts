@@ -3,7 +3,7 @@ import type { Status } from '../api-model/schemas';
 import { DECISION_SIGNED_FIELDS } from '../api-model/event-schemas';
 import { validateStatusDecisionDetail } from '../api-model/validator';
 import { isFinal, moveTo } from './lifecycle';
-import { retainedUntil } from './retention';
+import { retainedUntil, type RetentionRule } from './retention';
 import type { CheckSignature } from './ports/signature';
 import type { Decision, StatusMove, StatusWriteRefusal, TerminationStore } from './ports/store';
 
@@ -37,8 +37,8 @@ export interface DecisionDeps {
    */
   checkSignature: CheckSignature;
   now: () => Date;
-  /** How long a request made final is kept (REQUEST_RETENTION_DAYS). */
-  retentionSeconds: number;
+  /** How long a request made final is kept (REQUEST_RETENTION_YEARS, in the business time zone). */
+  retention: RetentionRule;
   /** Tries when concurrent writes on the same items keep a decision from deciding (lib/retry.ts). */
   maxAttempts?: number;
 }
@@ -168,7 +168,7 @@ export async function applyStatusDecision(deps: DecisionDeps, event: DecisionEve
     async () => {
       const now = deps.now();
       // A final status starts the retention period, in the same write.
-      const retained = isFinal(decision.status) ? { ...move, retainUntil: retainedUntil(now, deps.retentionSeconds) } : move;
+      const retained = isFinal(decision.status) ? { ...move, retainUntil: retainedUntil(now, deps.retention) } : move;
       const outcome = await deps.store.applyDecision(decision, retained, now.toISOString());
       if (outcome.kind === 'applied') return { kind: 'applied', decision };
       return meaningOf(outcome, decision, move);

@@ -11,7 +11,7 @@ import { businessToday, isBeforeBusinessToday } from './business-date';
 import { STATUS_SUBMITTED } from './lifecycle';
 import type { IdempotencyRecord, RequestLimit, TerminationStore, WriteOutcome } from './ports/store';
 import { requestFingerprint } from './fingerprint';
-import { refuse, type Refusal, type Refused } from './refusals';
+import { erasedKeyRefusal, refuse, type Refusal, type Refused } from './refusals';
 import { hasOwnWords, needsComment } from './reason-rules';
 import { countedFromSeconds, limitRefusal, nextRequestAllowedAt } from './request-limit';
 import { newRequestNumber } from './request-number';
@@ -129,6 +129,8 @@ function meaningOf(
   switch (outcome.kind) {
     case 'key-taken':
       return outcome.record ? answerFromRecord(outcome.record, call) : AGAIN;
+    case 'key-erased':
+      return erasedKeyRefusal(outcome.fingerprint, call.fingerprint);
     case 'contract-condition-failed': {
       const verdict = judgeContract(outcome.contract, call.customerId, call.input.desiredTerminationDate);
       if (verdict.kind !== 'ok') return contractRefusal(verdict);

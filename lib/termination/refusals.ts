@@ -39,3 +39,13 @@ export const refuse = (code: RefusalCode, problems: Problem[], requestNumber?: s
   kind: 'refused',
   refusal: { code, problems, ...(requestNumber === undefined ? {} : { requestNumber }) },
 });
+
+/**
+ * A key whose request was erased (docs/operations.md, *A customer asks to be erased*): the same
+ * call again finds no request (404), never the erased request's answer and never a new request;
+ * another call with the key is a reused key, as ever.
+ */
+export const erasedKeyRefusal = (keptFingerprint: string, callFingerprint: string): Refused =>
+  keptFingerprint === callFingerprint
+    ? refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'Idempotency-Key', code: 'requestErased' }])
+    : refuse('IDEMPOTENCY_KEY_REUSED', [{ field: 'Idempotency-Key', code: 'keyReused' }]);

@@ -5,9 +5,9 @@ import { requestFingerprint } from './fingerprint';
 import { moveTo } from './lifecycle';
 import { MalformedItemError } from './ports/errors';
 import type { TerminationStore, WithdrawalIntent, WithdrawalOutcome } from './ports/store';
-import { refuse, type Refusal, type Refused } from './refusals';
+import { erasedKeyRefusal, refuse, type Refusal, type Refused } from './refusals';
 import { AGAIN, RETRY, retrying, type Again } from '../retry';
-import { retainedUntil } from './retention';
+import { retainedUntil, type RetentionRule } from './retention';
 import { withinBudget } from './within-budget';
 import type { CallContext } from './call-context';
 
@@ -22,8 +22,8 @@ import type { CallContext } from './call-context';
 export interface WithdrawDeps {
   store: Pick<TerminationStore, 'withdraw' | 'findContract'>;
   idempotencyTtlSeconds: number;
-  /** How long a withdrawn request is kept (REQUEST_RETENTION_DAYS). */
-  retentionSeconds: number;
+  /** How long a withdrawn request is kept (REQUEST_RETENTION_YEARS, in the business time zone). */
+  retention: RetentionRule;
   /** All DynamoDB work of one invocation, retries included, ends by then as unavailable. */
   budgetMs: number;
   now?: () => Date;
@@ -63,7 +63,7 @@ function intentOf(call: WithdrawCall, deps: WithdrawDeps, now: Date): Withdrawal
     response: { requestId, status: WITHDRAWN, withdrawnAt: now.toISOString(), message: call.context.messages.withdrawn() },
     expiresAt: Math.floor(now.getTime() / 1000) + deps.idempotencyTtlSeconds,
     from: moveTo(WITHDRAWN).from,
-    retainUntil: retainedUntil(now, deps.retentionSeconds),
+    retainUntil: retainedUntil(now, deps.retention),
   };
 }
 
@@ -84,6 +84,8 @@ async function meaningOf(
         return refuse('IDEMPOTENCY_KEY_REUSED', [{ field: 'Idempotency-Key', code: 'keyReused' }]);
       }
       return { kind: 'withdrawal-replayed', withdrawal: outcome.record.response };
+    case 'key-erased':
+      return erasedKeyRefusal(outcome.fingerprint, intent.fingerprint);
     case 'request-condition-failed': {
       const { request } = outcome;
       // Not there, or another customer's: to this caller it does not exist, and the contract

@@ -12,6 +12,9 @@ const cors = require('../../resources/cors.json');
  *    prod, the contracts table another system owns,
  *    and its ALLOWED_ORIGINS must be origins; packaging fails with one message naming each
  *    (custom.stageSettings.required), instead of shipping a stack that answers every call 503.
+ *    A stage with a retention minimum (prod: the records laws' years) refuses fewer years, or a
+ *    period in days (custom.stageSettings.retention; docs/decisions/0024-retention-by-calendar-year.md),
+ *    on every stage, local included: a minimum is a law's, not a convenience.
  * 2. Preflights: with allowed origins, every route gets osls's CORS preflight (a MOCK integration
  *    that echoes only a listed origin) with the service's headers (docs/decisions/0016-browsers.md).
  * 3. The stage: osls makes it implicitly through a Deployment whose logical id changes on every
@@ -69,6 +72,7 @@ class StageSettings {
 
   checkRequired() {
     const stage = this.serverless.service.provider.stage;
+    this.checkRetention(stage);
     if (stage === 'local') return;
     const required = this.settings().required ?? {};
     const missing = Object.entries(required)
@@ -93,6 +97,18 @@ class StageSettings {
           'Set them in the environment, or let npm run deploy read them from SSM Parameter Store (README, Deploy).',
       );
     }
+  }
+
+  /** Fewer years than the stage's minimum, or days where a minimum applies, refuse to package. */
+  checkRetention(stage) {
+    const { years, days, minimumYears } = this.settings().retention ?? {};
+    const minimum = String(minimumYears ?? '').trim();
+    if (minimum === '') return;
+    const problems = [];
+    if (!/^\d+$/.test(String(years ?? '').trim()) || Number(years) < Number(minimum))
+      problems.push(`REQUEST_RETENTION_YEARS must be at least ${minimum} (the records laws' minimum), got "${years ?? ''}"`);
+    if (String(days ?? '').trim() !== '') problems.push(`REQUEST_RETENTION_DAYS is for test stages only, got "${days}"`);
+    if (problems.length > 0) throw new this.serverless.classes.Error(`Cannot package stage "${stage}": ${problems.join('; ')}.`);
   }
 
   allowedOrigins() {

@@ -14,6 +14,7 @@ import { startHttpStackWithFaults, type HttpStack } from '../support/http-stack'
 import { ofKind, type TestTables } from '../support/local-tables';
 import { startLossyProxy, type LossyProxy } from '../support/lossy-proxy';
 import { postsOf, recordCalls } from '../support/page-calls';
+import { TEXTS } from '../../web/texts';
 
 /*
  * The demo page (web/) in headless Chromium against the local stack: the page on an origin of
@@ -372,6 +373,21 @@ describe('the termination form in Chromium', () => {
     await page.press('#reason', 'Enter');
     expect(await page.evaluate('document.activeElement?.id')).toBe('date');
     expect(await postsOf(page)).toEqual([]);
+  });
+
+  it('asks, next to the comment, for no health, family or other private details, in either language, and a screen reader hears it with the field', async () => {
+    await offerContract();
+    const page = await open(allowedPage);
+    const hint = async () => {
+      const ids = (await page.getAttribute('#comment', 'aria-describedby'))?.split(' ') ?? [];
+      const texts = await Promise.all(ids.map((id) => page.locator(`#${id}`).textContent()));
+      return texts.map((text) => text?.trim());
+    };
+    expect(await hint()).toContain(TEXTS.en.commentHint);
+    await page.click('button[data-lang="ru"]');
+    await page.locator('#reason option', { hasText: 'Переезд' }).waitFor({ state: 'attached' });
+    expect(await hint()).toContain(TEXTS.ru.commentHint);
+    expect(await page.locator('#comment-hint').isVisible()).toBe(true);
   });
 
   it('starts with no reason and no date chosen, and the comment loses "(optional)" when the reason needs one', async () => {

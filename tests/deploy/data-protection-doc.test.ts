@@ -4,11 +4,12 @@ import * as eventSchemas from '../../lib/api-model/event-schemas';
 import * as apiSchemas from '../../lib/api-model/schemas';
 import {
   buildDataProtectionDoc,
-  calendarYearsIn,
+  defaultRegion,
   DATA_PROTECTION_DOC,
   FIELDS,
   personalPaths,
   placesOf,
+  recordOfProcessing,
   PLACES,
   SCHEMAS,
   settingOf,
@@ -135,9 +136,10 @@ describe('docs/data-protection.md', () => {
 
   it("takes each item's expiry from the setting the functions are given: a figure changed shows, and one given two ways is refused", () => {
     const today = buildDataProtectionDoc(prod);
-    const retention = settingOf(prod, 'REQUEST_RETENTION_DAYS');
-    expect(retention).toBe('1827');
-    expect(today).toContain('then 1827 days (`REQUEST_RETENTION_DAYS`, never less than 5 calendar years) after it became final');
+    expect(settingOf(prod, 'REQUEST_RETENTION_YEARS')).toBe('5');
+    expect(today).toContain(
+      'once final (`COMPLETED`, `REJECTED`, `WITHDRAWN`), to the end of the calendar year it became final in (`Europe/Moscow`, `BUSINESS_TIME_ZONE`), then 5 whole years (`REQUEST_RETENTION_YEARS`)',
+    );
     expect(today).toMatch(
       /`LIMIT#<customerId>`[^|]*\| `customerId` \| 30 days \(`REQUEST_LIMIT_DAYS`\) after the customer's latest request/,
     );
@@ -148,26 +150,24 @@ describe('docs/data-protection.md', () => {
           if (isRecord(variables) && name in variables) variables[name] = value;
         }
       });
-    expect(buildDataProtectionDoc(setEverywhere('REQUEST_RETENTION_DAYS', '3653'))).toContain(
-      'then 3653 days (`REQUEST_RETENTION_DAYS`, never less than 10 calendar years) after it became final',
+    expect(buildDataProtectionDoc(setEverywhere('REQUEST_RETENTION_YEARS', '10'))).toContain(
+      'then 10 whole years (`REQUEST_RETENTION_YEARS`)',
+    );
+    expect(buildDataProtectionDoc(setEverywhere('REQUEST_RETENTION_DAYS', '2'))).toContain(
+      "once final (`COMPLETED`, `REJECTED`, `WITHDRAWN`), 2 days (`REQUEST_RETENTION_DAYS`, a test stage's period) after it became final",
     );
     expect(buildDataProtectionDoc(setEverywhere('REQUEST_LIMIT_DAYS', '7'))).toMatch(
       /`LIMIT#<customerId>`[^|]*\| `customerId` \| 7 days \(`REQUEST_LIMIT_DAYS`\)/,
     );
     // The decision consumer and the withdrawal both make requests final: one figure for both, or no record.
     const twoWays = changed((resources) => {
-      objectAt(resources, 'WithdrawTerminationRequestLambdaFunction', 'Properties', 'Environment', 'Variables')['REQUEST_RETENTION_DAYS'] =
-        '400';
+      objectAt(resources, 'WithdrawTerminationRequestLambdaFunction', 'Properties', 'Environment', 'Variables')['REQUEST_RETENTION_YEARS'] =
+        '6';
     });
-    expect(() => buildDataProtectionDoc(twoWays)).toThrow(/given REQUEST_RETENTION_DAYS as (1827 and 400|400 and 1827)$/);
+    expect(() => buildDataProtectionDoc(twoWays)).toThrow(/given REQUEST_RETENTION_YEARS as (5 and 6|6 and 5)$/);
     // Every place that says it expires names a setting the functions are given.
     for (const place of PLACES.filter((p) => p.expiresBy !== undefined))
       expect([place.id, place.kept(prod)]).toEqual([place.id, expect.stringContaining(`\`${place.expiresBy ?? ''}\``)]);
-  });
-
-  it('counts the calendar years a retention in days never falls short of, leap days included', () => {
-    // A year may hold 366 days, five years 1827.
-    expect([365, 366, 1460, 1461, 1826, 1827, 3652, 3653].map(calendarYearsIn)).toEqual([0, 1, 3, 4, 4, 5, 9, 10]);
   });
 
   it("says the tables other systems own are theirs, and a stage's own stand-in table is under the key the template gives it", () => {
@@ -186,5 +186,41 @@ describe('docs/data-protection.md', () => {
     const doc = buildDataProtectionDoc(prod);
     expect(doc.match(/\(operations\.md#a-customer-asks-to-be-erased\)/g)?.length).toBeGreaterThanOrEqual(2);
     expect(doc).toContain('(operations.md#a-customer-refused-by-the-limit)');
+  });
+});
+
+describe('docs/record-of-processing.yml: what the code cannot know', () => {
+  it('gives every processing a purpose and a legal basis, names both kinds of data subject, the recipients and who reads, and the record shows each', () => {
+    const record = recordOfProcessing();
+    const doc = buildDataProtectionDoc(prod);
+    for (const [processing, purpose, basis] of record.purposes) {
+      expect([processing, purpose, basis].every((text) => text !== undefined && text.length > 0)).toBe(true);
+      expect(doc).toContain(`| ${processing ?? ''} | ${purpose ?? ''} | ${basis ?? ''} |`);
+    }
+    expect(record.subjects).toHaveLength(2);
+    for (const rows of [record.subjects, record.recipients, record.readers])
+      for (const [who = ''] of rows) expect(doc).toContain(`| ${who} |`);
+    // Every id that points to a person, classed and placed.
+    expect(record.pseudonymousIds.map(([id]) => id)).toEqual(['contractId', 'requestId', 'requestNumber']);
+  });
+
+  it('refuses a row without its legal basis: the record never goes out with a gap', () => {
+    expect(() => recordOfProcessing('purposes:\n  - processing: x\n    purpose: y\n')).toThrow(/a row of purposes lacks legalBasis/);
+  });
+
+  it('takes the region from serverless.yml: another default shows', () => {
+    expect(buildDataProtectionDoc(prod, recordOfProcessing(), defaultRegion())).toContain(`deployed to, \`${defaultRegion()}\` unless`);
+    expect(defaultRegion("  region: ${opt:region, env:AWS_REGION, 'ru-central-1'}\n")).toBe('ru-central-1');
+  });
+
+  it("names the bus owner's key when the stack is given another team's bus, and the ledger under the stage's key", () => {
+    const givenBus = changed(() => undefined);
+    objectAt(givenBus, 'Parameters', 'CreateEventBusSetting')['Default'] = 'false';
+    expect(buildDataProtectionDoc(givenBus)).toMatch(
+      /\| the bus: `TerminationRequestSubmitted`[^|]*\|[^|]*\|[^|]*\| its owner's: the stack was given a bus it did not make/,
+    );
+    expect(buildDataProtectionDoc(prod)).toMatch(
+      /\| the erasure ledger [^|]*\| `customerId` \| 90 days after the erasure[^|]*\| the stage's key, `alias\/contract-termination-<stage>` \|/,
+    );
   });
 });

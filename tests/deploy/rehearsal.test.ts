@@ -511,8 +511,8 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
       const kept = (await stackResources(cloudFormation, STACK)).filter((r) =>
         ['AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::Logs::LogGroup', 'AWS::KMS::Key'].includes(r.ResourceType ?? ''),
       );
-      // The table, the dead letters, the functions', access and WAF logs, the stage's key and the events' signing key.
-      expect(kept).toHaveLength(1 + 2 + 10 + 2);
+      // The requests table and the erasure ledger, the dead letters, the functions', access and WAF logs, the stage's key and the events' signing key.
+      expect(kept).toHaveLength(2 + 2 + 10 + 2);
       await serverless('remove');
       await expect(stackStatus(STACK)).rejects.toThrow(/does not exist/);
       const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };

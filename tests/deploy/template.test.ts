@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_KEYS_PER_READ } from '../../lib/dynamodb/request-reads';
 import { UNCONFIRMED_RECORDS_METRIC } from '../../lib/events/publish-request-events';
 import { OUTCOMES } from '../../lib/http/outcomes';
+import { LEGAL_MINIMUM_YEARS } from '../../lib/termination/retention';
 import { at, jsonObject } from '../support/json';
 import { stageParams } from '../support/serverless-yml';
 import { BACK_OFFICE_JWKS_PATH, LOCAL_BACK_OFFICE_KEY } from '../../scripts/local/decision-event';
@@ -1166,6 +1167,27 @@ describe('production protections', () => {
       /Cannot package stage "prod": CONTRACTS_TABLE_NAME, DOCUMENTS_TABLE_NAME are not set/,
     );
     expect(await failure('dev', { ALLOWED_ORIGINS: 'https://lk.bank.example/' })).toMatch(/ALLOWED_ORIGINS must list origins/);
+  });
+
+  it("refuses to package prod with fewer years' retention than the records laws', or with a test stage's days", async () => {
+    const failure = (env: Record<string, string>) =>
+      packageStage('prod', { CONTRACTS_TABLE_NAME: 'contracts', ...env }).then(
+        () => 'packaged',
+        (error: unknown) => `${String(at(error, 'stdout'))}${String(at(error, 'stderr'))}`,
+      );
+    expect(await failure({ REQUEST_RETENTION_YEARS: String(LEGAL_MINIMUM_YEARS - 1) })).toMatch(
+      new RegExp(`Cannot package stage "prod": REQUEST_RETENTION_YEARS must be at least ${LEGAL_MINIMUM_YEARS}`),
+    );
+    expect(await failure({ REQUEST_RETENTION_DAYS: '2' })).toMatch(
+      /Cannot package stage "prod": REQUEST_RETENTION_DAYS is for test stages only/,
+    );
+    // Prod packages with the default years (the other tests' template), and keeps them.
+    for (const fn of ['WithdrawTerminationRequestLambdaFunction', 'ApplyStatusDecisionLambdaFunction'])
+      expect(at(resource(prod, fn), 'Properties', 'Environment', 'Variables')).toMatchObject({
+        REQUEST_RETENTION_YEARS: String(LEGAL_MINIMUM_YEARS),
+        REQUEST_RETENTION_DAYS: '',
+        BUSINESS_TIME_ZONE: 'Europe/Moscow',
+      });
   });
 });
 

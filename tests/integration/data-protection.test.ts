@@ -1,3 +1,5 @@
+import { DEFAULT_BUSINESS_TIME_ZONE } from '../../lib/config';
+import { retainedUntil } from '../../lib/termination/retention';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decisionEvent } from '../../scripts/local/decision-event';
@@ -25,7 +27,7 @@ import { logger } from '../../lib/observability/logger';
  */
 
 /** The settings the record names for expiries, at figures no default has. */
-const SETTINGS: Record<string, string> = { REQUEST_RETENTION_DAYS: '1001', REQUEST_LIMIT_DAYS: '17', IDEMPOTENCY_TTL_HOURS: '5' };
+const SETTINGS: Record<string, string> = { REQUEST_RETENTION_YEARS: '7', REQUEST_LIMIT_DAYS: '17', IDEMPOTENCY_TTL_HOURS: '5' };
 /** Seconds per unit of a setting, by its name's unit. */
 const unitSeconds = (setting: string): number => {
   if (setting.endsWith('_DAYS')) return 86_400;
@@ -221,6 +223,13 @@ describe('the record of processing, against what the service does', () => {
     const endOf = (placeId: string, from: unknown): number => {
       const setting = placeOf(placeId).expiresBy ?? '';
       const start = typeof from === 'number' ? from : Math.floor(Date.parse(String(from)) / 1000);
+      // Whole years after the end of the calendar year it started in, in the business time zone (the default's).
+      if (setting === 'REQUEST_RETENTION_YEARS')
+        return retainedUntil(new Date(start * 1000), {
+          kind: 'calendar-years',
+          years: Number(SETTINGS[setting]),
+          timeZone: DEFAULT_BUSINESS_TIME_ZONE,
+        });
       return start + Number(SETTINGS[setting]) * unitSeconds(setting);
     };
     // The request: no expiry while active; the withdrawal that made it final set it.

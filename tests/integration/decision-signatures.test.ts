@@ -174,7 +174,7 @@ describe('the example docs/events.md gives the back-office team (docs/examples/s
         expected: { source: LOCAL_DECISION_SOURCE, detailType: 'TerminationRequestStatusChanged', account: LOCAL_ACCOUNT_ID },
         checkSignature: createDecisionSignatureCheck({ ...config.signatures, issuer: config.decisionSource }),
         now: () => new Date(),
-        retentionSeconds: config.retentionSeconds,
+        retention: config.retention,
       },
       { source: LOCAL_DECISION_SOURCE, detailType: 'TerminationRequestStatusChanged', account: LOCAL_ACCOUNT_ID, detail },
     );

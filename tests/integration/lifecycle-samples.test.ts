@@ -17,6 +17,7 @@ import { DECISION_SIGNED_FIELDS } from '../../lib/api-model/event-schemas';
 import { signatureCheckWith } from '../support/decision-signatures';
 import { jsonObject } from '../support/json';
 import { eventIdOf } from '../../lib/events/request-events';
+import { publishRequestEvents } from '../../lib/events/publish-request-events';
 import type { PutEventsFault } from '../../scripts/local/aws-stand-in';
 import { matchesPattern } from '../../scripts/local/event-pattern';
 import { streamFilterPatterns } from '../../scripts/local/template-patterns';
@@ -232,7 +233,6 @@ describe('a request, from the stream records of its creation to its rejection', 
         eventId: eventIdOf(WITHDRAWN_SAMPLE.requestId, 'WITHDRAWN'),
         requestId: WITHDRAWN_SAMPLE.requestId,
         contractId: WITHDRAWN_SAMPLE.contractId,
-        customerId: WITHDRAWN_SAMPLE.customerId,
         requestNumber: WITHDRAWN_SAMPLE.requestNumber,
         previousStatus: 'IN_REVIEW',
         status: 'WITHDRAWN',
@@ -251,7 +251,7 @@ describe('a request, from the stream records of its creation to its rejection', 
 
   it("stream-request-expired.json: a request removed by TTL publishes nothing, and the stream's filter drops it", async () => {
     const [record] = streams['stream-request-expired.json'].Records;
-    // A final request at the end of its retention period (0021-retention.md), deleted by DynamoDB itself.
+    // A final request at the end of its retention period (0024-retention-by-calendar-year.md), deleted by DynamoDB itself.
     expect(record).toMatchObject({
       eventName: 'REMOVE',
       userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' },
@@ -263,6 +263,45 @@ describe('a request, from the stream records of its creation to its rejection', 
     expect(response).toEqual({ batchItemFailures: [] });
     expect(events).toEqual([]);
     expect(calls).toEqual([]);
+  });
+
+  it("January's burst: a year's requests expire together, and a batch of 100 TTL deletions costs the publisher no read and no PutEvents", async () => {
+    // Every request made final in one year ends its retention at the same midnight (0024-retention-by-calendar-year.md).
+    const [sample] = streams['stream-request-expired.json'].Records;
+    if (sample === undefined) throw new Error('stream-request-expired.json holds no record');
+    const burst = Array.from({ length: 100 }, (_, n) => ({
+      ...sample,
+      eventID: `expired-${String(n)}`,
+      dynamodb: { ...sample.dynamodb, SequenceNumber: String(9_000_000 + n) },
+    }));
+    // The stream's filter drops each of them before any invocation...
+    expect(burst.filter((record) => streamFilterPatterns().some((pattern) => matchesPattern(pattern, record)))).toEqual([]);
+    // ...and handed over all the same, the publisher reads nothing and sends nothing.
+    stack.standIn.clear();
+    const { handler } = await import('../../functions/publish-request-events');
+    expect(await handler({ Records: burst })).toEqual({ batchItemFailures: [] });
+    expect(stack.standIn.putEventsCalls).toEqual([]);
+    const counted = { reads: 0, puts: 0 };
+    const result = await publishRequestEvents(
+      burst,
+      { eventBusName: 'termination-events', eventSource: 'bank.contract-termination' },
+      {
+        readRequests: () => {
+          counted.reads++;
+          return Promise.reject(new Error('no read expected'));
+        },
+        putEvents: () => {
+          counted.puts++;
+          return Promise.reject(new Error('no PutEvents expected'));
+        },
+        signer: { kid: 'unused', signDer: () => Promise.reject(new Error('no signature expected')) },
+        maxAttempts: 1,
+        pause: () => Promise.resolve(),
+        isTransient: () => false,
+      },
+    );
+    expect(result).toMatchObject({ skipped: 100, reads: 0, published: 0, unconfirmed: [] });
+    expect(counted).toEqual({ reads: 0, puts: 0 });
   });
 });
 

@@ -168,7 +168,7 @@ describe('the period, on a clock of its own (the use case on DynamoDB Local, 2 r
   const withdrawDeps = () => ({
     store: new DynamoDbTerminationStore(localDocumentClient(stack.tables.endpoint), stack.tables.names),
     idempotencyTtlSeconds: DAY,
-    retentionSeconds: 365 * DAY,
+    retention: { kind: 'days', days: 365 } as const,
     budgetMs: 2000,
   });
 

@@ -1,23 +1,19 @@
-import { readFileSync } from 'node:fs';
-import { ConditionalCheckFailedException, DeleteItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyKeyOf, numberKeyOf, requestKeyOf, slotKeyOf, withdrawalKeyOf, type TableKey } from '../../lib/dynamodb/keys';
 import { DynamoDbTerminationStore } from '../../lib/dynamodb/termination-table';
 import { isFinal, moveTo } from '../../lib/termination/lifecycle';
 import type { Decision } from '../../lib/termination/ports/store';
-import { localClient } from '../../scripts/local/dynamodb-local';
 import { at, templateFile } from '../../scripts/local/template-file';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { headersWithKey, validBody } from '../support/bodies';
 import { newContract } from '../support/contracts';
 import { callHandler, withdrawalOf } from '../support/handler';
-import { jsonObject } from '../support/json';
 import { useFreshTables, type TestTables } from '../support/local-tables';
 import { localDocumentClient } from '../support/use-case';
 
 /*
- * How long a request is kept (docs/decisions/0021-retention.md): the write that makes it final
+ * How long a request is kept (docs/decisions/0024-retention-by-calendar-year.md): the write that makes it final
  * sets its expiresAt, the table's TTL attribute, to the end of the retention period; an active
  * request has none; the key records keep their own 24 h; the number item stays. Against DynamoDB
  * Local, through the withdrawal's handler (configured with REQUEST_RETENTION_DAYS) and the
@@ -124,46 +120,5 @@ describe('a decision', () => {
     expect(await decide(rejected, 'REJECTED')).toBe(1);
     expect(await item(requestKeyOf(rejected.contractId, rejected.requestId))).toMatchObject({ status: 'REJECTED', expiresAt: retainUntil });
     expect(await item(numberKeyOf(rejected.requestNumber))).not.toHaveProperty('expiresAt');
-  });
-});
-
-describe("docs/operations.md's erasure command", () => {
-  /** The runbook's `aws dynamodb delete-item`, its placeholders filled: what on-call would send. */
-  function runbookDelete(request: { contractId: string; requestId: string }): DeleteItemCommand {
-    const runbook = readFileSync('docs/operations.md', 'utf8');
-    const section = runbook.slice(runbook.indexOf('## A customer asks to be erased'));
-    const command = /aws dynamodb delete-item [^`]*/.exec(section)?.[0] ?? '';
-    const option = (name: string) => new RegExp(`--${name} '([^']*)'`).exec(command)?.[1] ?? '';
-    /** String values as the AWS CLI takes them ({"S": ...}), with the request's ids in place of the placeholders. */
-    const values = (json: string): Record<string, AttributeValue> =>
-      Object.fromEntries(
-        Object.entries(jsonObject(JSON.parse(json))).map(([name, value]) => [
-          name,
-          { S: String(jsonObject(value)['S']).replaceAll('<contractId>', request.contractId).replaceAll('<requestId>', request.requestId) },
-        ]),
-      );
-    expect(command).toContain('--table-name contract-termination-<stage>-requests');
-    return new DeleteItemCommand({
-      TableName: tables.names.requests,
-      Key: values(option('key')),
-      ConditionExpression: option('condition-expression'),
-      ExpressionAttributeNames: Object.fromEntries(
-        Object.entries(jsonObject(JSON.parse(option('expression-attribute-names')))).map(([name, value]) => [name, String(value)]),
-      ),
-      ExpressionAttributeValues: values(option('expression-attribute-values')),
-    });
-  }
-
-  it('deletes a final request and nothing else of it, and refuses an active one', async () => {
-    const client = localClient(tables.endpoint);
-    const active = await created();
-    await expect(client.send(runbookDelete(active))).rejects.toBeInstanceOf(ConditionalCheckFailedException);
-    expect(await item(requestKeyOf(active.contractId, active.requestId))).toMatchObject({ status: 'SUBMITTED' });
-
-    const final = await created();
-    expect((await callHandler(withdrawalOf(final, anna.customerId))).status).toBe(200);
-    await client.send(runbookDelete(final));
-    expect(await item(requestKeyOf(final.contractId, final.requestId))).toBeUndefined();
-    expect(await item(numberKeyOf(final.requestNumber))).toMatchObject({ requestId: final.requestId });
   });
 });

@@ -109,7 +109,7 @@ export async function writeWithdrawnSample(doc: DynamoDBDocumentClient, names: T
       response: { requestId: WITHDRAWN_SAMPLE_ID, status: 'WITHDRAWN', withdrawnAt: WITHDRAWN_AT, message: 'Withdrawn.' },
       expiresAt: 4_102_444_800,
       from: moveTo('WITHDRAWN').from,
-      // Five years from the withdrawal (docs/decisions/0021-retention.md), as stream-request-expired.json records.
+      // Kept after the withdrawal as the retention says (docs/decisions/0024-retention-by-calendar-year.md), as stream-request-expired.json records.
       retainUntil: seconds(WITHDRAWN_AT) + 1827 * 86_400,
     },
     seconds(WITHDRAWN_AT),

@@ -24,8 +24,10 @@ const CONTRACT_ID = 'a1a1a1a1-0000-4000-8000-000000000001';
 
 type DecisionStatus = Decision['status'];
 
-/** The retention period the consumer is configured with: five years. */
-const RETENTION_SECONDS = 1827 * 86_400;
+/** The retention the consumer is configured with: five years after the year's end in Moscow. */
+const RETENTION = { kind: 'calendar-years', years: 5, timeZone: 'Europe/Moscow' } as const;
+/** A request made final on 23 Nov 2026 is kept to the end of 2031, Moscow time (UTC+3). */
+const RETAIN_UNTIL = Date.parse('2031-12-31T21:00:00.000Z') / 1000;
 
 /** What the store reports when the request's condition refused the write: the request in `status`. */
 const refusedBy = (status: Status, fields: Partial<RequestState> = {}): DecisionWriteOutcome => ({
@@ -51,7 +53,7 @@ function depsAnswering(...answers: DecisionWriteOutcome[]): DecisionDeps & { see
     expected: { source: LOCAL_DECISION_SOURCE, detailType: DECISION_DETAIL_TYPE, account: LOCAL_ACCOUNT_ID },
     checkSignature,
     now: () => new Date('2026-11-23T10:00:00.000Z'),
-    retentionSeconds: RETENTION_SECONDS,
+    retention: RETENTION,
     maxAttempts: 3,
   };
 }
@@ -97,9 +99,7 @@ describe('applyStatusDecision', () => {
   it('hands the store the move the lifecycle allows: from the statuses before it, freeing the slot when final', async () => {
     const deps = depsAnswering({ kind: 'applied' });
     await applyStatusDecision(deps, eventOf());
-    expect(deps.moves).toEqual([
-      { from: ['SUBMITTED', 'IN_REVIEW'], freesSlot: true, retainUntil: Date.parse('2026-11-23T10:00:00.000Z') / 1000 + RETENTION_SECONDS },
-    ]);
+    expect(deps.moves).toEqual([{ from: ['SUBMITTED', 'IN_REVIEW'], freesSlot: true, retainUntil: RETAIN_UNTIL }]);
   });
 
   it.each<[DecisionStatus, boolean]>([
@@ -110,8 +110,7 @@ describe('applyStatusDecision', () => {
   ])('%s starts the retention period in its own write: %s', async (status, final) => {
     const deps = depsAnswering({ kind: 'applied' });
     await applyStatusDecision(deps, eventOf({ status }));
-    const retainUntil = Date.parse('2026-11-23T10:00:00.000Z') / 1000 + RETENTION_SECONDS;
-    expect(deps.moves[0]?.retainUntil).toBe(final ? retainUntil : undefined);
+    expect(deps.moves[0]?.retainUntil).toBe(final ? RETAIN_UNTIL : undefined);
   });
 
   it.each([

@@ -25,7 +25,7 @@ describe('loadServiceConfig', () => {
       requestsTableName: 'termination-requests',
       contractsTableName: 'contracts',
       idempotencyTtlSeconds: 24 * 3600,
-      retentionSeconds: 1827 * 86_400,
+      retention: { kind: 'calendar-years', years: 5, timeZone: 'Europe/Moscow' },
       businessTimeZone: 'Europe/Moscow',
       budgetMs: 6000,
       retryAfterSeconds: 1,
@@ -39,7 +39,7 @@ describe('loadServiceConfig', () => {
     const config = loadServiceConfig({
       ...SERVICE_REQUIRED,
       IDEMPOTENCY_TTL_HOURS: '48',
-      REQUEST_RETENTION_DAYS: '3653',
+      REQUEST_RETENTION_YEARS: '10',
       BUSINESS_TIME_ZONE: 'Asia/Yekaterinburg',
       DYNAMODB_BUDGET_MS: '100',
       RETRY_AFTER_SECONDS: '30',
@@ -55,7 +55,7 @@ describe('loadServiceConfig', () => {
       requestsTableName: 'termination-requests',
       contractsTableName: 'contracts',
       idempotencyTtlSeconds: 48 * 3600,
-      retentionSeconds: 3653 * 86_400,
+      retention: { kind: 'calendar-years', years: 10, timeZone: 'Asia/Yekaterinburg' },
       businessTimeZone: 'Asia/Yekaterinburg',
       budgetMs: 100,
       retryAfterSeconds: 30,
@@ -114,6 +114,8 @@ describe('loadServiceConfig', () => {
     ['DYNAMODB_MAX_ATTEMPTS', '0b11'],
     ['REQUEST_RETENTION_DAYS', '0'],
     ['REQUEST_RETENTION_DAYS', '36526'],
+    ['REQUEST_RETENTION_YEARS', '0'],
+    ['REQUEST_RETENTION_YEARS', '101'],
   ])('rejects %s=%j', (name, value) => {
     const message = configProblems(() => loadServiceConfig({ ...SERVICE_REQUIRED, [name]: value }));
     expect(message).toContain(name);
@@ -358,7 +360,7 @@ describe("serverless.yml's and docs/configuration.md's defaults", () => {
         'DYNAMODB_BUDGET_MS',
         'JWKS_TTL_SECONDS',
         'REQUEST_LIMIT_COUNT',
-        'REQUEST_RETENTION_DAYS',
+        'REQUEST_RETENTION_YEARS',
       ]),
     );
     for (const [name, value] of checked) expect(loadAll({ ...REQUIRED, [name]: value }), `${name}: '${value}'`).toEqual(loadAll(REQUIRED));
@@ -377,7 +379,7 @@ describe("serverless.yml's and docs/configuration.md's defaults", () => {
       expect.arrayContaining([
         'REQUEST_LIMIT_COUNT',
         'REQUEST_LIMIT_DAYS',
-        'REQUEST_RETENTION_DAYS',
+        'REQUEST_RETENTION_YEARS',
         'JWT_ACCESS_TOKEN_PROOF',
         'BUSINESS_TIME_ZONE',
       ]),

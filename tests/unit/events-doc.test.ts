@@ -41,7 +41,7 @@ describe('docs/events.md', () => {
     const rows = [
       ['in: `TerminationRequestStatusChanged` from the back office', ['eventId', 'reason']],
       ['out: `TerminationRequestSubmitted`', ['customerId', 'bankDetails.recipientName', 'comment']],
-      ['out: `TerminationRequestStatusChanged`', ['customerId', 'reason', 'decisionEventId']],
+      ['out: `TerminationRequestStatusChanged`', ['reason', 'decisionEventId']],
     ] as const;
     for (const [event, fields] of rows) {
       expect(section).toContain(`| ${event} | ${fields.map((f) => `\`${f}\``).join(', ')} |`);

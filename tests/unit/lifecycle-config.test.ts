@@ -20,7 +20,7 @@ describe('loadDecisionConfig', () => {
     expect(loadDecisionConfig({ ...DECISION_REQUIRED })).toEqual({
       requestsTableName: 'termination-requests',
       dynamodb: { region: 'eu-central-1', endpoint: undefined, requestTimeoutMs: 2000, connectTimeoutMs: 1000, maxAttempts: 3 },
-      retentionSeconds: 1827 * 86_400,
+      retention: { kind: 'calendar-years', years: 5, timeZone: 'Europe/Moscow' },
       decisionSource: 'bank.back-office',
       decisionDetailType: 'TerminationRequestStatusChanged',
       decisionAccountId: '123456789012',
@@ -49,13 +49,13 @@ describe('loadDecisionConfig', () => {
       AWS_REGION: 'eu-west-1',
       DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
       DYNAMODB_MAX_ATTEMPTS: '5',
-      REQUEST_RETENTION_DAYS: ' 3653 ',
+      REQUEST_RETENTION_DAYS: ' 3 ',
       SQS_ENDPOINT: 'http://127.0.0.1:3007',
     });
     expect(config).toEqual({
       requestsTableName: 'requests',
       dynamodb: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:8000', requestTimeoutMs: 2000, connectTimeoutMs: 1000, maxAttempts: 5 },
-      retentionSeconds: 3653 * 86_400,
+      retention: { kind: 'days', days: 3 },
       decisionSource: 'bank.core',
       decisionDetailType: 'RequestDecided',
       decisionAccountId: '210987654321',

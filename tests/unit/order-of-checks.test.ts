@@ -316,7 +316,7 @@ describe('a decision: source, then signature, then detail, then the lifecycle (0
     expected: { source: LOCAL_DECISION_SOURCE, detailType: DECISION_DETAIL_TYPE, account: LOCAL_ACCOUNT_ID },
     checkSignature,
     now: () => NOW,
-    retentionSeconds: 1827 * 86_400,
+    retention: { kind: 'calendar-years', years: 5, timeZone: 'Europe/Moscow' },
   });
   const eventOf = (event: ReturnType<typeof decisionEvent>) => ({
     source: event.source,
@@ -376,7 +376,7 @@ describe('a withdrawal: key, form, the key again, the request, its status (0018-
   const withdrawDeps = (store: InMemoryStore) => ({
     store,
     idempotencyTtlSeconds: 3600,
-    retentionSeconds: 1827 * 86_400,
+    retention: { kind: 'calendar-years', years: 5, timeZone: 'Europe/Moscow' } as const,
     budgetMs: 1000,
     now: () => NOW,
   });

@@ -16,8 +16,8 @@ const CONTRACT_ID = 'a1a1a1a1-0000-4000-8000-00000000000a';
 const REQUEST_ID = '0190f5a2-7c3e-7d4a-9b1e-5a6c7d8e9f01';
 
 const ANNAS_CONTRACT = { contractId: CONTRACT_ID, customerId: ANNA };
-/** The retention period the withdrawal is configured with: five years. */
-const RETENTION_SECONDS = 1827 * 86_400;
+/** The retention the withdrawal is configured with: five years after the year's end in Moscow. */
+const RETENTION = { kind: 'calendar-years', years: 5, timeZone: 'Europe/Moscow' } as const;
 
 /** A store that answers each write in turn, and holds `contract`. */
 function depsAnswering(
@@ -37,7 +37,7 @@ function depsAnswering(
       findContract: () => Promise.resolve(contract),
     },
     idempotencyTtlSeconds: 3600,
-    retentionSeconds: RETENTION_SECONDS,
+    retention: RETENTION,
     budgetMs: 2000,
     now: () => new Date('2026-11-24T09:00:00Z'),
   };
@@ -69,7 +69,8 @@ describe('a withdrawal: what the write is handed', () => {
   it('starts the retention period in the same write: the request may go the retention after its withdrawal', async () => {
     const deps = depsAnswering([{ kind: 'withdrawn' }]);
     await withdraw(deps);
-    expect(deps.seen[0]?.retainUntil).toBe(Date.parse('2026-11-24T09:00:00Z') / 1000 + RETENTION_SECONDS);
+    // Withdrawn on 24 Nov 2026: kept to the end of 2031, Moscow time (UTC+3).
+    expect(deps.seen[0]?.retainUntil).toBe(Date.parse('2031-12-31T21:00:00Z') / 1000);
     // The key keeps its own lifetime.
     expect(deps.seen[0]?.expiresAt).toBe(Date.parse('2026-11-24T09:00:00Z') / 1000 + 3600);
   });

@@ -90,6 +90,8 @@ export type WriteOutcome =
   | { kind: 'created' }
   /** The key is bound: its record, or none when it had gone or expired by the read after the failure. */
   | { kind: 'key-taken'; record: IdempotencyRecord | undefined }
+  /** The key's request was erased (docs/operations.md): its record keeps only the fingerprint. */
+  | { kind: 'key-erased'; fingerprint: string }
   /** The contract as the condition refused it, or, with `readAfter`, as a read found it after (it may have changed since). */
   | { kind: 'contract-condition-failed'; contract: Record<string, unknown> | undefined; readAfter: boolean }
   /** The contract's active slot is held: by this request of this customer, or by nothing any more at the read after. */
@@ -193,6 +195,8 @@ export type WithdrawalOutcome =
   | { kind: 'withdrawn' }
   /** The key is bound: its record, or none when it had gone or expired by the read after the failure. */
   | { kind: 'key-taken'; record: WithdrawalRecord | undefined }
+  /** The key's request was erased (docs/operations.md): its record keeps only the fingerprint. */
+  | { kind: 'key-erased'; fingerprint: string }
   | StatusWriteRefusal;
 
 /**

@@ -1,0 +1,343 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import type { Status } from '../api-model/schemas';
+import type { ErasureRules } from '../termination/ports/erasure';
+import { isStatus } from '../termination/ports/store';
+import type { Item } from './items';
+import { idempotencyKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, withdrawalKeyOf, type TableKey } from './keys';
+import { batchGetFor, requestReader, type RequestIds } from './request-reads';
+
+/*
+ * A customer's rights over what this service holds of them (docs/decisions/0025-erasure.md),
+ * for the operator commands `npm run subject-access` and `npm run erase`. Nothing here scans the
+ * requests table: the customer's requests come from the index by customer, each read again
+ * consistently by its key, and everything else that names them from the request items
+ * themselves (their contract's limit record, their key records, their number).
+ *
+ * An erasure removes a final request and all that names it in one transaction whose every
+ * condition holds only while the request is final and the customer's: an active request can
+ * never be erased. The key records are not deleted but emptied (their body and request id go,
+ * their fingerprint and expiry stay), so a create or withdrawal retried with the same key within
+ * its 24 h is told the request is gone instead of making another or answering with the erased
+ * body. Before it, the erasure's keys and time go to the ledger, a table of its own that a
+ * point-in-time restore of the requests table does not roll back.
+ */
+
+/** The requests table's sparse index of request items by customer (resources/tables.yml). */
+export const REQUESTS_BY_CUSTOMER_INDEX = 'RequestsByCustomer';
+/** The request item's attribute the index is keyed by: the customer's id again. */
+const INDEX_KEY = 'requestedBy';
+
+export interface CustomerDataTables {
+  requests: string;
+  ledger: string;
+}
+
+/** The ledger's partition for one UTC day: an operator reapplies the erasures since a time day by day, without a scan. */
+const ledgerPartition = (at: Date) => `ERASED#${at.toISOString().slice(0, 10)}`;
+
+const text = (item: Item, name: string): string | undefined => (typeof item[name] === 'string' ? item[name] : undefined);
+
+/** The key records a request item names: its create's, and its withdrawal's when it was withdrawn. */
+function keyRecordsOf(request: Item, customerId: string): TableKey[] {
+  const create = text(request, 'idempotencyKey');
+  const withdrawal = text(request, 'withdrawalKey');
+  return [
+    ...(create === undefined ? [] : [idempotencyKeyOf(customerId, create)]),
+    ...(withdrawal === undefined ? [] : [withdrawalKeyOf(customerId, withdrawal)]),
+  ];
+}
+
+export interface SubjectAccessDocument {
+  customerId: string;
+  generatedAt: string;
+  /** Each request item as stored. */
+  requests: Item[];
+  /** The customer's limit record on each contract they asked about. */
+  limitRecords: Item[];
+  /** The key records of their calls: what the key was bound to (its fingerprint) and when, never the answer kept. */
+  keyRecords: { key: TableKey; kind: unknown; fingerprint: unknown; requestId: unknown; createdAt: unknown; expiresAt: unknown }[];
+}
+
+export class CustomerData {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tables: CustomerDataTables,
+    private readonly rules: ErasureRules,
+  ) {}
+
+  private erasable(status: unknown): status is Status {
+    return isStatus(status) && this.rules.erasable.includes(status);
+  }
+
+  /** The condition that holds only while an item's status is one an erasure may take. */
+  private erasableCondition() {
+    const values = Object.fromEntries(this.rules.erasable.map((status, n) => [`:erasable${String(n)}`, status]));
+    return { expression: `#status IN (${Object.keys(values).join(', ')})`, names: { '#status': 'status' }, values };
+  }
+
+  /** The customer's requests, each read again by its key, consistently: the index is eventually consistent. */
+  private async requestsOf(customerId: string): Promise<Item[]> {
+    const ids: RequestIds[] = [];
+    let from: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tables.requests,
+          IndexName: REQUESTS_BY_CUSTOMER_INDEX,
+          KeyConditionExpression: '#customer = :customer',
+          ExpressionAttributeNames: { '#customer': INDEX_KEY },
+          ExpressionAttributeValues: { ':customer': customerId },
+          ExclusiveStartKey: from,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const contractId = text(item, 'contractId');
+        const requestId = text(item, 'requestId');
+        if (contractId !== undefined && requestId !== undefined) ids.push({ contractId, requestId });
+      }
+      from = page.LastEvaluatedKey;
+    } while (from !== undefined);
+    const read = requestReader(batchGetFor(this.doc), this.tables.requests, { maxAttempts: 5, pause: () => Promise.resolve() });
+    const stored = await read(ids);
+    return ids.flatMap((request) => {
+      const item = stored.itemOf(request);
+      if (item === 'unread') throw new Error(`DynamoDB left request ${request.requestId} unread: run the command again`);
+      // The index may still list a request erased a moment ago; its item is the truth.
+      return item !== undefined && item['customerId'] === customerId ? [item] : [];
+    });
+  }
+
+  private async get(key: TableKey): Promise<Item | undefined> {
+    return (await this.doc.send(new GetCommand({ TableName: this.tables.requests, Key: { ...key }, ConsistentRead: true }))).Item;
+  }
+
+  /** Everything this service holds about the customer, as one document. */
+  async subjectAccess(customerId: string, now: Date = new Date()): Promise<SubjectAccessDocument> {
+    const requests = await this.requestsOf(customerId);
+    const contracts = [...new Set(requests.flatMap((r) => text(r, 'contractId') ?? []))];
+    const limits = await Promise.all(contracts.map((contractId) => this.get(limitKeyOf(contractId, customerId))));
+    const keys = requests.flatMap((r) => keyRecordsOf(r, customerId));
+    const records = await Promise.all(keys.map(async (key) => ({ key, item: await this.get(key) })));
+    return {
+      customerId,
+      generatedAt: now.toISOString(),
+      requests,
+      limitRecords: limits.filter((item): item is Item => item !== undefined),
+      keyRecords: records.flatMap(({ key, item }) =>
+        item === undefined
+          ? []
+          : [
+              {
+                key,
+                kind: item['kind'],
+                fingerprint: item['fingerprint'],
+                requestId: item['requestId'],
+                createdAt: item['createdAt'],
+                expiresAt: item['expiresAt'],
+              },
+            ],
+      ),
+    };
+  }
+
+  /** Erases every final request of the customer and all that names it; leaves the active ones, saying why. */
+  async erase(customerId: string, options: { ledgerDays: number; now?: Date }): Promise<ErasureReport> {
+    const now = options.now ?? new Date();
+    const requests = await this.requestsOf(customerId);
+    const report: ErasureReport = { customerId, erasedAt: now.toISOString(), erased: [], kept: [] };
+    for (const request of requests) {
+      const ids = { requestId: String(request['requestId']), contractId: String(request['contractId']) };
+      const requestNumber = String(request['requestNumber']);
+      const status = request['status'];
+      if (!this.erasable(status)) {
+        report.kept.push({ ...ids, requestNumber, status: String(status), why: this.rules.keptBecause });
+        continue;
+      }
+      const keyRecords = [];
+      for (const key of keyRecordsOf(request, customerId)) if ((await this.get(key))?.['requestId'] === ids.requestId) keyRecords.push(key);
+      const keys = [requestKeyOf(ids.contractId, ids.requestId), numberKeyOf(requestNumber), ...keyRecords];
+      await this.record(ids, keys, now, options.ledgerDays);
+      await this.eraseRequest(customerId, ids, requestNumber, keyRecords, now);
+      report.erased.push({ ...ids, requestNumber, status, keys });
+    }
+    // A limit record counts the customer's requests on a contract: it goes where no active request of theirs remains.
+    const activeContracts = new Set(report.kept.map((k) => k.contractId));
+    for (const contractId of new Set(report.erased.map((e) => e.contractId))) {
+      if (activeContracts.has(contractId)) continue;
+      const key = limitKeyOf(contractId, customerId);
+      if ((await this.get(key)) === undefined) continue;
+      await this.record({ contractId, requestId: undefined }, [key], now, options.ledgerDays);
+      await this.doc.send(new DeleteCommand({ TableName: this.tables.requests, Key: { ...key } }));
+      report.erased.push({ contractId, requestId: undefined, requestNumber: undefined, status: undefined, keys: [key] });
+    }
+    return report;
+  }
+
+  /** The ledger's entry: the keys erased and when, nothing of what they held. */
+  private async record(ids: { contractId: string; requestId: string | undefined }, keys: TableKey[], now: Date, ledgerDays: number) {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tables.ledger,
+        Item: {
+          pk: ledgerPartition(now),
+          // The first key erased makes the entry unique: a request's own, or a limit record's (contract and customer).
+          sk: `${now.toISOString()}#${keys.map((k) => `${k.pk}/${k.sk}`)[0] ?? ''}`,
+          kind: 'ERASURE',
+          erasedAt: now.toISOString(),
+          ...(ids.requestId === undefined ? {} : { requestId: ids.requestId }),
+          contractId: ids.contractId,
+          keys,
+          expiresAt: Math.floor(now.getTime() / 1000) + ledgerDays * 86_400,
+        },
+      }),
+    );
+  }
+
+  /** One transaction: the request (only while final and the customer's), its number, its key records emptied. */
+  private async eraseRequest(customerId: string, ids: RequestIds, requestNumber: string, keyRecords: TableKey[], now: Date) {
+    const erasable = this.erasableCondition();
+    try {
+      await this.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: this.tables.requests,
+                Key: { ...requestKeyOf(ids.contractId, ids.requestId) },
+                ConditionExpression: `customerId = :customer AND ${erasable.expression}`,
+                ExpressionAttributeNames: erasable.names,
+                ExpressionAttributeValues: { ':customer': customerId, ...erasable.values },
+              },
+            },
+            {
+              Delete: {
+                TableName: this.tables.requests,
+                Key: { ...numberKeyOf(requestNumber) },
+                ConditionExpression: 'attribute_not_exists(pk) OR requestId = :requestId',
+                ExpressionAttributeValues: { ':requestId': ids.requestId },
+              },
+            },
+            ...keyRecords.map((key) => ({ Update: emptied(this.tables.requests, key, ids.requestId, now) })),
+          ],
+        }),
+      );
+    } catch (error) {
+      if (error instanceof TransactionCanceledException)
+        throw new Error(`Request ${requestNumber} changed while it was being erased (nothing was): run the command again`, {
+          cause: error,
+        });
+      throw error;
+    }
+  }
+
+  /** The erasures recorded since `since`: their keys erased again wherever a restore brought them back (never an active request). */
+  async reapplySince(since: Date, now: Date = new Date()): Promise<ReapplyReport> {
+    const report: ReapplyReport = { since: since.toISOString(), entries: 0, erasedAgain: [], keptActive: [] };
+    for (let day = new Date(since.toISOString().slice(0, 10)); day <= now; day = new Date(day.getTime() + 86_400_000)) {
+      let from: Record<string, unknown> | undefined;
+      do {
+        const page = await this.doc.send(
+          new QueryCommand({
+            TableName: this.tables.ledger,
+            KeyConditionExpression: 'pk = :day AND sk >= :since',
+            ExpressionAttributeValues: { ':day': ledgerPartition(day), ':since': since.toISOString() },
+            ConsistentRead: true,
+            ExclusiveStartKey: from,
+          }),
+        );
+        for (const entry of page.Items ?? []) {
+          report.entries++;
+          await this.eraseAgain(entry, now, report);
+        }
+        from = page.LastEvaluatedKey;
+      } while (from !== undefined);
+    }
+    return report;
+  }
+
+  private async eraseAgain(entry: Item, now: Date, report: ReapplyReport) {
+    const keys = Array.isArray(entry['keys']) ? entry['keys'].filter(isTableKey) : [];
+    const requestId = text(entry, 'requestId');
+    for (const key of keys) {
+      const item = await this.get(key);
+      if (item === undefined) continue;
+      const kind = item['kind'];
+      if (kind === 'REQUEST' && !this.erasable(item['status'])) {
+        // Restored to a moment before it was final: the customer's live instruction again. Never erased; the officer decides.
+        report.keptActive.push({ key, status: String(item['status']) });
+        continue;
+      }
+      try {
+        if ((kind === 'IDEMPOTENCY' || kind === 'WITHDRAWAL_KEY') && requestId !== undefined) {
+          if (item['erased'] !== undefined) continue;
+          await this.doc.send(new UpdateCommand(emptied(this.tables.requests, key, requestId, now)));
+        } else {
+          const erasable = this.erasableCondition();
+          await this.doc.send(
+            new DeleteCommand({
+              TableName: this.tables.requests,
+              Key: { ...key },
+              // The request again only while final: a write between the read and this delete cannot make it erase an active one.
+              ...(kind === 'REQUEST'
+                ? {
+                    ConditionExpression: erasable.expression,
+                    ExpressionAttributeNames: erasable.names,
+                    ExpressionAttributeValues: erasable.values,
+                  }
+                : {}),
+            }),
+          );
+        }
+        report.erasedAgain.push(key);
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+  }
+}
+
+/** A key record emptied: its answer and request id go, its fingerprint and expiry stay, and it says when it was erased. */
+function emptied(table: string, key: TableKey, requestId: string, now: Date) {
+  return {
+    TableName: table,
+    Key: { ...key },
+    UpdateExpression: 'SET erased = :erasedAt REMOVE responseJson, requestId, contractId',
+    ConditionExpression: 'requestId = :requestId',
+    ExpressionAttributeValues: { ':erasedAt': now.toISOString(), ':requestId': requestId },
+  };
+}
+
+const isTableKey = (value: unknown): value is TableKey =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof Reflect.get(value, 'pk') === 'string' &&
+  typeof Reflect.get(value, 'sk') === 'string';
+
+export interface ErasureReport {
+  customerId: string;
+  erasedAt: string;
+  erased: {
+    contractId: string;
+    requestId: string | undefined;
+    requestNumber: string | undefined;
+    status: Status | undefined;
+    keys: TableKey[];
+  }[];
+  kept: { contractId: string; requestId: string; requestNumber: string; status: string; why: string }[];
+}
+
+export interface ReapplyReport {
+  since: string;
+  entries: number;
+  erasedAgain: TableKey[];
+  keptActive: { key: TableKey; status: string }[];
+}
