@@ -91,6 +91,7 @@ export function buildCreateTransaction(tables: CreateTables, request: NewRequest
             requestNumber: request.requestNumber,
             status: request.response.status,
             customerId: request.customerId,
+            requestedBy: request.customerId,
             contractId: request.contractId,
             idempotencyKey: request.idempotencyKey,
             createdAt,

@@ -45,6 +45,11 @@ export type RequestItem = TableKey &
     requestNumber: string;
     status: Status;
     customerId: string;
+    /**
+     * The customer again, as the partition key of the index by customer (customer-requests.ts):
+     * only request items carry it, so the index holds nothing else. Absent on items created before it.
+     */
+    requestedBy?: string;
     contractId: string;
     idempotencyKey: string;
     createdAt: string;

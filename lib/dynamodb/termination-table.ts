@@ -24,6 +24,8 @@ import {
   type DecisionWriteOutcome,
   type IdempotencyRecord,
   type NewRequest,
+  type CustomerRequestPage,
+  type RequestHistory,
   type RequestPage,
   type StatusMove,
   type StoredRequest,
@@ -33,6 +35,7 @@ import {
   type WriteOutcome,
 } from '../termination/ports';
 import { asIdempotencyRecord, asStoredRequest, type Failure, type Item } from './items';
+import { queryCustomerRequests, readRequestHistory } from './customer-requests';
 import { explainStatusRefusal } from './status-write';
 import { buildWithdrawalTransaction, explainWithdrawalRefusal } from './withdrawal-write';
 import { idempotencyKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type CreateTables, type TableKey } from './keys';
@@ -212,6 +215,16 @@ export class DynamoDbTerminationStore implements TerminationStore {
       );
       return Item === undefined ? undefined : asStoredRequest(Item);
     });
+  }
+
+  /** A request of a contract whole: what was submitted and its statusHistory (customer-requests.ts). */
+  findRequestHistory(contractId: string, requestId: string, abortSignal?: AbortSignal): Promise<RequestHistory | undefined> {
+    return guarded(() => readRequestHistory(this.client, this.tables.requests, contractId, requestId, abortSignal));
+  }
+
+  /** A page of a customer's requests on every contract, from the index by customer (customer-requests.ts). */
+  listCustomerRequests(customerId: string, limit: number, after?: string, abortSignal?: AbortSignal): Promise<CustomerRequestPage> {
+    return guarded(() => queryCustomerRequests(this.client, this.tables.requests, customerId, limit, after, abortSignal));
   }
 
   /**

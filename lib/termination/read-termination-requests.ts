@@ -36,7 +36,7 @@ export type ReadOutcome =
   | { kind: 'refused'; refusal: Refusal }
   | { kind: 'unavailable'; cause: unknown };
 
-const view = ({ customerId: _customerId, ...shown }: StoredRequest): RequestView => shown;
+export const view = ({ customerId: _customerId, ...shown }: StoredRequest): RequestView => shown;
 
 /** GET .../termination-requests/{requestId} */
 export function getTerminationRequest(
@@ -69,20 +69,29 @@ function decodeCursor(cursor: string): string | undefined {
   return isUuid(requestId) ? requestId.toLowerCase() : undefined;
 }
 
+/** The page a list call asks for: its size and the request id it starts after; each problem added to the form. */
+export function pageAsked(form: CallForm, call: PageCall): { limit: number; after: string | undefined } {
+  const limit = call.limit === undefined ? DEFAULT_PAGE_SIZE : /^\d{1,3}$/.test(call.limit) ? Number(call.limit) : Number.NaN;
+  if (!(limit >= 1 && limit <= MAX_PAGE_SIZE)) form.add({ field: 'limit', code: 'range', min: 1, max: MAX_PAGE_SIZE });
+  const tooLong = call.cursor !== undefined && call.cursor.length > MAX_CURSOR_LENGTH;
+  const after = call.cursor === undefined || tooLong ? undefined : decodeCursor(call.cursor);
+  if (tooLong) form.add({ field: 'cursor', code: 'maxLength', limit: MAX_CURSOR_LENGTH });
+  else if (call.cursor !== undefined && after === undefined) form.add({ field: 'cursor', code: 'invalid' });
+  return { limit, after };
+}
+
+/** What a list call says of its page: `limit` and `cursor` as they came. */
+export interface PageCall {
+  limit: string | undefined;
+  cursor: string | undefined;
+}
+
 /** GET .../termination-requests?limit=&cursor= : newest first. */
-export function listTerminationRequests(
-  { store, budgetMs }: ReadDeps,
-  call: ReadCall & { limit: string | undefined; cursor: string | undefined },
-): Promise<ReadOutcome> {
+export function listTerminationRequests({ store, budgetMs }: ReadDeps, call: ReadCall & PageCall): Promise<ReadOutcome> {
   return withinBudget(budgetMs, async (abortSignal) => {
     const form = new CallForm(call.edgeProblems);
     const contractId = form.uuid(call.contractId, 'contractId');
-    const limit = call.limit === undefined ? DEFAULT_PAGE_SIZE : /^\d{1,3}$/.test(call.limit) ? Number(call.limit) : Number.NaN;
-    if (!(limit >= 1 && limit <= MAX_PAGE_SIZE)) form.add({ field: 'limit', code: 'range', min: 1, max: MAX_PAGE_SIZE });
-    const tooLong = call.cursor !== undefined && call.cursor.length > MAX_CURSOR_LENGTH;
-    const after = call.cursor === undefined || tooLong ? undefined : decodeCursor(call.cursor);
-    if (tooLong) form.add({ field: 'cursor', code: 'maxLength', limit: MAX_CURSOR_LENGTH });
-    else if (call.cursor !== undefined && after === undefined) form.add({ field: 'cursor', code: 'invalid' });
+    const { limit, after } = pageAsked(form, call);
     form.check();
 
     // Only the caller's own requests are listed (0015-reading-requests.md, after a change of owner).

@@ -25,6 +25,9 @@ function oneOf<T extends string>(value: string, allowed: readonly T[]): T {
   return found;
 }
 
+const keySchema = (keys: TableDefinition['keys']) =>
+  keys.map((k) => ({ AttributeName: k.name, KeyType: oneOf(k.type, ['HASH', 'RANGE'] as const) }));
+
 async function createTable(client: DynamoDBClient, tableName: string, definition: TableDefinition): Promise<void> {
   try {
     await client.send(
@@ -35,10 +38,19 @@ async function createTable(client: DynamoDBClient, tableName: string, definition
           AttributeName: a.name,
           AttributeType: oneOf(a.type, ['S', 'N', 'B'] as const),
         })),
-        KeySchema: definition.keys.map((k) => ({
-          AttributeName: k.name,
-          KeyType: oneOf(k.type, ['HASH', 'RANGE'] as const),
-        })),
+        KeySchema: keySchema(definition.keys),
+        ...(definition.globalIndexes.length === 0
+          ? {}
+          : {
+              GlobalSecondaryIndexes: definition.globalIndexes.map((index) => ({
+                IndexName: index.name,
+                KeySchema: keySchema(index.keys),
+                Projection: {
+                  ProjectionType: oneOf(index.projectionType, ['INCLUDE', 'KEYS_ONLY', 'ALL'] as const),
+                  ...(index.attributes.length === 0 ? {} : { NonKeyAttributes: index.attributes }),
+                },
+              })),
+            }),
         // The requests table's stream feeds the event publisher, locally too.
         ...(definition.streamViewType === undefined
           ? {}

@@ -72,7 +72,11 @@ export interface TableDefinition {
   keys: { name: string; type: string }[];
   streamViewType: string | undefined;
   timeToLiveAttribute: string | undefined;
+  globalIndexes: { name: string; keys: { name: string; type: string }[]; projectionType: string; attributes: string[] }[];
 }
+
+const keysOf = (schema: unknown, where: string) =>
+  list(schema).map((k) => ({ name: text(at(k, 'AttributeName'), where), type: text(at(k, 'KeyType'), where) }));
 
 export function tableDefinition(logicalId: string): TableDefinition {
   const properties = at(templateFile('tables.yml'), 'Resources', logicalId, 'Properties');
@@ -83,15 +87,18 @@ export function tableDefinition(logicalId: string): TableDefinition {
       name: text(at(a, 'AttributeName'), where),
       type: text(at(a, 'AttributeType'), where),
     })),
-    keys: list(at(properties, 'KeySchema')).map((k) => ({
-      name: text(at(k, 'AttributeName'), where),
-      type: text(at(k, 'KeyType'), where),
-    })),
+    keys: keysOf(at(properties, 'KeySchema'), where),
     streamViewType:
       at(properties, 'StreamSpecification') === undefined
         ? undefined
         : text(at(properties, 'StreamSpecification', 'StreamViewType'), where),
     timeToLiveAttribute: at(ttl, 'Enabled') === true ? text(at(ttl, 'AttributeName'), where) : undefined,
+    globalIndexes: list(at(properties, 'GlobalSecondaryIndexes')).map((index) => ({
+      name: text(at(index, 'IndexName'), where),
+      keys: keysOf(at(index, 'KeySchema'), where),
+      projectionType: text(at(index, 'Projection', 'ProjectionType'), where),
+      attributes: list(at(index, 'Projection', 'NonKeyAttributes')).map((name) => text(name, where)),
+    })),
   };
 }
 

@@ -1,0 +1,39 @@
+import { CallForm } from './call-form';
+import type { TerminationStore } from './ports';
+import { encodeCursor, pageAsked, view, type PageCall, type ReadCall, type RequestView } from './read-termination-requests';
+import { withinBudget, type EndedEarly } from './within-budget';
+
+/*
+ * The caller's requests on every contract, newest first, a page at a time
+ * (docs/decisions/0023-a-customers-requests-by-index.md): one Query of the index by customer,
+ * whatever the page holds. A request belongs to the customer who made it, so a contract's
+ * earlier or later owner never sees it here; the index is eventually consistent, so a request
+ * made a moment ago may show a moment later.
+ */
+
+export type CustomerListOutcome =
+  { kind: 'customer-listed'; requests: { contractId: string; request: RequestView }[]; nextCursor: string | undefined } | EndedEarly;
+
+export interface CustomerListDeps {
+  store: Pick<TerminationStore, 'listCustomerRequests'>;
+  budgetMs: number;
+}
+
+/** GET /api/v1/termination-requests?limit=&cursor= */
+export function listCustomerTerminationRequests(
+  { store, budgetMs }: CustomerListDeps,
+  call: Omit<ReadCall, 'contractId'> & PageCall,
+): Promise<CustomerListOutcome> {
+  return withinBudget(budgetMs, async (abortSignal) => {
+    const form = new CallForm(call.edgeProblems);
+    const { limit, after } = pageAsked(form, call);
+    form.check();
+
+    const page = await store.listCustomerRequests(call.customerId, limit, after, abortSignal);
+    return {
+      kind: 'customer-listed',
+      requests: page.items.map(({ contractId, ...request }) => ({ contractId, request: view(request) })),
+      nextCursor: page.lastRequestId === undefined ? undefined : encodeCursor(page.lastRequestId),
+    };
+  });
+}
