@@ -23,7 +23,15 @@ const BASE = 'https://api-description.invalid/openapi.json';
  * (TerminationRequest through the list, BankDetails, TerminationReason, ErrorDetail, the enums).
  * A schema named here and referred to as well would come out twice.
  */
-export const MODEL_ROOTS = ['TerminationRequestInput', 'TerminationRequestList', 'Withdrawal', 'TerminationReasonList', 'ErrorBody'];
+export const MODEL_ROOTS = [
+  'TerminationRequestInput',
+  'TerminationRequestList',
+  'TerminationRequestDetails',
+  'CustomerTerminationRequestList',
+  'Withdrawal',
+  'TerminationReasonList',
+  'ErrorBody',
+];
 
 export type ModelFlavour =
   /** Kotlin with kotlinx.serialization's annotations: what an Android app decodes with. */

@@ -3,6 +3,7 @@ import { WITHDRAWABLE_STATUSES } from '../lib/termination/lifecycle.ts';
 import { formatMoment } from './dates.ts';
 import { byId, moreButton, notice, requestsEmpty, requestsFailed, requestsList, resultSection, resultWithdraw } from './elements.ts';
 import { apiText, paragraph, span, withNumber } from './render.ts';
+import { detailsDisclosure } from './request-details.ts';
 import { requestOf, state, t, withdrawing } from './state.ts';
 import { STATUS_LABELS, type TextKey } from './texts.ts';
 
@@ -81,6 +82,7 @@ function renderRequest(request: TerminationRequest): HTMLLIElement {
     button.setAttribute('aria-label', t('withdrawLabel', { number: request.requestNumber }));
     item.append(button);
   }
+  if (state.listed !== undefined) item.append(detailsDisclosure(state.listed.contractId, request));
   return item;
 }
 

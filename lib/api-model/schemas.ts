@@ -206,6 +206,8 @@ export const terminationRequestDetailsSchema = {
     timeline: {
       type: 'array',
       minItems: 1,
+      // A request reaches each status at most once (lib/termination/lifecycle.ts).
+      maxItems: STATUSES.length,
       description: 'Each status the request reached, oldest first: SUBMITTED at its creation, then every move since.',
       items: {
         type: 'object',
