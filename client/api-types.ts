@@ -292,19 +292,10 @@ export interface components {
          * @description The errorCodes this operation answers with: its function's, and those API Gateway and the WAF answer themselves.
          * @enum {string}
          */
-        DetailsErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "CONTRACT_ACCESS_DENIED" | "CONTRACT_NOT_FOUND" | "TERMINATION_REQUEST_NOT_FOUND" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
-        /** @description An error answer of this operation: ErrorBody with one of DetailsErrorCode. */
-        DetailsErrorBody: components["schemas"]["ErrorBody"] & {
-            errorCode: components["schemas"]["DetailsErrorCode"];
-        };
-        /**
-         * @description The errorCodes this operation answers with: its function's, and those API Gateway and the WAF answer themselves.
-         * @enum {string}
-         */
-        CustomerListErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
-        /** @description An error answer of this operation: ErrorBody with one of CustomerListErrorCode. */
-        CustomerListErrorBody: components["schemas"]["ErrorBody"] & {
-            errorCode: components["schemas"]["CustomerListErrorCode"];
+        ReasonsErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
+        /** @description An error answer of this operation: ErrorBody with one of ReasonsErrorCode. */
+        ReasonsErrorBody: components["schemas"]["ErrorBody"] & {
+            errorCode: components["schemas"]["ReasonsErrorCode"];
         };
         /**
          * @description The errorCodes this operation answers with: its function's, and those API Gateway and the WAF answer themselves.
@@ -314,15 +305,6 @@ export interface components {
         /** @description An error answer of this operation: ErrorBody with one of WithdrawErrorCode. */
         WithdrawErrorBody: components["schemas"]["ErrorBody"] & {
             errorCode: components["schemas"]["WithdrawErrorCode"];
-        };
-        /**
-         * @description The errorCodes this operation answers with: its function's, and those API Gateway and the WAF answer themselves.
-         * @enum {string}
-         */
-        ReasonsErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
-        /** @description An error answer of this operation: ErrorBody with one of ReasonsErrorCode. */
-        ReasonsErrorBody: components["schemas"]["ErrorBody"] & {
-            errorCode: components["schemas"]["ReasonsErrorCode"];
         };
         /**
          * @description A reason a customer may give; GET /api/v1/termination-reasons labels each, in the order a form shows them.
@@ -965,7 +947,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DetailsErrorBody"];
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
             /** @description No valid bearer token: API Gateway refused it, or on prod the WAF found no well-formed bearer token in the call. Sign in again, then resend the same action. */
@@ -979,7 +961,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DetailsErrorBody"];
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
             /** @description The contract belongs to another customer, or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
@@ -991,7 +973,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DetailsErrorBody"];
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
             /** @description No such contract, or no such request on it, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
@@ -1003,7 +985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DetailsErrorBody"];
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
             /** @description The body is too large. On a stage with the WAF (prod): over 16384 bytes, the WAF's REQUEST_TOO_LARGE, with an empty correlationId and no X-Correlation-Id. On every stage: over API Gateway's 10 MB, API Gateway's REQUEST_TOO_LARGE. Without the WAF, a body between the two reaches the service: this call reads no body, and answers as if none was sent. */
@@ -1015,7 +997,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DetailsErrorBody"];
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
             /** @description Too many calls: the stage throttled the call (API Gateway, Retry-After 1), or on prod the WAF the address or the token (Retry-After 60). Retry after Retry-After seconds. */
@@ -1029,7 +1011,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DetailsErrorBody"];
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
             /** @description Internal error: the function, or API Gateway itself. The body carries no internals; quote the correlationId. Retry (a create or a withdrawal with the same Idempotency-Key). */
@@ -1041,7 +1023,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DetailsErrorBody"];
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
             /** @description A dependency is unavailable: DynamoDB, the authorizer, or the function could not be reached in time. Retry after Retry-After seconds (a create or a withdrawal with the same Idempotency-Key). */
@@ -1055,7 +1037,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DetailsErrorBody"];
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
             /** @description Another failure API Gateway answers itself, keeping its own status (e.g. 502 when a function fails or runs out of time): INTERNAL_ERROR. Retry (a create or a withdrawal with the same Idempotency-Key). */
@@ -1067,7 +1049,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DetailsErrorBody"];
+                    "application/json": components["schemas"]["GetErrorBody"];
                 };
             };
         };
@@ -1129,7 +1111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CustomerListErrorBody"];
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
             /** @description No valid bearer token: API Gateway refused it, or on prod the WAF found no well-formed bearer token in the call. Sign in again, then resend the same action. */
@@ -1143,7 +1125,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CustomerListErrorBody"];
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
             /** @description API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
@@ -1155,7 +1137,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CustomerListErrorBody"];
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
             /** @description There is no such route (ROUTE_NOT_FOUND, from API Gateway). */
@@ -1167,7 +1149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CustomerListErrorBody"];
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
             /** @description The body is too large. On a stage with the WAF (prod): over 16384 bytes, the WAF's REQUEST_TOO_LARGE, with an empty correlationId and no X-Correlation-Id. On every stage: over API Gateway's 10 MB, API Gateway's REQUEST_TOO_LARGE. Without the WAF, a body between the two reaches the service: this call reads no body, and answers as if none was sent. */
@@ -1179,7 +1161,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CustomerListErrorBody"];
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
             /** @description Too many calls: the stage throttled the call (API Gateway, Retry-After 1), or on prod the WAF the address or the token (Retry-After 60). Retry after Retry-After seconds. */
@@ -1193,7 +1175,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CustomerListErrorBody"];
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
             /** @description Internal error: the function, or API Gateway itself. The body carries no internals; quote the correlationId. Retry (a create or a withdrawal with the same Idempotency-Key). */
@@ -1205,7 +1187,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CustomerListErrorBody"];
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
             /** @description A dependency is unavailable: DynamoDB, the authorizer, or the function could not be reached in time. Retry after Retry-After seconds (a create or a withdrawal with the same Idempotency-Key). */
@@ -1219,7 +1201,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CustomerListErrorBody"];
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
             /** @description Another failure API Gateway answers itself, keeping its own status (e.g. 502 when a function fails or runs out of time): INTERNAL_ERROR. Retry (a create or a withdrawal with the same Idempotency-Key). */
@@ -1231,7 +1213,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CustomerListErrorBody"];
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
         };

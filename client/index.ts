@@ -35,8 +35,9 @@ const REASONS = '/api/v1/termination-reasons';
 export type CreateError = components['schemas']['CreateErrorBody'];
 export type ListError = components['schemas']['ListErrorBody'];
 export type GetError = components['schemas']['GetErrorBody'];
-export type DetailsError = components['schemas']['DetailsErrorBody'];
-export type CustomerListError = components['schemas']['CustomerListErrorBody'];
+/** The details answer a GET's refusals; the customer's own list, which names no contract, the reasons dictionary's. */
+export type DetailsError = GetError;
+export type CustomerListError = ReasonsError;
 export type WithdrawError = components['schemas']['WithdrawErrorBody'];
 export type ReasonsError = components['schemas']['ReasonsErrorBody'];
 export type CreateErrorCode = components['schemas']['CreateErrorCode'];

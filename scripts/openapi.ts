@@ -224,8 +224,9 @@ const OPERATIONS = {
     },
     examples: { VALIDATION_ERROR: [{ field: 'requestId', code: 'mustBeUuid' }] },
   },
+  // The same refusals as a GET of the request, so the same error body.
   details: {
-    name: 'Details',
+    name: 'Get',
     codes: [...READ_CODES, 'TERMINATION_REQUEST_NOT_FOUND'],
     texts: {
       ...READ_TEXTS,
@@ -234,8 +235,9 @@ const OPERATIONS = {
     },
     examples: { VALIDATION_ERROR: [{ field: 'requestId', code: 'mustBeUuid' }] },
   },
+  // A call that names no contract meets the reasons dictionary's refusals alone: the same error body.
   customerList: {
-    name: 'CustomerList',
+    name: 'Reasons',
     codes: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
     texts: {
       '400': 'A query or header value is not valid (details lists each).',
