@@ -385,7 +385,7 @@ export const PLACES: Place[] = [
     fields: () => [
       ...['accountNumber', 'recipientName', 'comment', 'documentIds'].map((field) => ({
         field,
-        as: `typed into the form and sent; ${field === 'accountNumber' ? 'its last four digits' : 'as sent'} shown under a request (its details)`,
+        as: `typed into the form and sent; ${field === 'accountNumber' ? 'its last four digits shown again' : 'shown again, as sent,'} under a request (its details)`,
       })),
       { field: 'reason', as: 'shown with the status, and each step’s under a request' },
     ],

@@ -32,13 +32,13 @@ beforeAll(async () => {
 afterAll(() => cleanUp());
 
 describe('the API', () => {
-  it('has the five routes, each behind the Lambda authorizer, proxied to its own function', () => {
+  it('has the seven routes, each behind the Lambda authorizer, proxied to its own function', () => {
     const methods = ofType(prod, 'AWS::ApiGateway::Method').map(([, method]) => ({
       method: at(method, 'Properties', 'HttpMethod'),
       authorization: at(method, 'Properties', 'AuthorizationType'),
       integration: at(method, 'Properties', 'Integration', 'Type'),
     }));
-    expect(methods.map((m) => m.method).sort()).toEqual(['GET', 'GET', 'GET', 'POST', 'POST']);
+    expect(methods.map((m) => m.method).sort()).toEqual(['GET', 'GET', 'GET', 'GET', 'GET', 'POST', 'POST']);
     for (const m of methods) expect(m).toMatchObject({ authorization: 'CUSTOM', integration: 'AWS_PROXY' });
   });
 
@@ -113,7 +113,9 @@ describe('the functions', () => {
       'ApplyStatusDecisionLambdaFunction',
       'AuthorizeCustomerLambdaFunction',
       'CreateTerminationRequestLambdaFunction',
+      'GetTerminationRequestDetailsLambdaFunction',
       'GetTerminationRequestLambdaFunction',
+      'ListCustomerTerminationRequestsLambdaFunction',
       'ListTerminationReasonsLambdaFunction',
       'ListTerminationRequestsLambdaFunction',
       'PublishRequestEventsLambdaFunction',
@@ -200,6 +202,16 @@ describe('least privilege', () => {
     for (const x of [...get, ...list]) expect(JSON.stringify(x.resource)).not.toMatch(/"\*"|table\/\*/);
   });
 
+  it("lets the details get the request and the contract, and the customer's list query the index by customer alone", () => {
+    const details = statements(prod, 'GetTerminationRequestDetailsRole');
+    expect(details.map((x) => x.actions)).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents'], ['dynamodb:GetItem']]);
+    expect(JSON.stringify(details[1]?.resource)).toMatch(/table\/contract-termination-prod-requests.*table\/contracts-owned-elsewhere/);
+    const mine = statements(prod, 'ListCustomerTerminationRequestsRole');
+    expect(mine.map((x) => x.actions)).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents'], ['dynamodb:Query']]);
+    // The index only: a Query of the table itself, or of any other index, is refused.
+    expect(JSON.stringify(mine[1]?.resource)).toMatch(/table\/contract-termination-prod-requests\/index\/RequestsByCustomer"/);
+  });
+
   it('lets the decision consumer update, delete and get on the requests table and send to its dead-letter queue: nothing else', () => {
     const allowed = statements(prod, 'ApplyStatusDecisionRole');
     expect(allowed.map((s) => s.actions)).toEqual([
@@ -270,6 +282,8 @@ describe('least privilege', () => {
       'AuthorizerRole',
       'GetTerminationRequestRole',
       'ListTerminationRequestsRole',
+      'GetTerminationRequestDetailsRole',
+      'ListCustomerTerminationRequestsRole',
       'ApplyStatusDecisionRole',
       'PublishRequestEventsRole',
       'WithdrawTerminationRequestRole',
@@ -500,6 +514,8 @@ describe("the stage's key", () => {
     ['WithdrawTerminationRequestRole', ['dynamodb']],
     ['GetTerminationRequestRole', ['dynamodb']],
     ['ListTerminationRequestsRole', ['dynamodb']],
+    ['GetTerminationRequestDetailsRole', ['dynamodb']],
+    ['ListCustomerTerminationRequestsRole', ['dynamodb']],
     ['ApplyStatusDecisionRole', ['dynamodb', 'sqs']],
     ['PublishRequestEventsRole', ['dynamodb', 'sqs']],
     ['AuthorizerRole', []],
@@ -924,6 +940,10 @@ describe('production protections', () => {
     expect(reserved(prod, 'WithdrawTerminationRequestLambdaFunction')).toBe(20);
     expect(reserved(dev, 'CreateTerminationRequestLambdaFunction')).toBeUndefined();
     expect(reserved(dev, 'WithdrawTerminationRequestLambdaFunction')).toBeUndefined();
+    for (const fn of ['GetTerminationRequestDetailsLambdaFunction', 'ListCustomerTerminationRequestsLambdaFunction']) {
+      expect(reserved(prod, fn)).toBe(20);
+      expect(reserved(dev, fn)).toBeUndefined();
+    }
   });
 
   it('keeps the requests table when the stack is deleted or the table replaced', () => {
