@@ -136,7 +136,7 @@ describe('the functions', () => {
 
   it('keep their logs, and the API access log, for a set time (90 days on prod)', () => {
     const groups = ofType(prod, 'AWS::Logs::LogGroup');
-    expect(groups).toHaveLength(9);
+    expect(groups).toHaveLength(11);
     for (const [, group] of groups) expect(Number(at(group, 'Properties', 'RetentionInDays'))).toBe(90);
     for (const [, group] of ofType(dev, 'AWS::Logs::LogGroup')) expect(Number(at(group, 'Properties', 'RetentionInDays'))).toBe(30);
   });
@@ -303,7 +303,7 @@ describe('least privilege', () => {
 
   it("grants X-Ray, and only the two X-Ray actions, to every function's role exactly when tracing is switched on", () => {
     const roles = ofType(prod, 'AWS::Lambda::Function').map(([, fn]) => String(at(fn, 'Properties', 'Role', 'Fn::GetAtt', 0)));
-    expect(new Set(roles).size).toBe(8);
+    expect(new Set(roles).size).toBe(10);
     // One policy, attached to every function's role, made only when traced (docs/deploy.md: no Fn::If in a role's list).
     const traces = resource(prod, 'WriteTracesPolicy');
     expect(at(traces, 'Condition')).toBe('TracingEnabled');
@@ -422,7 +422,7 @@ describe("the stage's key", () => {
       // moto accepts and ignores these two, so the rehearsal cannot show them: they are checked here.
       expect(at(resource(template, 'EventBus'), 'Properties', 'KmsKeyIdentifier')).toEqual(STAGE_KEY);
       const logGroups = ofType(template, 'AWS::Logs::LogGroup');
-      expect(logGroups).toHaveLength(9);
+      expect(logGroups).toHaveLength(11);
       for (const [id, group] of logGroups) expect([id, at(group, 'Properties', 'KmsKeyId')]).toEqual([id, STAGE_KEY]);
       const queues = ofType(template, 'AWS::SQS::Queue');
       expect(queues).toHaveLength(2);
@@ -881,7 +881,7 @@ describe('production protections', () => {
         at(r, 'DeletionPolicy'),
         at(r, 'UpdateReplacePolicy'),
       ]);
-    expect(holders(prod)).toHaveLength(2 + 9);
+    expect(holders(prod)).toHaveLength(2 + 11);
     for (const [id, deletion, replace] of holders(prod)) expect([id, deletion, replace]).toEqual([id, 'Retain', 'Retain']);
     for (const [id, deletion, replace] of holders(dev)) expect([id, deletion, replace]).toEqual([id, 'Delete', 'Delete']);
     for (const template of [prod, dev]) expect(at(resource(template, 'RequestsTable'), 'DeletionPolicy')).toBe('Retain');
@@ -1022,7 +1022,7 @@ describe('production protections', () => {
 describe('browsers (CORS)', () => {
   it('answers preflights on each route without the authorizer, echoing only the configured origins', () => {
     const preflights = ofType(dev, 'AWS::ApiGateway::Method').filter(([, m]) => at(m, 'Properties', 'HttpMethod') === 'OPTIONS');
-    expect(preflights).toHaveLength(4);
+    expect(preflights).toHaveLength(6);
     for (const [, method] of preflights) {
       expect(at(method, 'Properties', 'AuthorizationType')).toBe('NONE');
       const response = at(method, 'Properties', 'Integration', 'IntegrationResponses', 0);
