@@ -184,6 +184,18 @@ const READ_TEXTS = {
   '403': `The contract belongs to another customer, ${GATEWAY_403}.`,
 };
 
+/** A GET of one request; a request's details answer the same refusals. */
+const GET: Operation = {
+  name: 'Get',
+  codes: [...READ_CODES, 'TERMINATION_REQUEST_NOT_FOUND'],
+  texts: {
+    ...READ_TEXTS,
+    '400': 'A path or header value is not valid (details lists each).',
+    '404': `No such contract, or no such request on it, ${GATEWAY_404}.`,
+  },
+  examples: { VALIDATION_ERROR: [{ field: 'requestId', code: 'mustBeUuid' }] },
+};
+
 const OPERATIONS = {
   create: {
     name: 'Create',
@@ -214,27 +226,9 @@ const OPERATIONS = {
       ],
     },
   },
-  get: {
-    name: 'Get',
-    codes: [...READ_CODES, 'TERMINATION_REQUEST_NOT_FOUND'],
-    texts: {
-      ...READ_TEXTS,
-      '400': 'A path or header value is not valid (details lists each).',
-      '404': `No such contract, or no such request on it, ${GATEWAY_404}.`,
-    },
-    examples: { VALIDATION_ERROR: [{ field: 'requestId', code: 'mustBeUuid' }] },
-  },
+  get: GET,
   // The same refusals as a GET of the request, so the same error body.
-  details: {
-    name: 'Get',
-    codes: [...READ_CODES, 'TERMINATION_REQUEST_NOT_FOUND'],
-    texts: {
-      ...READ_TEXTS,
-      '400': 'A path or header value is not valid (details lists each).',
-      '404': `No such contract, or no such request on it, ${GATEWAY_404}.`,
-    },
-    examples: { VALIDATION_ERROR: [{ field: 'requestId', code: 'mustBeUuid' }] },
-  },
+  details: GET,
   // A call that names no contract meets the reasons dictionary's refusals alone: the same error body.
   customerList: {
     name: 'Reasons',

@@ -260,11 +260,6 @@ export const customerTerminationRequestListSchema = {
   },
 } as const;
 
-export type CustomerTerminationRequestList = FromSchema<
-  typeof customerTerminationRequestListSchema,
-  { references: [typeof terminationRequestSchema] }
->;
-
 /** Every error answer (named ErrorBody, not Error: generated code must not shadow the language's own Error). */
 export const errorBodySchema = {
   $id: 'ErrorBody',

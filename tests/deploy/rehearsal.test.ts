@@ -347,8 +347,8 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
       );
     }, 120_000);
 
-    it('runs all eight functions on nodejs22.x, each with every table, bus and queue its settings name in existence', async () => {
-      expect(functions.size).toBe(8);
+    it('runs all ten functions on nodejs22.x, each with every table, bus and queue its settings name in existence', async () => {
+      expect(functions.size).toBe(10);
       for (const deployed of functions.values()) {
         expect(deployed.runtime).toBe('nodejs22.x');
         for (const [name, value] of Object.entries(deployed.environment)) {
