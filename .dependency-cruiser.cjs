@@ -34,7 +34,7 @@ module.exports = {
       name: 'domain-knows-no-aws',
       severity: 'error',
       comment:
-        'Use cases and rules depend on ports (lib/termination/ports.ts), never on the AWS SDK, Lambda event types or the adapters that use them (lib/dynamodb, lib/aws, lib/events).',
+        'Use cases and rules depend on ports (lib/termination/ports/), never on the AWS SDK, Lambda event types or the adapters that use them (lib/dynamodb, lib/aws, lib/events).',
       from: { path: '^lib/(termination|api-model)/' },
       to: { path: '^(aws-lambda$|node_modules/(@aws-sdk/|@types/aws-lambda/|aws-lambda/)|lib/(dynamodb|aws|events)/)' },
     },
@@ -42,9 +42,9 @@ module.exports = {
       name: 'adapters-report-facts',
       severity: 'error',
       comment:
-        "A store reports facts in the domain's words (lib/termination/ports.ts: which condition failed, with its item); the rules that turn facts into outcomes (use cases, lifecycle, contract rules) live once in lib/termination, out of the adapters' reach.",
+        "A store reports facts in the domain's words (lib/termination/ports/: which condition failed, with its item); the rules that turn facts into outcomes (use cases, lifecycle, contract rules) live once in lib/termination, out of the adapters' reach.",
       from: { path: '^lib/(dynamodb|aws)/' },
-      to: { path: '^lib/termination/', pathNot: '^lib/termination/ports[.]ts$' },
+      to: { path: '^lib/termination/', pathNot: '^lib/termination/ports/' },
     },
     {
       name: 'product-stands-alone',

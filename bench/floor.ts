@@ -13,7 +13,7 @@ import { buildCreateTransaction } from '../lib/dynamodb/create-transaction';
 import { contractConditionFor } from '../lib/termination/contract-rules';
 import { documentConditionFor } from '../lib/termination/documents';
 import { STATUS_SUBMITTED } from '../lib/termination/lifecycle';
-import type { NewRequest } from '../lib/termination/ports';
+import type { NewRequest } from '../lib/termination/ports/store';
 import { requestFingerprint } from '../lib/termination/fingerprint';
 import { CUSTOMER_INDEX } from '../lib/dynamodb/customer-requests';
 import { REQUEST_SORT_PREFIX, requestKeyOf, type CreateTables } from '../lib/dynamodb/keys';
@@ -77,7 +77,7 @@ export function floorTransaction(
     // The limit as deployed by default (lib/config.ts): one fresh contract per create never reaches it.
     limit: { count: 5, periodDays: 30 },
   };
-  const input = buildCreateTransaction(tables, request, nowSeconds);
+  const { input } = buildCreateTransaction(tables, request, nowSeconds);
   return { ...input, TransactItems: input.TransactItems?.map(marshallItem) };
 }
 

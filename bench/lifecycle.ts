@@ -8,7 +8,7 @@ import { buildDecisionWrite } from '../lib/dynamodb/decision-write';
 import { buildWithdrawalTransaction } from '../lib/dynamodb/withdrawal-write';
 import { apiEvent } from '../scripts/local/api-event';
 import { moveTo } from '../lib/termination/lifecycle';
-import type { Decision } from '../lib/termination/ports';
+import type { Decision } from '../lib/termination/ports/store';
 import { startAwsStandIn } from '../scripts/local/aws-stand-in';
 import { startJwksServer } from '../scripts/local/jwks-server';
 import { decisionEvent } from '../scripts/local/decision-event';
@@ -161,7 +161,7 @@ export async function benchLifecycle(bench: LifecycleBench): Promise<string[]> {
       const request = floorWithdrawn[i];
       if (request === undefined) throw new Error('out of requests');
       const withdrawnAt = new Date().toISOString();
-      const input = buildWithdrawalTransaction(
+      const { input } = buildWithdrawalTransaction(
         { requests: bench.requestsTable, contracts: '' },
         {
           ...request,

@@ -18,7 +18,6 @@ const customerIdOf = createTokenVerifier(loadAuthConfig());
 export const handler = withLambdaContext(async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const sent = header(event, 'X-Correlation-Id');
   const apiRequestId = event.requestContext.requestId;
-  logger.resetKeys();
   logger.appendKeys({ correlationId: sent !== undefined && UUID_PATTERN.test(sent) ? sent : apiRequestId, apiRequestId });
   try {
     const customerId = await customerIdOf(bearerToken(header(event, 'Authorization')));

@@ -1,7 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { loadCreateConfig } from '../lib/config';
 import { answerCall } from '../lib/http/edge';
-import { requestLocation } from '../lib/http/location';
 import { header, readJsonObjectBody } from '../lib/http/request';
 import { createTerminationRequest, type CreateDeps } from '../lib/termination/create-termination-request';
 import { storeFor } from '../lib/dynamodb/termination-table';
@@ -17,17 +16,14 @@ const deps: CreateDeps = {
 };
 
 /** POST /api/v1/contracts/{contractId}/termination-requests */
-export const handler = withLambdaContext((event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  const contractId = event.pathParameters?.['contractId'];
-  const location = (requestId: string) => requestLocation(event, contractId?.toLowerCase() ?? '', requestId);
-  return answerCall(event, { ...config, location }, (customerId, edge) =>
+export const handler = withLambdaContext((event: APIGatewayProxyEvent, invocation): Promise<APIGatewayProxyResult> =>
+  answerCall(event, invocation, config, (customerId, context) =>
     createTerminationRequest(deps, {
       customerId,
-      contractId,
+      contractId: event.pathParameters?.['contractId'],
       idempotencyKey: header(event, 'Idempotency-Key'),
       body: readJsonObjectBody(event),
-      createdMessage: edge.texts.created,
-      edgeProblems: edge.problems,
+      context,
     }),
-  );
-});
+  ),
+);

@@ -12,13 +12,13 @@ const deps = {
 };
 
 /** GET /api/v1/contracts/{contractId}/termination-requests/{requestId} */
-export const handler = withLambdaContext((event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
-  answerCall(event, config, (customerId, edge) =>
+export const handler = withLambdaContext((event: APIGatewayProxyEvent, invocation): Promise<APIGatewayProxyResult> =>
+  answerCall(event, invocation, config, (customerId, context) =>
     getTerminationRequest(deps, {
       customerId,
       contractId: event.pathParameters?.['contractId'],
       requestId: event.pathParameters?.['requestId'],
-      edgeProblems: edge.problems,
+      context,
     }),
   ),
 );

@@ -12,13 +12,13 @@ const deps = {
 };
 
 /** GET /api/v1/termination-requests?limit=&cursor= */
-export const handler = withLambdaContext((event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
-  answerCall(event, config, (customerId, edge) =>
+export const handler = withLambdaContext((event: APIGatewayProxyEvent, invocation): Promise<APIGatewayProxyResult> =>
+  answerCall(event, invocation, config, (customerId, context) =>
     listCustomerTerminationRequests(deps, {
       customerId,
       limit: event.queryStringParameters?.['limit'],
       cursor: event.queryStringParameters?.['cursor'],
-      edgeProblems: edge.problems,
+      context,
     }),
   ),
 );

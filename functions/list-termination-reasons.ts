@@ -7,6 +7,6 @@ import { listTerminationReasons } from '../lib/termination/reasons';
 const config = loadEdgeConfig();
 
 /** GET /api/v1/termination-reasons: the reasons a customer may give, labelled in their language. */
-export const handler = withLambdaContext((event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
-  answerCall(event, config, (_customerId, edge) => Promise.resolve(listTerminationReasons(edge.problems))),
+export const handler = withLambdaContext((event: APIGatewayProxyEvent, invocation): Promise<APIGatewayProxyResult> =>
+  answerCall(event, invocation, config, (_customerId, context) => Promise.resolve(listTerminationReasons(context))),
 );

@@ -12,14 +12,14 @@ const deps = {
 };
 
 /** GET /api/v1/contracts/{contractId}/termination-requests?limit=&cursor= */
-export const handler = withLambdaContext((event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
-  answerCall(event, config, (customerId, edge) =>
+export const handler = withLambdaContext((event: APIGatewayProxyEvent, invocation): Promise<APIGatewayProxyResult> =>
+  answerCall(event, invocation, config, (customerId, context) =>
     listTerminationRequests(deps, {
       customerId,
       contractId: event.pathParameters?.['contractId'],
       limit: event.queryStringParameters?.['limit'],
       cursor: event.queryStringParameters?.['cursor'],
-      edgeProblems: edge.problems,
+      context,
     }),
   ),
 );

@@ -2,12 +2,12 @@ import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-la
 import { loadPublisherConfig } from '../lib/config';
 import { createDocumentClient } from '../lib/aws/dynamodb-client';
 import { putEventsFor } from '../lib/aws/eventbridge-client';
-import { backoff } from '../lib/backoff';
 import { batchGetFor, requestReader } from '../lib/dynamodb/request-reads';
 import {
   isRepublishCommand,
   PublishFailedError,
   publisherDeps,
+  publisherRetry,
   publishRequestEvents,
   republishRequest,
   UNCONFIRMED_RECORDS_METRIC,
@@ -19,10 +19,7 @@ import { recordCount } from '../lib/observability/metrics';
 import { withLambdaContext } from '../lib/observability/lambda-context';
 
 const config = loadPublisherConfig();
-const readRequests = requestReader(batchGetFor(createDocumentClient(config.dynamodb)), config.requestsTableName, {
-  maxAttempts: config.maxAttempts,
-  pause: (attempt) => backoff(attempt, 50),
-});
+const readRequests = requestReader(batchGetFor(createDocumentClient(config.dynamodb)), config.requestsTableName, publisherRetry(config));
 const deps = publisherDeps(config, putEventsFor(config), readRequests);
 
 /**
@@ -35,8 +32,6 @@ const deps = publisherDeps(config, putEventsFor(config), readRequests);
  * the dead-letter queue (a partial failure at the first record would never shrink the batch).
  */
 const publishBatch = withLambdaContext(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
-  // Lines carry this invocation's keys only (where functions share a process, as tests and tools do, no other's).
-  logger.resetKeys();
   const result = await publishRequestEvents(event.Records, config, deps);
   for (const record of result.unconfirmed)
     logger.error('Stream record not confirmed by the requests table: nothing published', { ...record });
@@ -60,7 +55,6 @@ const publishBatch = withLambdaContext(async (event: DynamoDBStreamEvent): Promi
 
 /** npm run republish (docs/operations.md): a request's events again, rebuilt from its item. */
 const republish = withLambdaContext(async (command: RepublishCommand): Promise<RepublishResult> => {
-  logger.resetKeys();
   const result = await republishRequest(command, config, deps);
   logger.info('Events republished from the requests table', { ...command.republish, ...result });
   return result;

@@ -15,16 +15,15 @@ const deps: WithdrawDeps = {
 };
 
 /** POST /api/v1/contracts/{contractId}/termination-requests/{requestId}/withdrawal: no body. */
-export const handler = withLambdaContext((event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
-  answerCall(event, config, (customerId, edge) => {
+export const handler = withLambdaContext((event: APIGatewayProxyEvent, invocation): Promise<APIGatewayProxyResult> =>
+  answerCall(event, invocation, config, (customerId, context) => {
     assertNoBody(event);
     return withdrawTerminationRequest(deps, {
       customerId,
       contractId: event.pathParameters?.['contractId'],
       requestId: event.pathParameters?.['requestId'],
       idempotencyKey: header(event, 'Idempotency-Key'),
-      withdrawnMessage: edge.texts.withdrawn,
-      edgeProblems: edge.problems,
+      context,
     });
   }),
 );

@@ -266,7 +266,7 @@ export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
 
 export function loadAuthConfig(env: Env = process.env): AuthConfig {
   const read = new Reader(env);
-  const config = read.done({
+  const config = {
     issuer: read.string('JWT_ISSUER'),
     audience: read.string('JWT_AUDIENCE'),
     accessTokenProof: read.oneOf('JWT_ACCESS_TOKEN_PROOF', ACCESS_TOKEN_PROOFS, 'token_use'),
@@ -278,18 +278,18 @@ export function loadAuthConfig(env: Env = process.env): AuthConfig {
     maxTokenBytes: read.integer('JWT_MAX_BYTES', 8192, 1024, 10_240),
     // API Gateway's own bounds for the authorizer result cache: 0 to 3600 s.
     cacheTtlSeconds: read.integer('AUTHORIZER_CACHE_TTL_SECONDS', 60, 0, 3600),
-  });
+  };
   if (config.accessTokenProof === 'scope' && config.requiredScope === undefined)
-    throw new ConfigError(['JWT_REQUIRED_SCOPE is required when JWT_ACCESS_TOKEN_PROOF is scope']);
+    read.problems.push('JWT_REQUIRED_SCOPE is required when JWT_ACCESS_TOKEN_PROOF is scope');
   if (config.requiredScope !== undefined && !SCOPE_TOKEN.test(config.requiredScope))
-    throw new ConfigError([`JWT_REQUIRED_SCOPE must be one scope (printable ASCII, no space), got "${config.requiredScope}"`]);
+    read.problems.push(`JWT_REQUIRED_SCOPE must be one scope (printable ASCII, no space), got "${config.requiredScope}"`);
   // A token with less life left than the cache keeps an answer is refused: no token could pass.
   if (config.cacheTtlSeconds >= config.maxTokenLifetimeSeconds) {
-    throw new ConfigError([
+    read.problems.push(
       `AUTHORIZER_CACHE_TTL_SECONDS (${config.cacheTtlSeconds}) must be below JWT_MAX_LIFETIME_SECONDS (${config.maxTokenLifetimeSeconds})`,
-    ]);
+    );
   }
-  return config;
+  return read.done(config);
 }
 
 /** Another AWS service's client: the region, and an endpoint only for the local stand-in. */

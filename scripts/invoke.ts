@@ -43,5 +43,6 @@ const loaded: unknown = await import(pathToFileURL(resolve('functions', `${name}
 if (loaded === null || typeof loaded !== 'object' || !('handler' in loaded) || typeof loaded.handler !== 'function') {
   throw new Error(`functions/${name}.ts exports no handler`);
 }
-const result: unknown = await Reflect.apply(loaded.handler, undefined, [event, {}]);
+// No Lambda context: the handler runs with no time limit, as under any tool (lib/observability/lambda-context.ts).
+const result: unknown = await Reflect.apply(loaded.handler, undefined, [event]);
 answer(`${JSON.stringify(result, null, 2)}\n`);

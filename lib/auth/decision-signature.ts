@@ -2,7 +2,7 @@ import { JwtVerifier } from 'aws-jwt-verify';
 import { JwtBaseError } from 'aws-jwt-verify/error';
 import type { JwtHeader, JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { JwksSettings } from '../config';
-import type { CheckSignature } from '../termination/ports';
+import type { CheckSignature } from '../termination/ports/signature';
 import { isJwksOutage, jwksCacheFor, type RefreshingJwksCache } from './jwks-cache';
 import { tokenShapeBreach } from './token-rules';
 

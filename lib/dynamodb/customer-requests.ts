@@ -1,8 +1,9 @@
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { CustomerRequest, CustomerRequestPage, RequestHistory } from '../termination/ports';
-import { asStoredRequest, type Item } from './items';
+import type { RequestHistory } from '../termination/ports/request-history';
+import type { CustomerRequest, CustomerRequestPage } from '../termination/ports/store';
+import type { Item } from './items';
 import { requestKeyOf } from './keys';
-import { requestHistoryOf, type RequestItem } from './request-item';
+import { asStoredRequest, requestHistoryOf, type RequestItem } from './request-item';
 
 /*
  * The reads a customer's own view of their requests needs (docs/decisions/0022-what-a-customer-sees-of-a-request.md,

@@ -1,5 +1,5 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { DocumentCondition } from '../termination/ports';
+import type { DocumentCondition } from '../termination/ports/store';
 
 type ConditionCheck = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']>[number]['ConditionCheck']>;
 

@@ -1,67 +1,14 @@
 import { isTerminationRequest, isWithdrawal } from '../api-model/validator';
-import {
-  isStatus,
-  MalformedItemError,
-  type IdempotencyRecord,
-  type RequestState,
-  type StoredRequest,
-  type WithdrawalRecord,
-} from '../termination/ports';
+import { MalformedItemError } from '../termination/ports/errors';
+import type { IdempotencyRecord, WithdrawalRecord } from '../termination/ports/store';
 
 /*
- * Items read back in the domain's words (lib/termination/ports.ts). An item that breaks the
- * service's own rules is a bug of ours, never guessed about: MalformedItemError (a 500).
+ * The key records read back in the domain's words (lib/termination/ports/store.ts); the request item's
+ * own reading is request-item.ts's. An item that breaks the service's own rules is a bug of
+ * ours, never guessed about: MalformedItemError (a 500).
  */
 
 export type Item = Record<string, unknown>;
-
-/**
- * The first condition of a refused write, in the order of its items (and every other that failed,
- * by position: the create names each refused document), with the item it concerned:
- * as the failure returned it, or, where it came back without it (DynamoDB Local, a conflicting
- * writer), as the store's consistent read found it just after (`readAfter`). Only the items the
- * write asks back (ReturnValuesOnConditionCheckFailure: ALL_OLD) are ever read; for any other,
- * `item` is undefined. termination-table.ts finds it; the explain functions of each write read it.
- */
-export interface Failure {
-  /** The failed item's position in the write. */
-  position: number;
-  item: Item | undefined;
-  readAfter: boolean;
-  /** Every position whose condition failed, in order (the first is `position`). */
-  failedPositions: readonly number[];
-}
-
-/** A request item read back as the domain's StoredRequest. */
-export function asStoredRequest(item: Item): StoredRequest {
-  const { requestId, requestNumber, customerId, status, createdAt, statusReason } = item;
-  if (
-    typeof requestId !== 'string' ||
-    typeof requestNumber !== 'string' ||
-    typeof customerId !== 'string' ||
-    !isStatus(status) ||
-    typeof createdAt !== 'string' ||
-    !(statusReason === undefined || typeof statusReason === 'string')
-  ) {
-    throw new MalformedItemError(`request item ${String(requestId)}`);
-  }
-  return { requestId, requestNumber, customerId, status, createdAt, ...(statusReason === undefined ? {} : { statusReason }) };
-}
-
-/** A request item as a refused status write found it. */
-export function asRequestState(item: Item, requestId: string): RequestState {
-  const { customerId, status, statusReason, decisionIds } = item;
-  if (!isStatus(status)) throw new MalformedItemError(`request item ${requestId}: status`);
-  if (!(statusReason === undefined || typeof statusReason === 'string'))
-    throw new MalformedItemError(`request item ${requestId}: statusReason`);
-  return {
-    customerId: typeof customerId === 'string' ? customerId : undefined,
-    status,
-    statusReason,
-    // Ids of decisions applied: anything but a list of them names none.
-    decisionIds: Array.isArray(decisionIds) ? decisionIds.filter((id): id is string => typeof id === 'string') : [],
-  };
-}
 
 /** A key's stored record, or nothing when there is none or it has expired (TTL may lag). */
 function liveRecord(

@@ -1,18 +1,31 @@
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { submittedEventSchema } from '../api-model/event-schemas';
 import { terminationRequestInputSchema, type Status, type TerminationRequestInput } from '../api-model/schemas';
 import { validateTerminationInput } from '../api-model/validator';
-import { isStatus, MalformedItemError, type RequestHistory, type StatusChange } from '../termination/ports';
+import {
+  isStatus,
+  type Decision,
+  type NewRequest,
+  type RequestState,
+  type StatusMove,
+  type StoredRequest,
+  type WithdrawalIntent,
+} from '../termination/ports/store';
+import { MalformedItemError } from '../termination/ports/errors';
+import type { RequestHistory, StatusChange } from '../termination/ports/request-history';
 import type { Item } from './items';
-import type { TableKey } from './keys';
+import { requestKeyOf, type TableKey } from './keys';
 import type { RequestIds } from './request-reads';
 
 /*
- * The request item's one home: its shape as the writes store it (create-transaction.ts makes it,
- * decision-write.ts and withdrawal-write.ts move its status and append an entry to its
- * statusHistory in that same write), and its reading as the domain's RequestHistory, which the
- * events are built from (lib/events). Attributes are named here through the item's type, so a
- * renamed attribute fails to compile in the write that stores it and in the reading below;
- * nothing outside lib/dynamodb reads one by name.
+ * The request item's one home: its shape, every write of it (the create's Put, the decision's
+ * and the withdrawal's updates, which move its status and append an entry to its statusHistory;
+ * create-transaction.ts, decision-write.ts and withdrawal-write.ts put them in their
+ * transactions), and every reading of it: as the domain's StoredRequest, as the RequestState a
+ * refused status write found, and as the RequestHistory the events are built from (lib/events).
+ * Attributes are named here through the item's type (`attribute`, `name`), so a renamed
+ * attribute fails to compile in every write that stores it and every reading; no other module
+ * names one.
  */
 
 /** A back-office decision applied (decision-write.ts). */
@@ -71,10 +84,156 @@ export type NumberItem = TableKey & { kind: 'REQUEST_NUMBER'; requestId: string;
 
 /** An attribute of a request item, by a name its type has. */
 const attribute = (item: Item, name: keyof RequestItem): unknown => item[name];
-const entryAttribute = (entry: Item, name: keyof DecisionEntry | keyof WithdrawalEntry): unknown => entry[name];
+/** An item's attributes as read back, by the names the type has: destructuring another name does not compile. */
+type Attributes = Partial<Record<keyof RequestItem, unknown>>;
+/** An attribute's name in an expression, checked against the item's type. */
+const name = <Name extends keyof RequestItem>(attributeName: Name): Name => attributeName;
 
 const isItem = (value: unknown): value is Item => typeof value === 'object' && value !== null && !Array.isArray(value);
 const optionalText = (value: unknown): value is string | undefined => value === undefined || typeof value === 'string';
+
+type Put = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']>[number]['Put']>;
+type Update = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']>[number]['Update']> & {
+  ReturnValuesOnConditionCheckFailure: 'ALL_OLD';
+};
+
+/** The create's Put of the new request: on condition that no request has its id. */
+export function newRequestPut(tableName: string, request: NewRequest): Put {
+  return {
+    TableName: tableName,
+    Item: {
+      ...requestKeyOf(request.contractId, request.requestId),
+      kind: 'REQUEST',
+      requestId: request.requestId,
+      requestNumber: request.requestNumber,
+      status: request.response.status,
+      customerId: request.customerId,
+      requestedBy: request.customerId,
+      contractId: request.contractId,
+      idempotencyKey: request.idempotencyKey,
+      createdAt: request.response.createdAt,
+      ...request.input,
+    } satisfies RequestItem,
+    ConditionExpression: 'attribute_not_exists(pk)',
+  };
+}
+
+/** The statuses a request may come from, as a condition on `#status` with its values (:from0, :from1, ...). */
+function statusIn(from: readonly Status[]): { expression: string; values: Record<string, Status> } {
+  return {
+    expression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+    values: Object.fromEntries(from.map((status, i) => [`:from${i}`, status])),
+  };
+}
+
+/** `status` is one of DynamoDB's reserved words: every expression names it through `#status`. */
+const STATUS_NAME = { '#status': name('status') };
+
+/**
+ * A back-office decision's update (docs/decisions/0017-lifecycle.md): conditioned on the
+ * statuses it may move from; on a final status it sets the request's expiry
+ * (docs/decisions/0021-retention.md).
+ */
+export function decisionUpdate(tableName: string, decision: Decision, move: StatusMove, appliedAt: string): Update {
+  const from = statusIn(move.from);
+  const entry = {
+    status: decision.status,
+    eventId: decision.eventId,
+    occurredAt: decision.occurredAt,
+    appliedAt,
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+  } satisfies DecisionEntry;
+  return {
+    TableName: tableName,
+    Key: { ...requestKeyOf(decision.contractId, decision.requestId) },
+    UpdateExpression: [
+      `SET #status = :status, ${name('statusChangedAt')} = :occurredAt, ${name('updatedAt')} = :appliedAt,`,
+      `${name('decisionIds')} = list_append(if_not_exists(${name('decisionIds')}, :none), :eventIds),`,
+      `${name('statusHistory')} = list_append(if_not_exists(${name('statusHistory')}, :none), :entries)`,
+      // A final status starts the retention period: TTL deletes the request after it.
+      move.retainUntil === undefined ? '' : `, ${name('expiresAt')} = :retainUntil`,
+      decision.reason === undefined ? `REMOVE ${name('statusReason')}` : `, ${name('statusReason')} = :reason`,
+    ]
+      .filter((part) => part !== '')
+      .join(' '),
+    ConditionExpression: from.expression,
+    ExpressionAttributeNames: STATUS_NAME,
+    ExpressionAttributeValues: {
+      ':status': decision.status,
+      ':occurredAt': decision.occurredAt,
+      ':appliedAt': appliedAt,
+      ':none': [],
+      ':eventIds': [decision.eventId],
+      ':entries': [entry],
+      ...(decision.reason === undefined ? {} : { ':reason': decision.reason }),
+      ...(move.retainUntil === undefined ? {} : { ':retainUntil': move.retainUntil }),
+      ...from.values,
+    },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+/**
+ * The customer's withdrawal's update (docs/decisions/0018-withdrawal.md): to WITHDRAWN, final,
+ * which sets the request's expiry, if the request is the caller's and in a status it may be
+ * withdrawn from.
+ */
+export function withdrawalUpdate(tableName: string, intent: WithdrawalIntent): Update {
+  const from = statusIn(intent.from);
+  const { withdrawnAt, status } = intent.response;
+  return {
+    TableName: tableName,
+    Key: { ...requestKeyOf(intent.contractId, intent.requestId) },
+    UpdateExpression:
+      `SET #status = :withdrawn, ${name('statusChangedAt')} = :at, ${name('updatedAt')} = :at, ` +
+      `${name('statusHistory')} = list_append(if_not_exists(${name('statusHistory')}, :none), :entries), ` +
+      // WITHDRAWN is final: the retention period starts, and TTL deletes the request after it.
+      `${name('expiresAt')} = :retainUntil REMOVE ${name('statusReason')}`,
+    ConditionExpression: `attribute_exists(pk) AND ${name('customerId')} = :customerId AND ${from.expression}`,
+    ExpressionAttributeNames: STATUS_NAME,
+    ExpressionAttributeValues: {
+      ':withdrawn': status,
+      ':at': withdrawnAt,
+      ':none': [],
+      ':entries': [{ status, by: 'customer', occurredAt: withdrawnAt, appliedAt: withdrawnAt } satisfies WithdrawalEntry],
+      ':customerId': intent.customerId,
+      ':retainUntil': intent.retainUntil,
+      ...from.values,
+    },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+/** A request item read back as the domain's StoredRequest. */
+export function asStoredRequest(item: Item): StoredRequest {
+  const { requestId, requestNumber, customerId, status, createdAt, statusReason }: Attributes = item;
+  if (
+    typeof requestId !== 'string' ||
+    typeof requestNumber !== 'string' ||
+    typeof customerId !== 'string' ||
+    !isStatus(status) ||
+    typeof createdAt !== 'string' ||
+    !optionalText(statusReason)
+  ) {
+    throw new MalformedItemError(`request item ${String(requestId)}`);
+  }
+  return { requestId, requestNumber, customerId, status, createdAt, ...(statusReason === undefined ? {} : { statusReason }) };
+}
+
+/** A request item as a refused status write found it. */
+export function asRequestState(item: Item, requestId: string): RequestState {
+  const { customerId, status, statusReason, decisionIds }: Attributes = item;
+  if (!isStatus(status)) throw new MalformedItemError(`request item ${requestId}: status`);
+  if (!optionalText(statusReason)) throw new MalformedItemError(`request item ${requestId}: statusReason`);
+  return {
+    customerId: typeof customerId === 'string' ? customerId : undefined,
+    status,
+    statusReason,
+    // Ids of decisions applied: anything but a list of them names none.
+    decisionIds: Array.isArray(decisionIds) ? decisionIds.filter((id): id is string => typeof id === 'string') : [],
+  };
+}
+const entryAttribute = (entry: Item, name: keyof DecisionEntry | keyof WithdrawalEntry): unknown => entry[name];
 
 /** The status every request is created in: the one its TerminationRequestSubmitted carries. */
 const CREATED_STATUS: Status = submittedEventSchema.properties.status.const;

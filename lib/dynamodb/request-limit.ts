@@ -1,5 +1,6 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { MalformedItemError, type RequestLimit } from '../termination/ports';
+import { MalformedItemError } from '../termination/ports/errors';
+import type { RequestLimit } from '../termination/ports/store';
 import type { Item } from './items';
 import { limitKeyOf } from './keys';
 

@@ -1,21 +1,13 @@
-import type { Status } from '../api-model/schemas';
-import type { StatusWriteRefusal } from '../termination/ports';
-import { asRequestState, type Failure } from './items';
+import type { StatusWriteRefusal } from '../termination/ports/store';
+import { asRequestState } from './request-item';
+import type { Failure } from './write-parts';
 import { slotKeyOf, type Tables } from './keys';
 
 /*
- * What the writes that move a request's status share (a decision, a withdrawal): the condition
- * on the statuses it may come from, the release of the contract's slot, and the reading of a
- * refusal as facts.
+ * What the writes that move a request's status share (a decision, a withdrawal): their parts,
+ * the release of the contract's slot, and the reading of a refusal as facts. The request's own
+ * update is request-item.ts's.
  */
-
-/** The statuses a request may come from, as a condition on `#status` with its values (:from0, :from1, ...). */
-export function statusIn(from: readonly Status[]): { expression: string; values: Record<string, Status> } {
-  return {
-    expression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
-    values: Object.fromEntries(from.map((status, i) => [`:from${i}`, status])),
-  };
-}
 
 /** The Delete of the contract's active slot, on condition that it names the request. */
 export function slotRelease(tables: Tables, contractId: string, requestId: string) {
@@ -28,20 +20,18 @@ export function slotRelease(tables: Tables, contractId: string, requestId: strin
   };
 }
 
+/** The parts every status write holds: the request it moves, and, when it frees the contract, the slot it deletes. */
+export type StatusPart = 'request' | 'slot';
+
 /**
- * Which of a status write's conditions failed first, at their positions in the write: the
- * request's (the request as it was, or none), then the slot's (the request it names instead);
- * else another write got in the way.
+ * What a status write's first failed part says: the request's (the request as it was, or none),
+ * the slot's (the request it names instead); else another write got in the way.
  */
-export function explainStatusRefusal(
-  failure: Failure | undefined,
-  positions: { request: number; slot: number },
-  requestId: string,
-): StatusWriteRefusal {
-  if (failure?.position === positions.request) {
+export function explainStatusRefusal(failure: Failure | undefined, requestId: string): StatusWriteRefusal {
+  if (failure?.part === 'request') {
     return { kind: 'request-condition-failed', request: failure.item && asRequestState(failure.item, requestId) };
   }
-  if (failure?.position === positions.slot) {
+  if (failure?.part === 'slot') {
     const slotRequestId = failure.item?.['requestId'];
     return { kind: 'slot-condition-failed', slotRequestId: typeof slotRequestId === 'string' ? slotRequestId : undefined };
   }

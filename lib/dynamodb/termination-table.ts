@@ -4,40 +4,35 @@ import {
   type AttributeValue,
   type CancellationReason,
 } from '@aws-sdk/client-dynamodb';
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { buildDecisionWrite, DECISION_ITEMS } from './decision-write';
-import { buildCreateTransaction, explainCreateRefusal } from './create-transaction';
+import { buildDecisionWrite } from './decision-write';
+import { buildCreateTransaction, explainCreateRefusal, type CreatePart } from './create-transaction';
 import type { ServiceConfig } from '../config';
 import { createDocumentClient } from '../aws/dynamodb-client';
 import { isTransientAwsError } from '../aws/transient-errors';
-import {
-  StoreUnavailableError,
-  type Decision,
-  type DecisionWriteOutcome,
-  type IdempotencyRecord,
-  type NewRequest,
-  type CustomerRequestPage,
-  type RequestHistory,
-  type RequestPage,
-  type StatusMove,
-  type StoredRequest,
-  type TerminationStore,
-  type WithdrawalIntent,
-  type WithdrawalOutcome,
-  type WriteOutcome,
-} from '../termination/ports';
-import { asIdempotencyRecord, asStoredRequest, type Failure, type Item } from './items';
+import { StoreUnavailableError } from '../termination/ports/errors';
+import type {
+  Decision,
+  DecisionWriteOutcome,
+  IdempotencyRecord,
+  CustomerRequestPage,
+  NewRequest,
+  RequestPage,
+  StatusMove,
+  StoredRequest,
+  TerminationStore,
+  WithdrawalIntent,
+  WithdrawalOutcome,
+  WriteOutcome,
+} from '../termination/ports/store';
+import { asIdempotencyRecord, type Item } from './items';
+import { asStoredRequest } from './request-item';
 import { queryCustomerRequests, readRequestHistory } from './customer-requests';
-import { explainStatusRefusal } from './status-write';
-import { buildWithdrawalTransaction, explainWithdrawalRefusal } from './withdrawal-write';
+import type { RequestHistory } from '../termination/ports/request-history';
+import { explainStatusRefusal, type StatusPart } from './status-write';
+import { buildWithdrawalTransaction, explainWithdrawalRefusal, type WithdrawalPart } from './withdrawal-write';
+import type { Failure, NamedTransaction, PartName, WriteItem } from './write-parts';
 import { idempotencyKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type CreateTables, type TableKey } from './keys';
 
 /** The store of a function's configuration; build it once, at module load. */
@@ -55,8 +50,6 @@ export function storeFor(
 
 /** Items each Query after a page's first reads (DynamoDB's Limit, before the filter). */
 const READ_PER_LATER_QUERY = 100;
-
-type WriteItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Where an item lives: its table and its key. */
 interface ItemAt {
@@ -104,7 +97,7 @@ export class DynamoDbTerminationStore implements TerminationStore {
 
   /** One atomic attempt to create the request: one call when it goes through or its reasons carry their items. */
   create(request: NewRequest, nowSeconds: number, abortSignal?: AbortSignal): Promise<WriteOutcome> {
-    return this.transact<WriteOutcome>(
+    return this.transact<CreatePart, WriteOutcome>(
       buildCreateTransaction(this.tables, request, nowSeconds),
       { kind: 'created' },
       (failure) => explainCreateRefusal(failure, request, nowSeconds),
@@ -118,8 +111,8 @@ export class DynamoDbTerminationStore implements TerminationStore {
    */
   applyDecision(decision: Decision, move: StatusMove, appliedAt: string): Promise<DecisionWriteOutcome> {
     const write = buildDecisionWrite(this.tables, decision, move, appliedAt);
-    const explain = (failure: Failure | undefined) => explainStatusRefusal(failure, DECISION_ITEMS, decision.requestId);
-    if (write.kind === 'transaction') return this.transact<DecisionWriteOutcome>(write.input, { kind: 'applied' }, explain);
+    const explain = (failure: Failure | undefined) => explainStatusRefusal(failure, decision.requestId);
+    if (write.kind === 'transaction') return this.transact<StatusPart, DecisionWriteOutcome>(write, { kind: 'applied' }, explain);
     return guarded(async () => {
       try {
         await this.client.send(new UpdateCommand(write.input));
@@ -127,13 +120,13 @@ export class DynamoDbTerminationStore implements TerminationStore {
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         const { TableName: tableName, Key: key } = write.input;
-        return explain(await this.failureAt(DECISION_ITEMS.request, error.Item, { tableName, key }));
+        return explain(await this.failureAt([{ name: 'request' }], error.Item, { tableName, key }));
       }
     });
   }
 
   withdraw(intent: WithdrawalIntent, nowSeconds: number, abortSignal?: AbortSignal): Promise<WithdrawalOutcome> {
-    return this.transact<WithdrawalOutcome>(
+    return this.transact<WithdrawalPart, WithdrawalOutcome>(
       buildWithdrawalTransaction(this.tables, intent, nowSeconds),
       { kind: 'withdrawn' },
       (failure) => explainWithdrawalRefusal(failure, intent, nowSeconds),
@@ -143,21 +136,21 @@ export class DynamoDbTerminationStore implements TerminationStore {
 
   /**
    * Sends one transaction: `done` when it commits; when a condition refused it, what `explain`
-   * makes of the first that failed; `conflict` (explain of none) when another write got in the way.
+   * makes of the first part that failed; `conflict` (explain of none) when another write got in the way.
    */
-  private transact<Outcome>(
-    input: TransactWriteCommandInput,
+  private transact<Name extends string, Outcome>(
+    write: NamedTransaction<Name>,
     done: Outcome,
-    explain: (failure: Failure | undefined) => Outcome,
+    explain: (failure: Failure<Name> | undefined) => Outcome,
     abortSignal?: AbortSignal,
   ): Promise<Outcome | { kind: 'conflict' }> {
     return guarded(async (): Promise<Outcome | { kind: 'conflict' }> => {
       try {
-        await this.client.send(new TransactWriteCommand(input), { abortSignal });
+        await this.client.send(new TransactWriteCommand(write.input), { abortSignal });
         return done;
       } catch (error) {
         if (error instanceof TransactionCanceledException) {
-          return explain(await this.firstFailure(error.CancellationReasons ?? [], input.TransactItems ?? [], abortSignal));
+          return explain(await this.firstFailure(write, error.CancellationReasons ?? [], abortSignal));
         }
         // A mismatch is another call with the same token and other values (a withdrawal with the
         // same key in the same millisecond, in another language): tried again, its key answers.
@@ -169,26 +162,36 @@ export class DynamoDbTerminationStore implements TerminationStore {
     });
   }
 
-  /** The first condition that failed, in the order of the write's items, with its item (items.ts, Failure). */
-  private async firstFailure(reasons: CancellationReason[], items: WriteItem[], abortSignal?: AbortSignal): Promise<Failure | undefined> {
-    const failedPositions = reasons.flatMap((reason, at) => (reason.Code === 'ConditionalCheckFailed' ? [at] : []));
-    const position = failedPositions[0];
-    if (position === undefined) return undefined;
-    const item = items[position];
-    return this.failureAt(position, reasons[position]?.Item, item && askedBack(item), abortSignal, failedPositions);
+  /**
+   * The first part whose condition failed, in the order of the write's parts (cancellation
+   * reasons come back in that order), with its item, and every part that failed (write-parts.ts).
+   */
+  private async firstFailure<Name extends string>(
+    write: NamedTransaction<Name>,
+    reasons: CancellationReason[],
+    abortSignal?: AbortSignal,
+  ): Promise<Failure<Name> | undefined> {
+    const items = write.input.TransactItems ?? [];
+    const failedAt = reasons.flatMap((reason, at) => (reason.Code === 'ConditionalCheckFailed' ? [at] : []));
+    const failed = failedAt.flatMap((at) => write.parts[at] ?? []);
+    const first = failedAt[0];
+    if (first === undefined || failed.length === 0) return undefined;
+    const item = items[first];
+    return this.failureAt(failed, reasons[first]?.Item, item && askedBack(item), abortSignal);
   }
 
-  /** The failed item as the failure returned it; else, if the write asked it back, as a consistent read finds it now. */
-  private async failureAt(
-    position: number,
+  /** The failed part's item as the failure returned it; else, if the write asked it back, as a consistent read finds it now. */
+  private async failureAt<Name extends string>(
+    failed: readonly PartName<Name>[],
     returned: Record<string, AttributeValue> | undefined,
     asked: ItemAt | undefined,
     abortSignal?: AbortSignal,
-    failedPositions: readonly number[] = [position],
-  ): Promise<Failure> {
-    if (returned) return { position, failedPositions, item: unmarshall(returned), readAfter: false };
-    if (asked?.tableName === undefined || asked.key === undefined) return { position, failedPositions, item: undefined, readAfter: false };
-    return { position, failedPositions, item: await this.readConsistently(asked.tableName, asked.key, abortSignal), readAfter: true };
+  ): Promise<Failure<Name> | undefined> {
+    const part = failed[0]?.name;
+    if (part === undefined) return undefined;
+    if (returned) return { part, failed, item: unmarshall(returned), readAfter: false };
+    if (asked?.tableName === undefined || asked.key === undefined) return { part, failed, item: undefined, readAfter: false };
+    return { part, failed, item: await this.readConsistently(asked.tableName, asked.key, abortSignal), readAfter: true };
   }
 
   /** Reads the key's record, skipping one that has expired. */

@@ -1,12 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { isUuid } from '../api-model/validator';
-import { backoff } from '../backoff';
+import { pauseBefore, RETRY } from '../retry';
 import type { PublisherConfig } from '../config';
 import { isTransientAwsError } from '../aws/transient-errors';
 import { requestHistoryOf } from '../dynamodb/request-item';
 import type { ReadRequests, RequestIds, StoredRequests } from '../dynamodb/request-reads';
-import { isStatus, MalformedItemError, type RequestHistory } from '../termination/ports';
+import { isStatus } from '../termination/ports/store';
+import { MalformedItemError } from '../termination/ports/errors';
+import type { RequestHistory } from '../termination/ports/request-history';
 import type { Status } from '../api-model/schemas';
 import { publishInOrder, type PendingEntry, type PublishDeps, type PublishResult } from './publish-batches';
 import {
@@ -69,14 +71,13 @@ export interface PublisherDeps extends PublishDeps {
   readRequests: ReadRequests;
 }
 
+/** The publisher's tries and pauses (lib/retry.ts): its reads of the table and its PutEvents calls alike. */
+export function publisherRetry(config: Pick<PublisherConfig, 'maxAttempts'>): Pick<PublishDeps, 'maxAttempts' | 'pause'> {
+  return { maxAttempts: config.maxAttempts, pause: (attempt) => pauseBefore(RETRY.publisher, attempt) };
+}
+
 export function publisherDeps(config: PublisherConfig, putEvents: PublishDeps['putEvents'], readRequests: ReadRequests): PublisherDeps {
-  return {
-    putEvents,
-    readRequests,
-    maxAttempts: config.maxAttempts,
-    pause: (attempt) => backoff(attempt, 100),
-    isTransient: isTransientAwsError,
-  };
+  return { putEvents, readRequests, ...publisherRetry(config), isTransient: isTransientAwsError };
 }
 
 type Config = Pick<PublisherConfig, 'eventBusName' | 'eventSource'>;

@@ -4,7 +4,8 @@ import { EVENT_TYPES, submittedEventSchema, type StatusChangedDetail, type Submi
 import { isStatusChangedDetail, isSubmittedDetail } from '../api-model/validator';
 import { requestHistoryOf } from '../dynamodb/request-item';
 import type { RequestIds } from '../dynamodb/request-reads';
-import { MalformedItemError, type RequestHistory, type StatusChange } from '../termination/ports';
+import { MalformedItemError } from '../termination/ports/errors';
+import type { RequestHistory, StatusChange } from '../termination/ports/request-history';
 import { imageValues } from './stream-image';
 
 /*

@@ -2,8 +2,9 @@ import type { AttributeValue } from 'aws-lambda';
 
 /*
  * A stream record's image as plain values. The Lambda event types an attribute as one object
- * with every type optional, which the SDK's unmarshall does not take; the table stores strings,
- * numbers, lists, maps and booleans only, and anything else is refused rather than guessed.
+ * with every type optional, which the SDK's unmarshall does not take. The types read are the
+ * ones valueOf names (strings, numbers, booleans, null, lists, maps, string sets); anything else
+ * is refused rather than guessed.
  */
 
 export class UnreadableImageError extends Error {

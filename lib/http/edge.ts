@@ -8,6 +8,9 @@ import type { Outcome } from './outcomes';
 import { correlationOf } from './correlation';
 import { corsHeaders } from './cors';
 import { header } from './request';
+import { requestLocation } from './location';
+import type { CallContext } from '../termination/call-context';
+import type { Invocation } from '../retry';
 import { MAX_ACCEPT_LANGUAGE_LENGTH, preferredLanguage, textsFor, type Texts } from './texts';
 
 /** What every route reads from the event before its use case runs. */
@@ -21,6 +24,8 @@ export interface Edge {
   customerId: string | undefined;
   /** The browser origin the call came from, if any (CORS). */
   origin: string | undefined;
+  /** Where a request of the called contract can be read back, as the client reached this API. */
+  location: (requestId: string) => string;
 }
 
 export function readEdge(event: APIGatewayProxyEvent): Edge {
@@ -32,7 +37,6 @@ export function readEdge(event: APIGatewayProxyEvent): Edge {
   }
   const fromAuthorizer: unknown = event.requestContext.authorizer?.['customerId'];
   const customerId = typeof fromAuthorizer === 'string' && fromAuthorizer !== '' ? fromAuthorizer : undefined;
-  logger.resetKeys();
   // apiRequestId joins these lines with API Gateway's access log, which cannot see request headers.
   // The customer's id is never logged (docs/data-protection.md): their calls are found by contract.
   logger.appendKeys({
@@ -47,6 +51,7 @@ export function readEdge(event: APIGatewayProxyEvent): Edge {
     problems,
     customerId,
     origin: header(event, 'Origin'),
+    location: (requestId) => requestLocation(event, event.pathParameters?.['contractId']?.toLowerCase() ?? '', requestId),
   };
 }
 
@@ -56,7 +61,7 @@ export function respond(edge: Edge, outcome: Outcome, options: RouteOptions): AP
     correlationId: edge.correlationId,
     texts: edge.texts,
     retryAfterSeconds: options.retryAfterSeconds,
-    location: options.location ?? ((requestId) => requestId),
+    location: edge.location,
   });
   const { log, metric } = answer.row;
   logger[log.level](log.message, {
@@ -82,23 +87,25 @@ const unauthorized = () => new EdgeRefusal('UNAUTHORIZED', [{ field: 'Authorizat
 export interface RouteOptions {
   retryAfterSeconds: number;
   allowedOrigins: readonly string[];
-  location?: (requestId: string) => string;
 }
 
 /**
  * One API call from event to answer: the edge is read, a call without a customer is refused,
- * the use case runs with the customer, and any error it throws becomes an answer too.
+ * the use case runs with the customer and the call's context (the edge's problems, the words
+ * in the caller's language, the time the invocation has left), and any error it throws becomes
+ * an answer too.
  */
 export async function answerCall(
   event: APIGatewayProxyEvent,
+  invocation: Invocation,
   options: RouteOptions,
-  run: (customerId: string, edge: Edge) => Promise<Outcome>,
+  run: (customerId: string, context: CallContext) => Promise<Outcome>,
 ): Promise<APIGatewayProxyResult> {
   const edge = readEdge(event);
   let outcome: Outcome;
   try {
     if (edge.customerId === undefined) throw unauthorized();
-    outcome = await run(edge.customerId, edge);
+    outcome = await run(edge.customerId, { problems: edge.problems, messages: edge.texts, invocation });
   } catch (error) {
     outcome = edgeFailure(error);
   }

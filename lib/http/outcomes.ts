@@ -6,6 +6,7 @@ import type { ReasonsOutcome } from '../termination/reasons';
 import type { Refusal } from '../termination/refusals';
 import type { WithdrawOutcome } from '../termination/withdraw-termination-request';
 import type { ErrorCode } from './errors';
+import type { DecisionOutcome } from '../termination/apply-status-decision';
 
 /*
  * Every outcome the API answers with, in one table: its HTTP status (docs/decisions/0011-error-body.md),
@@ -29,19 +30,26 @@ export type Outcome =
 export type OutcomeKey = Exclude<Outcome['kind'], 'refused' | 'unavailable' | 'failed'> | ErrorCode;
 
 /** One log line: its level, its message, and its `outcome` field. */
-interface LogLine {
+interface LogLine<Outcome extends string = string> {
   level: 'info' | 'error';
   message: string;
-  outcome: 'created' | 'replayed' | 'read' | 'withdrawn' | 'refused';
+  outcome: Outcome;
 }
 
-const line = (message: string, outcome: LogLine['outcome'], level: LogLine['level'] = 'info'): LogLine => ({ level, message, outcome });
+type ApiLogOutcome = 'created' | 'replayed' | 'read' | 'withdrawn' | 'refused' | 'failed';
+
+const line = <Outcome extends string>(message: string, outcome: Outcome, level: LogLine['level'] = 'info'): LogLine<Outcome> => ({
+  level,
+  message,
+  outcome,
+});
 const REFUSED = line('request refused', 'refused');
-const FAILED = line('request failed', 'refused', 'error');
+// A 500 or a 503 is the service's failure, not a refusal of the call: logged as one.
+const FAILED = line('request failed', 'failed', 'error');
 
 interface Row {
   status: number;
-  log: LogLine;
+  log: LogLine<ApiLogOutcome>;
   /** A count of one per answer (lib/observability/metrics.ts). */
   metric: string;
 }
@@ -83,8 +91,19 @@ export const OUTCOMES = {
 export type OutcomeMetric = (typeof OUTCOMES)[OutcomeKey]['metric'];
 
 export function isErrorCode(value: string): value is ErrorCode {
-  return Object.entries(OUTCOMES).some(([key, row]) => key === value && row.log.outcome === 'refused');
+  return Object.entries(OUTCOMES).some(([key, row]) => key === value && (row.log.outcome === 'refused' || row.log.outcome === 'failed'));
 }
+
+/**
+ * The back-office decision's outcomes (functions/apply-status-decision.ts), beside the routes':
+ * the level and message of the one line each is logged with, and its `outcome` field. A refusal
+ * is an ERROR: the decision goes to the dead-letter queue.
+ */
+export const DECISION_OUTCOMES = {
+  applied: line('Decision applied', 'applied'),
+  duplicate: line('Decision already applied', 'duplicate'),
+  refused: line('Decision refused: sent to the dead-letter queue', 'refused', 'error'),
+} as const satisfies Record<DecisionOutcome['kind'], LogLine>;
 
 /** Every errorCode the API answers with, in the table's order. */
 export const ERROR_CODES: readonly ErrorCode[] = Object.keys(OUTCOMES).filter(isErrorCode);

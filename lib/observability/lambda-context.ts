@@ -1,21 +1,25 @@
 import type { Context } from 'aws-lambda';
+import { NO_TIME_LIMIT, type Invocation } from '../retry';
 import { logger } from './logger';
 import { metrics } from './metrics';
 
 /**
- * Wraps an entry point the way Powertools' own middleware does, without a middleware engine:
- * every log line of the invocation carries the Lambda context (function name and version,
- * request id, cold start), and a cold start counts once in the ColdStart metric. The context is
- * optional so that tools and tests may call a handler with its event alone.
+ * The one entry-point wrapper, the way Powertools' own middleware works, without a middleware
+ * engine: every invocation starts with the logger's keys of the one before removed (where
+ * functions share a process, as tests and tools do, no other's either), every log line carries
+ * the Lambda context (function name and version, request id, cold start), a cold start counts
+ * once in the ColdStart metric, and the handler learns the time the invocation has left, which
+ * bounds its retries (lib/retry.ts). The context is optional so that tools and tests may call a
+ * handler with its event alone.
  */
 export function withLambdaContext<Event, Result>(
-  handler: (event: Event) => Promise<Result>,
+  handler: (event: Event, invocation: Invocation) => Promise<Result>,
 ): (event: Event, context?: Context) => Promise<Result> {
   return (event, context) => {
-    if (context !== undefined) {
-      logger.addContext(context);
-      metrics.captureColdStartMetric(context.functionName);
-    }
-    return handler(event);
+    logger.resetKeys();
+    if (context === undefined) return handler(event, NO_TIME_LIMIT);
+    logger.addContext(context);
+    metrics.captureColdStartMetric(context.functionName);
+    return handler(event, { remainingMs: () => context.getRemainingTimeInMillis() });
   };
 }

@@ -1,10 +1,11 @@
-import { backoff } from '../backoff';
+import { AGAIN, budgetSignal, RETRY, retrying, type Again, type Invocation } from '../retry';
 import type { Status } from '../api-model/schemas';
 import { DECISION_SIGNED_FIELDS } from '../api-model/event-schemas';
 import { validateStatusDecisionDetail } from '../api-model/validator';
 import { isFinal, moveTo } from './lifecycle';
 import { retainedUntil } from './retention';
-import type { CheckSignature, Decision, StatusMove, StatusWriteRefusal, TerminationStore } from './ports';
+import type { CheckSignature } from './ports/signature';
+import type { Decision, StatusMove, StatusWriteRefusal, TerminationStore } from './ports/store';
 
 /*
  * A back-office decision in (docs/decisions/0017-lifecycle.md). Each event is judged alone:
@@ -38,7 +39,7 @@ export interface DecisionDeps {
   now: () => Date;
   /** How long a request made final is kept (REQUEST_RETENTION_DAYS). */
   retentionSeconds: number;
-  /** Attempts when concurrent writes on the same items keep a decision from deciding. */
+  /** Tries when concurrent writes on the same items keep a decision from deciding (lib/retry.ts). */
   maxAttempts?: number;
 }
 
@@ -116,7 +117,7 @@ async function readDecision(event: DecisionEvent, deps: DecisionDeps): Promise<D
  * writer got in between, look again; any other: a move the lifecycle forbids. A slot that does
  * not name the request is broken data.
  */
-function meaningOf(outcome: StatusWriteRefusal, decision: Decision, move: StatusMove): DecisionOutcome | 'again' {
+function meaningOf(outcome: StatusWriteRefusal, decision: Decision, move: StatusMove): DecisionOutcome | Again {
   switch (outcome.kind) {
     case 'request-condition-failed': {
       const { request } = outcome;
@@ -128,7 +129,7 @@ function meaningOf(outcome: StatusWriteRefusal, decision: Decision, move: Status
       // The same decision sent again under a new id; with other words for the customer it is not
       // the same decision, and never applied silently: the status cannot move to itself.
       if (current === decision.status && request.statusReason === decision.reason) return { kind: 'duplicate', decision, current };
-      if (move.from.includes(current)) return 'again';
+      if (move.from.includes(current)) return AGAIN;
       return {
         kind: 'refused',
         refusal: 'forbidden-transition',
@@ -148,24 +149,32 @@ function meaningOf(outcome: StatusWriteRefusal, decision: Decision, move: Status
         decision,
       };
     case 'conflict':
-      return 'again';
+      return AGAIN;
   }
 }
 
-export async function applyStatusDecision(deps: DecisionDeps, event: DecisionEvent): Promise<DecisionOutcome> {
+/**
+ * Judges a decision and applies it, tried again (lib/retry.ts) while concurrent writes keep it
+ * from deciding, within the invocation's remaining time when it is known.
+ */
+export async function applyStatusDecision(deps: DecisionDeps, event: DecisionEvent, invocation?: Invocation): Promise<DecisionOutcome> {
   const decision = await readDecision(event, deps);
   if ('kind' in decision) return decision;
   const move = moveTo(decision.status);
-  const maxAttempts = deps.maxAttempts ?? 5;
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const now = deps.now();
-    // A final status starts the retention period, in the same write.
-    const retained = isFinal(decision.status) ? { ...move, retainUntil: retainedUntil(now, deps.retentionSeconds) } : move;
-    const outcome = await deps.store.applyDecision(decision, retained, now.toISOString());
-    if (outcome.kind === 'applied') return { kind: 'applied', decision };
-    const meaning = meaningOf(outcome, decision, move);
-    if (meaning !== 'again') return meaning;
-    await backoff(attempt, 20);
-  }
-  throw new DecisionContendedError(decision.requestId);
+  const policy = { ...RETRY.decision, maxAttempts: deps.maxAttempts ?? RETRY.decision.maxAttempts };
+  return retrying<DecisionOutcome>(
+    policy,
+    budgetSignal(undefined, invocation?.remainingMs()),
+    async () => {
+      const now = deps.now();
+      // A final status starts the retention period, in the same write.
+      const retained = isFinal(decision.status) ? { ...move, retainUntil: retainedUntil(now, deps.retentionSeconds) } : move;
+      const outcome = await deps.store.applyDecision(decision, retained, now.toISOString());
+      if (outcome.kind === 'applied') return { kind: 'applied', decision };
+      return meaningOf(outcome, decision, move);
+    },
+    () => {
+      throw new DecisionContendedError(decision.requestId);
+    },
+  );
 }

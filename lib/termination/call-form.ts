@@ -1,27 +1,21 @@
 import type { Problem } from '../api-model/problems';
 import { isUuid } from '../api-model/validator';
-import { refuse, type RefusedError } from './refusals';
+import { refuse, type Refused } from './refusals';
 
 /*
- * The form of a call, as every use case checks it before anything stored
- * (docs/decisions/0013-order-of-checks.md): the Idempotency-Key's presence alone, then every
- * problem of the path, the headers and the body at once, in one 400 VALIDATION_ERROR.
+ * The form of a call, as every HTTP use case checks it before anything stored
+ * (docs/decisions/0013-order-of-checks.md): for a write, the Idempotency-Key's presence alone
+ * first; then every problem of the path, the headers and the body at once, in one 400
+ * VALIDATION_ERROR. Both come back as values, for the use case to return.
  */
-
-/** Without an Idempotency-Key nothing else is checked: 400 IDEMPOTENCY_KEY_MISSING. */
-export function requireKey(idempotencyKey: string | undefined): void {
-  if (idempotencyKey === undefined || idempotencyKey.trim() === '') {
-    throw refuse('IDEMPOTENCY_KEY_MISSING', [{ field: 'Idempotency-Key', code: 'required' }]);
-  }
-}
 
 /** The problems of one call, gathered so that the client learns them all at once. */
 export class CallForm {
   private readonly problems: Problem[];
 
   /** Starts with what the edge found (in the headers). */
-  constructor(edgeProblems: readonly Problem[]) {
-    this.problems = [...edgeProblems];
+  constructor(headerProblems: readonly Problem[]) {
+    this.problems = [...headerProblems];
   }
 
   /**
@@ -48,12 +42,24 @@ export class CallForm {
   }
 
   /** The 400 listing every problem found, then `more`. */
-  refusal(...more: Problem[]): RefusedError {
+  refusal(...more: Problem[]): Refused {
     return refuse('VALIDATION_ERROR', [...this.problems, ...more]);
   }
 
-  /** Ends the call with that 400 when a problem was found. */
-  check(): void {
-    if (this.failed) throw this.refusal();
+  /**
+   * A write's form: without an Idempotency-Key nothing else is checked (400
+   * IDEMPOTENCY_KEY_MISSING); else the form, starting with the header problems.
+   */
+  static ofWrite(call: { idempotencyKey: string | undefined; context: { problems: readonly Problem[] } }): CallForm | Refused {
+    const { idempotencyKey } = call;
+    if (idempotencyKey === undefined || idempotencyKey.trim() === '') {
+      return refuse('IDEMPOTENCY_KEY_MISSING', [{ field: 'Idempotency-Key', code: 'required' }]);
+    }
+    return new CallForm(call.context.problems);
+  }
+
+  /** That 400 when a problem was found, else nothing. */
+  verdict(): Refused | undefined {
+    return this.failed ? this.refusal() : undefined;
   }
 }

@@ -1,9 +1,9 @@
 import { ownershipOf, type ContractVerdict } from './contract-rules';
-import type { TerminationStore } from './ports';
-import { refuse, type RefusedError } from './refusals';
+import type { TerminationStore } from './ports/store';
+import { refuse, type Refused } from './refusals';
 
 /** The refusal a contract's verdict answers with (0007-contracts.md): the create's, and the 404 or 403 of the other routes. */
-export function contractRefusal(verdict: Exclude<ContractVerdict, { kind: 'ok' }>): RefusedError {
+export function contractRefusal(verdict: Exclude<ContractVerdict, { kind: 'ok' }>): Refused {
   switch (verdict.kind) {
     case 'not-found':
       return refuse('CONTRACT_NOT_FOUND', [{ field: 'contractId', code: 'contractNotFound' }]);
@@ -27,7 +27,7 @@ export async function accessRefusal(
   contractId: string,
   customerId: string,
   abortSignal: AbortSignal,
-): Promise<RefusedError | undefined> {
+): Promise<Refused | undefined> {
   const ownership = ownershipOf(await store.findContract(contractId, abortSignal), customerId);
   return ownership.kind === 'owner' ? undefined : contractRefusal(ownership);
 }

@@ -1,4 +1,4 @@
-import type { ContractCondition } from './ports';
+import type { ContractCondition } from './ports/store';
 
 /*
  * The rules a contract must meet (docs/decisions/0007-contracts.md). The contracts table belongs

@@ -1,7 +1,6 @@
-import { backoff } from '../backoff';
 import { v7 as timeOrderedUuid } from 'uuid';
 import { isAccountKeyValid } from './control-key';
-import { CallForm, requireKey } from './call-form';
+import { CallForm } from './call-form';
 import { contractRefusal } from './contract-access';
 import { contractConditionFor, judgeContract } from './contract-rules';
 import { documentConditionFor, documentsRefusal } from './documents';
@@ -10,13 +9,15 @@ import type { TerminationRequest, TerminationRequestInput } from '../api-model/s
 import { validateTerminationInput } from '../api-model/validator';
 import { businessToday, isBeforeBusinessToday } from './business-date';
 import { STATUS_SUBMITTED } from './lifecycle';
-import { type IdempotencyRecord, type RequestLimit, type TerminationStore, type WriteOutcome } from './ports';
+import type { IdempotencyRecord, RequestLimit, TerminationStore, WriteOutcome } from './ports/store';
 import { requestFingerprint } from './fingerprint';
-import { refuse, RefusedError, type Refusal } from './refusals';
+import { refuse, type Refusal, type Refused } from './refusals';
 import { hasOwnWords, needsComment } from './reason-rules';
 import { limitRefusal, nextRequestAllowedAt } from './request-limit';
 import { newRequestNumber } from './request-number';
 import { withinBudget } from './within-budget';
+import type { CallContext, Messages } from './call-context';
+import { AGAIN, AGAIN_AT_ONCE, RETRY, retrying, type Again } from '../retry';
 
 /*
  * Creating a termination request. The rules and their order: docs/decisions/0013-order-of-checks.md;
@@ -40,10 +41,8 @@ export interface CreateCall {
   contractId: string | undefined;
   idempotencyKey: string | undefined;
   body: Record<string, unknown>;
-  /** The created request's message; stored with it, so a replay answers with the same bytes. */
-  createdMessage: (requestNumber: string) => string;
-  /** Field problems the edge already found (e.g. in headers), reported with the body's. */
-  edgeProblems: Problem[];
+  /** The edge's problems, reported with the body's; the created request's message; the time left. */
+  context: CallContext;
 }
 
 export type CreateOutcome =
@@ -58,15 +57,15 @@ interface ValidCall {
   idempotencyKey: string;
   input: TerminationRequestInput;
   fingerprint: string;
-  createdMessage: (requestNumber: string) => string;
+  createdMessage: Messages['created'];
   /** Set when the only problem is a date before today: a replay may still answer 200. */
   pastDateProblem: Problem | undefined;
 }
 
 /** The key's presence alone, then every problem of the form at once (0013-order-of-checks.md, steps 4 and 5). */
-function validateCall(call: CreateCall, timeZone: string, now: Date): ValidCall {
-  requireKey(call.idempotencyKey);
-  const form = new CallForm(call.edgeProblems);
+function validateCall(call: CreateCall, timeZone: string, now: Date): ValidCall | Refused {
+  const form = CallForm.ofWrite(call);
+  if (!(form instanceof CallForm)) return form;
   const contractId = form.uuid(call.contractId, 'contractId');
   const idempotencyKey = form.uuid(call.idempotencyKey, 'Idempotency-Key');
   const validation = validateTerminationInput(call.body);
@@ -78,7 +77,7 @@ function validateCall(call: CreateCall, timeZone: string, now: Date): ValidCall 
       ? { field: 'desiredTerminationDate', code: 'dateInPast', today: businessToday(timeZone, now) }
       : undefined;
 
-  if (!validation.ok || form.failed) throw pastDateProblem ? form.refusal(pastDateProblem) : form.refusal();
+  if (!validation.ok || form.failed) return pastDateProblem ? form.refusal(pastDateProblem) : form.refusal();
   const input = canonicalInput(validation.input);
   return {
     customerId: call.customerId,
@@ -89,7 +88,7 @@ function validateCall(call: CreateCall, timeZone: string, now: Date): ValidCall 
       contractId,
       input.documentIds === undefined ? call.body : { ...call.body, documentIds: input.documentIds },
     ),
-    createdMessage: call.createdMessage,
+    createdMessage: call.context.messages.created,
     pastDateProblem,
   };
 }
@@ -99,7 +98,7 @@ function canonicalInput(input: TerminationRequestInput): TerminationRequestInput
 }
 
 /** Business rules that need no stored data. */
-function staticRuleBreach(input: TerminationRequestInput): RefusedError | undefined {
+function staticRuleBreach(input: TerminationRequestInput): Refused | undefined {
   if (!isAccountKeyValid(input.bankDetails.bik, input.bankDetails.accountNumber)) {
     return refuse('BANK_ACCOUNT_KEY_MISMATCH', [{ field: 'bankDetails.accountNumber', code: 'accountKeyMismatch' }]);
   }
@@ -110,59 +109,62 @@ function staticRuleBreach(input: TerminationRequestInput): RefusedError | undefi
 }
 
 function answerFromRecord(record: IdempotencyRecord, call: ValidCall): CreateOutcome {
-  if (record.fingerprint !== call.fingerprint) throw refuse('IDEMPOTENCY_KEY_REUSED', [{ field: 'Idempotency-Key', code: 'keyReused' }]);
+  if (record.fingerprint !== call.fingerprint) return refuse('IDEMPOTENCY_KEY_REUSED', [{ field: 'Idempotency-Key', code: 'keyReused' }]);
   return { kind: 'replayed', request: record.response, refundAccount: call.input.bankDetails.accountNumber };
 }
 
 /**
  * What a write that did not go through means (0005-one-atomic-write.md): a replay or one of the
  * refusals, or another attempt: at once with a new number, or after a pause when the cause has
- * gone by now (a race that resolved itself) or another write got in the way.
+ * gone by now (a race that resolved itself) or another write got in the way. It returns every
+ * answer; it throws only on a bug (a contract the condition refused that the rules accept).
  */
 function meaningOf(
   outcome: Exclude<WriteOutcome, { kind: 'created' }>,
   call: ValidCall,
   limit: RequestLimit,
   nowSeconds: number,
-): CreateOutcome | 'new-number' | 'again' {
+): CreateOutcome | Again {
   switch (outcome.kind) {
     case 'key-taken':
-      return outcome.record ? answerFromRecord(outcome.record, call) : 'again';
+      return outcome.record ? answerFromRecord(outcome.record, call) : AGAIN;
     case 'contract-condition-failed': {
       const verdict = judgeContract(outcome.contract, call.customerId, call.input.desiredTerminationDate);
-      if (verdict.kind !== 'ok') throw contractRefusal(verdict);
+      if (verdict.kind !== 'ok') return contractRefusal(verdict);
       // The very item the condition refused looks fine to us: not a race but a rule we do not know.
       if (!outcome.readAfter) throw new Error('Contract condition failed on a contract judged acceptable');
-      return 'again';
+      return AGAIN;
     }
     case 'slot-taken': {
-      if (outcome.holder === undefined) return 'again';
+      if (outcome.holder === undefined) return AGAIN;
       // Another customer's request (the contract changed owner) is not named to the caller.
       const requestNumber = outcome.holder.customerId === call.customerId ? outcome.holder.requestNumber : undefined;
-      throw refuse(
+      return refuse(
         'ACTIVE_REQUEST_ALREADY_EXISTS',
         [{ field: 'contractId', code: 'activeRequestExists', ...(requestNumber === undefined ? {} : { requestNumber }) }],
         requestNumber,
       );
     }
     case 'number-taken':
-      return 'new-number';
+      // A taken number draws again at once.
+      return AGAIN_AT_ONCE;
     case 'documents-refused':
-      throw documentsRefusal(outcome.positions);
+      return documentsRefusal(outcome.positions);
     case 'limit-reached': {
       const allowedAt = nextRequestAllowedAt(outcome.createdAtSeconds, limit, nowSeconds);
       // Times that leave room by now (a read after the refusal found them moved on): try again.
-      if (allowedAt === undefined) return 'again';
-      throw limitRefusal(limit, allowedAt);
+      if (allowedAt === undefined) return AGAIN;
+      return limitRefusal(limit, allowedAt);
     }
     case 'conflict':
-      return 'again';
+      return AGAIN;
   }
 }
 
-async function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abortSignal: AbortSignal): Promise<CreateOutcome> {
+/** Writes the request, tried again (lib/retry.ts) until it decides or the budget's signal ends it as unavailable. */
+function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abortSignal: AbortSignal): Promise<CreateOutcome> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  for (let attempt = 0; ; attempt++) {
+  return retrying<CreateOutcome>(RETRY.write, abortSignal, async () => {
     // Time-ordered, so a contract's requests list newest first by their key (keys.ts).
     const requestId = timeOrderedUuid();
     const requestNumber = newRequestNumber();
@@ -188,16 +190,13 @@ async function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abo
       abortSignal,
     );
     if (outcome.kind === 'created') return { kind: 'created', request: response, refundAccount: call.input.bankDetails.accountNumber };
-    const meaning = meaningOf(outcome, call, deps.requestLimit, nowSeconds);
-    if (typeof meaning !== 'string') return meaning;
-    // A taken number draws again at once; anything else waits. The budget's signal ends it as unavailable.
-    if (meaning === 'again') await backoff(attempt, 10, 200, abortSignal);
-    else abortSignal.throwIfAborted();
-  }
+    return meaningOf(outcome, call, deps.requestLimit, nowSeconds);
+  });
 }
 
 async function decide(deps: CreateDeps, call: CreateCall, now: Date, abortSignal: AbortSignal): Promise<CreateOutcome> {
   const valid = validateCall(call, deps.businessTimeZone, now);
+  if ('kind' in valid) return valid;
   const refusal = valid.pastDateProblem ? refuse('VALIDATION_ERROR', [valid.pastDateProblem]) : staticRuleBreach(valid.input);
   if (!refusal) return createOrExplain(deps, valid, now, abortSignal);
   // The key decides first: an accepted call replays even if its date has passed since, and a key
@@ -205,10 +204,10 @@ async function decide(deps: CreateDeps, call: CreateCall, now: Date, abortSignal
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const record = await deps.store.findIdempotencyRecord(valid.customerId, valid.idempotencyKey, nowSeconds, abortSignal);
   if (record) return answerFromRecord(record, valid);
-  throw refusal;
+  return refusal;
 }
 
 /** The whole use case: validate, apply the rules in order, write once. Anything else it throws is a bug. */
 export async function createTerminationRequest(deps: CreateDeps, call: CreateCall): Promise<CreateOutcome> {
-  return withinBudget(deps.budgetMs, (abortSignal) => decide(deps, call, deps.now?.() ?? new Date(), abortSignal));
+  return withinBudget(deps.budgetMs, call.context.invocation, (abortSignal) => decide(deps, call, deps.now?.() ?? new Date(), abortSignal));
 }

@@ -1,5 +1,5 @@
 import { CallForm } from './call-form';
-import type { TerminationStore } from './ports';
+import type { TerminationStore } from './ports/store';
 import { encodeCursor, pageAsked, view, type PageCall, type ReadCall, type RequestView } from './read-termination-requests';
 import { withinBudget, type EndedEarly } from './within-budget';
 
@@ -24,10 +24,11 @@ export function listCustomerTerminationRequests(
   { store, budgetMs }: CustomerListDeps,
   call: Omit<ReadCall, 'contractId'> & PageCall,
 ): Promise<CustomerListOutcome> {
-  return withinBudget(budgetMs, async (abortSignal) => {
-    const form = new CallForm(call.edgeProblems);
+  return withinBudget(budgetMs, call.context.invocation, async (abortSignal) => {
+    const form = new CallForm(call.context.problems);
     const { limit, after } = pageAsked(form, call);
-    form.check();
+    const malformed = form.verdict();
+    if (malformed) return malformed;
 
     const page = await store.listCustomerRequests(call.customerId, limit, after, abortSignal);
     return {

@@ -1,5 +1,5 @@
-import type { DocumentCondition } from './ports';
-import { refuse, type RefusedError } from './refusals';
+import type { DocumentCondition } from './ports/store';
+import { refuse, type Refused } from './refusals';
 
 /*
  * The documents a create names (docs/decisions/0019-documents.md). The documents service owns
@@ -20,7 +20,7 @@ export function documentConditionFor(customerId: string): DocumentCondition {
  * unknown id, another customer's document and one of the caller's that is not usable all read
  * alike, so the answer tells nothing about other customers' documents.
  */
-export function documentsRefusal(positions: readonly number[]): RefusedError {
+export function documentsRefusal(positions: readonly number[]): Refused {
   if (positions.length === 0) throw new Error('A documents refusal names no document');
   return refuse(
     'DOCUMENT_NOT_AVAILABLE',

@@ -1,5 +1,5 @@
 import { STATUSES, type Status } from '../api-model/schemas';
-import type { StatusMove } from './ports';
+import type { StatusMove } from './ports/store';
 
 /*
  * Where a request may go (docs/decisions/0017-lifecycle.md, 0018-withdrawal.md): SUBMITTED ->

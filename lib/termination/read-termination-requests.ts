@@ -1,9 +1,9 @@
 import { CallForm } from './call-form';
 import { accessRefusal } from './contract-access';
-import type { Problem } from '../api-model/problems';
+import type { CallContext } from './call-context';
 import { isUuid } from '../api-model/validator';
 import { refuse, type Refusal } from './refusals';
-import { type StoredRequest, type TerminationStore } from './ports';
+import type { StoredRequest, TerminationStore } from './ports/store';
 import { withinBudget } from './within-budget';
 
 /*
@@ -18,7 +18,7 @@ export const MAX_PAGE_SIZE = 100;
 export interface ReadCall {
   customerId: string;
   contractId: string | undefined;
-  edgeProblems: Problem[];
+  context: CallContext;
 }
 
 /** A request as its customer may see it: never the customer id. The edge adds the message for its status, in their language. */
@@ -43,17 +43,18 @@ export function getTerminationRequest(
   { store, budgetMs }: ReadDeps,
   call: ReadCall & { requestId: string | undefined },
 ): Promise<ReadOutcome> {
-  return withinBudget(budgetMs, async (abortSignal) => {
-    const form = new CallForm(call.edgeProblems);
+  return withinBudget(budgetMs, call.context.invocation, async (abortSignal) => {
+    const form = new CallForm(call.context.problems);
     const contractId = form.uuid(call.contractId, 'contractId');
     const requestId = form.uuid(call.requestId, 'requestId');
-    form.check();
+    const malformed = form.verdict();
+    if (malformed) return malformed;
 
     const item = await store.findRequest(contractId, requestId, abortSignal);
     // A request is shown to the customer who made it; to anyone else it is as if it did not exist,
     // and the contract decides between 404 and 403 (0015-reading-requests.md).
     if (item?.customerId === call.customerId) return { kind: 'found', request: view(item) };
-    throw (
+    return (
       (await accessRefusal(store, contractId, call.customerId, abortSignal)) ??
       refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
     );
@@ -88,17 +89,18 @@ export interface PageCall {
 
 /** GET .../termination-requests?limit=&cursor= : newest first. */
 export function listTerminationRequests({ store, budgetMs }: ReadDeps, call: ReadCall & PageCall): Promise<ReadOutcome> {
-  return withinBudget(budgetMs, async (abortSignal) => {
-    const form = new CallForm(call.edgeProblems);
+  return withinBudget(budgetMs, call.context.invocation, async (abortSignal) => {
+    const form = new CallForm(call.context.problems);
     const contractId = form.uuid(call.contractId, 'contractId');
     const { limit, after } = pageAsked(form, call);
-    form.check();
+    const malformed = form.verdict();
+    if (malformed) return malformed;
 
     // Only the caller's own requests are listed (0015-reading-requests.md, after a change of owner).
     const page = await store.listRequests(contractId, call.customerId, limit, after, abortSignal);
     if (page.items.length === 0) {
       const refusal = await accessRefusal(store, contractId, call.customerId, abortSignal);
-      if (refusal) throw refusal;
+      if (refusal) return refusal;
     }
     return {
       kind: 'listed',

@@ -1,4 +1,4 @@
-import type { Problem } from '../api-model/problems';
+import type { CallContext } from './call-context';
 import { REASON_CODES, type ReasonCode } from '../api-model/schemas';
 import type { Refusal } from './refusals';
 import { needsComment } from './reason-rules';
@@ -18,8 +18,9 @@ export interface ReasonRule {
 export type ReasonsOutcome = { kind: 'reasons'; reasons: ReasonRule[] } | { kind: 'refused'; refusal: Refusal };
 
 /** The reasons, unless the call's headers have problems (a VALIDATION_ERROR, as on every route). */
-export function listTerminationReasons(edgeProblems: Problem[] = []): ReasonsOutcome {
-  if (edgeProblems.length > 0) return { kind: 'refused', refusal: { code: 'VALIDATION_ERROR', problems: edgeProblems } };
+export function listTerminationReasons(context?: Pick<CallContext, 'problems'>): ReasonsOutcome {
+  const problems = context?.problems ?? [];
+  if (problems.length > 0) return { kind: 'refused', refusal: { code: 'VALIDATION_ERROR', problems: [...problems] } };
   return {
     kind: 'reasons',
     reasons: REASON_CODES.map((reasonCode) => ({ reasonCode, commentRequired: needsComment(reasonCode) })),

@@ -1,6 +1,6 @@
 import type { Problem } from '../api-model/problems';
 
-/** Every way the create use case can say no. The edge gives each its HTTP status and its words. */
+/** Every way a use case can say no. The edge gives each its HTTP status and its words. */
 export type RefusalCode =
   | 'IDEMPOTENCY_KEY_MISSING'
   | 'VALIDATION_ERROR'
@@ -27,13 +27,13 @@ export interface Refusal<Code extends string = RefusalCode> {
   nextRequestAllowedAt?: string;
 }
 
-/** Thrown inside the use case to end it with a refusal; the use case returns it as an outcome. */
-export class RefusedError extends Error {
-  constructor(readonly refusal: Refusal) {
-    super(refusal.code);
-    this.name = 'RefusedError';
-  }
+/** A refusal as a use case's outcome: a value, returned like every other answer, never thrown. */
+export interface Refused {
+  kind: 'refused';
+  refusal: Refusal;
 }
 
-export const refuse = (code: RefusalCode, problems: Problem[], requestNumber?: string) =>
-  new RefusedError({ code, problems, ...(requestNumber === undefined ? {} : { requestNumber }) });
+export const refuse = (code: RefusalCode, problems: Problem[], requestNumber?: string): Refused => ({
+  kind: 'refused',
+  refusal: { code, problems, ...(requestNumber === undefined ? {} : { requestNumber }) },
+});

@@ -1,5 +1,5 @@
-import type { RequestLimit } from './ports';
-import { RefusedError } from './refusals';
+import type { RequestLimit } from './ports/store';
+import type { Refused } from './refusals';
 
 /*
  * How many requests one customer may make on one contract within a rolling period
@@ -34,13 +34,16 @@ export function nextRequestAllowedAt(
 }
 
 /** REQUEST_LIMIT_REACHED: how many, in how many days, and from when a new request is possible. */
-export function limitRefusal(limit: RequestLimit, allowedAtSeconds: number): RefusedError {
+export function limitRefusal(limit: RequestLimit, allowedAtSeconds: number): Refused {
   const nextRequestAllowedAt = new Date(allowedAtSeconds * 1000).toISOString();
-  return new RefusedError({
-    code: 'REQUEST_LIMIT_REACHED',
-    problems: [
-      { field: 'contractId', code: 'requestLimitReached', limit: limit.count, days: limit.periodDays, from: nextRequestAllowedAt },
-    ],
-    nextRequestAllowedAt,
-  });
+  return {
+    kind: 'refused',
+    refusal: {
+      code: 'REQUEST_LIMIT_REACHED',
+      problems: [
+        { field: 'contractId', code: 'requestLimitReached', limit: limit.count, days: limit.periodDays, from: nextRequestAllowedAt },
+      ],
+      nextRequestAllowedAt,
+    },
+  };
 }

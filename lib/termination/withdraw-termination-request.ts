@@ -1,14 +1,15 @@
-import type { Problem } from '../api-model/problems';
 import type { Withdrawal } from '../api-model/schemas';
-import { backoff } from '../backoff';
-import { CallForm, requireKey } from './call-form';
+import { CallForm } from './call-form';
 import { accessRefusal } from './contract-access';
 import { requestFingerprint } from './fingerprint';
 import { moveTo } from './lifecycle';
-import { MalformedItemError, type TerminationStore, type WithdrawalIntent, type WithdrawalOutcome } from './ports';
-import { refuse, type Refusal } from './refusals';
+import { MalformedItemError } from './ports/errors';
+import type { TerminationStore, WithdrawalIntent, WithdrawalOutcome } from './ports/store';
+import { refuse, type Refusal, type Refused } from './refusals';
+import { AGAIN, RETRY, retrying, type Again } from '../retry';
 import { retainedUntil } from './retention';
 import { withinBudget } from './within-budget';
+import type { CallContext } from './call-context';
 
 /*
  * A customer withdraws their own request (docs/decisions/0018-withdrawal.md): while it is
@@ -33,9 +34,8 @@ export interface WithdrawCall {
   contractId: string | undefined;
   requestId: string | undefined;
   idempotencyKey: string | undefined;
-  /** The answer's message, in the caller's language: stored, so a replay answers the same bytes. */
-  withdrawnMessage: () => string;
-  edgeProblems: Problem[];
+  /** The edge's problems; the answer's message, stored so that a replay answers the same bytes; the time left. */
+  context: CallContext;
 }
 
 /** The final status a withdrawal moves a request to. */
@@ -46,38 +46,42 @@ export type WithdrawOutcome =
   | { kind: 'refused'; refusal: Refusal }
   | { kind: 'unavailable'; cause: unknown };
 
-function intentOf(call: WithdrawCall, deps: WithdrawDeps, now: Date): WithdrawalIntent {
-  requireKey(call.idempotencyKey);
-  const form = new CallForm(call.edgeProblems);
+function intentOf(call: WithdrawCall, deps: WithdrawDeps, now: Date): WithdrawalIntent | Refused {
+  const form = CallForm.ofWrite(call);
+  if (!(form instanceof CallForm)) return form;
   const contractId = form.uuid(call.contractId, 'contractId');
   const requestId = form.uuid(call.requestId, 'requestId');
   const idempotencyKey = form.uuid(call.idempotencyKey, 'Idempotency-Key');
-  form.check();
+  const malformed = form.verdict();
+  if (malformed) return malformed;
   return {
     requestId,
     contractId,
     customerId: call.customerId,
     idempotencyKey,
     fingerprint: requestFingerprint(contractId, { withdraw: requestId }),
-    response: { requestId, status: WITHDRAWN, withdrawnAt: now.toISOString(), message: call.withdrawnMessage() },
+    response: { requestId, status: WITHDRAWN, withdrawnAt: now.toISOString(), message: call.context.messages.withdrawn() },
     expiresAt: Math.floor(now.getTime() / 1000) + deps.idempotencyTtlSeconds,
     from: moveTo(WITHDRAWN).from,
     retainUntil: retainedUntil(now, deps.retentionSeconds),
   };
 }
 
-/** What a withdrawal that did not go through means: a replay, a refusal, or another attempt after a pause. */
+/**
+ * What a withdrawal that did not go through means: a replay, a refusal, or another attempt after
+ * a pause. It returns every answer; it throws only on broken data (a slot that names another request).
+ */
 async function meaningOf(
   outcome: Exclude<WithdrawalOutcome, { kind: 'withdrawn' }>,
   intent: WithdrawalIntent,
   store: WithdrawDeps['store'],
   abortSignal: AbortSignal,
-): Promise<WithdrawOutcome | 'again'> {
+): Promise<WithdrawOutcome | Again> {
   switch (outcome.kind) {
     case 'key-taken':
-      if (outcome.record === undefined) return 'again';
+      if (outcome.record === undefined) return AGAIN;
       if (outcome.record.fingerprint !== intent.fingerprint) {
-        throw refuse('IDEMPOTENCY_KEY_REUSED', [{ field: 'Idempotency-Key', code: 'keyReused' }]);
+        return refuse('IDEMPOTENCY_KEY_REUSED', [{ field: 'Idempotency-Key', code: 'keyReused' }]);
       }
       return { kind: 'withdrawal-replayed', withdrawal: outcome.record.response };
     case 'request-condition-failed': {
@@ -85,36 +89,38 @@ async function meaningOf(
       // Not there, or another customer's: to this caller it does not exist, and the contract
       // decides between 404 and 403 (0015-reading-requests.md).
       if (request?.customerId !== intent.customerId) {
-        throw (
+        return (
           (await accessRefusal(store, intent.contractId, intent.customerId, abortSignal)) ??
           refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
         );
       }
       // A status the condition allows: a writer got in between. Look again.
-      if (intent.from.includes(request.status)) return 'again';
-      throw refuse('REQUEST_NOT_WITHDRAWABLE', [{ field: 'status', code: 'notWithdrawable', status: request.status }]);
+      if (intent.from.includes(request.status)) return AGAIN;
+      return refuse('REQUEST_NOT_WITHDRAWABLE', [{ field: 'status', code: 'notWithdrawable', status: request.status }]);
     }
     case 'slot-condition-failed':
       // The request was withdrawable but the slot does not name it: stored data broke a rule.
       throw new MalformedItemError(`slot of contract ${intent.contractId}: does not name active request ${intent.requestId}`);
     case 'conflict':
-      return 'again';
+      return AGAIN;
   }
 }
 
 async function withdraw(deps: WithdrawDeps, call: WithdrawCall, now: Date, abortSignal: AbortSignal): Promise<WithdrawOutcome> {
   const intent = intentOf(call, deps, now);
+  if ('kind' in intent) return intent;
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  for (let attempt = 0; ; attempt++) {
+  // Tried again (lib/retry.ts) until it decides or the budget's signal ends it as unavailable.
+  return retrying<WithdrawOutcome>(RETRY.write, abortSignal, async () => {
     const outcome = await deps.store.withdraw(intent, nowSeconds, abortSignal);
     if (outcome.kind === 'withdrawn') return { kind: 'withdrawn', withdrawal: intent.response };
-    const meaning = await meaningOf(outcome, intent, deps.store, abortSignal);
-    if (meaning !== 'again') return meaning;
-    await backoff(attempt, 10, 200, abortSignal);
-  }
+    return meaningOf(outcome, intent, deps.store, abortSignal);
+  });
 }
 
 /** POST .../termination-requests/{requestId}/withdrawal */
 export async function withdrawTerminationRequest(deps: WithdrawDeps, call: WithdrawCall): Promise<WithdrawOutcome> {
-  return withinBudget(deps.budgetMs, (abortSignal) => withdraw(deps, call, deps.now?.() ?? new Date(), abortSignal));
+  return withinBudget(deps.budgetMs, call.context.invocation, (abortSignal) =>
+    withdraw(deps, call, deps.now?.() ?? new Date(), abortSignal),
+  );
 }

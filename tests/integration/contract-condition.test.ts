@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbTerminationStore } from '../../lib/dynamodb/termination-table';
 import { judgeContract, MalformedContractError } from '../../lib/termination/contract-rules';
-import type { TerminationStore } from '../../lib/termination/ports';
+import type { TerminationStore } from '../../lib/termination/ports/store';
 import { InMemoryStore } from '../support/in-memory-store';
 import { useFreshTables, type TestTables } from '../support/local-tables';
 import { newRequest } from '../support/store-contract';

@@ -10,7 +10,7 @@ import { createDecisionSignatureCheck } from '../../lib/auth/decision-signature'
 import { loadDecisionConfig } from '../../lib/config';
 import { storeFor } from '../../lib/dynamodb/termination-table';
 import { applyStatusDecision } from '../../lib/termination/apply-status-decision';
-import type { CheckSignature } from '../../lib/termination/ports';
+import type { CheckSignature } from '../../lib/termination/ports/signature';
 import { buildEventsDoc, SIGNING_EXAMPLE } from '../../scripts/events-doc';
 import { decisionEvent, LOCAL_BACK_OFFICE_KEY, LOCAL_DECISION_SOURCE } from '../../scripts/local/decision-event';
 import { freePort } from '../../scripts/local/free-port';

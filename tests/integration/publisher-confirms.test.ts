@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { storeFor } from '../../lib/dynamodb/termination-table';
 import { eventIdOf } from '../../lib/events/request-events';
 import { moveTo } from '../../lib/termination/lifecycle';
-import type { Decision, TerminationStore } from '../../lib/termination/ports';
+import type { Decision, TerminationStore } from '../../lib/termination/ports/store';
 import { localClient } from '../../scripts/local/dynamodb-local';
 import { startStreamPoller, type StreamPoller } from '../../scripts/local/stream-poller';
 import { streamFilterPatterns } from '../../scripts/local/template-patterns';

@@ -230,7 +230,7 @@ describe('after a contract changes owner (0015-reading-requests.md)', () => {
     const borisIds = [timeOrderedUuid()];
     const annaIds = Array.from({ length: 350 }, () => timeOrderedUuid());
     const requestItem = (requestId: string, customerId: string) =>
-      buildCreateTransaction(tables.names, newRequest(contractId, { requestId, customerId }), 0).TransactItems?.[4]?.Put?.Item ?? {};
+      buildCreateTransaction(tables.names, newRequest(contractId, { requestId, customerId }), 0).input.TransactItems?.[4]?.Put?.Item ?? {};
     const items = [...borisIds.map((id) => requestItem(id, boris.customerId)), ...annaIds.map((id) => requestItem(id, anna.customerId))];
     for (let at = 0; at < items.length; at += 25) {
       const batch = items.slice(at, at + 25).map((Item) => ({ PutRequest: { Item } }));

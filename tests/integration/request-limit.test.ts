@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { directContext } from '../support/call-context';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -182,8 +183,7 @@ describe('the period, on a clock of its own (the use case on DynamoDB Local, 2 r
         contractId,
         requestId: outcome.request.requestId,
         idempotencyKey: randomUUID(),
-        withdrawnMessage: () => 'withdrawn',
-        edgeProblems: [],
+        context: { ...directContext(), messages: { created: String, withdrawn: () => 'withdrawn' } },
       });
       expect(withdrawal.kind).toBe('withdrawn');
     }

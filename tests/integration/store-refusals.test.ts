@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyKeyOf, requestKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
 import { DynamoDbTerminationStore } from '../../lib/dynamodb/termination-table';
 import { moveTo } from '../../lib/termination/lifecycle';
-import type { NewRequest } from '../../lib/termination/ports';
+import type { NewRequest } from '../../lib/termination/ports/store';
 import { useFreshTables, type TestTables } from '../support/local-tables';
 import { decisionOn, newRequest, withdrawalOf } from '../support/store-contract';
 import { localDocumentClient } from '../support/use-case';

@@ -2,7 +2,7 @@ import type { Fetcher } from 'aws-jwt-verify/https';
 import { createDecisionSignatureCheck } from '../../lib/auth/decision-signature';
 import { RefreshingJwksCache } from '../../lib/auth/jwks-cache';
 import { loadDecisionConfig } from '../../lib/config';
-import type { CheckSignature } from '../../lib/termination/ports';
+import type { CheckSignature } from '../../lib/termination/ports/signature';
 import { LOCAL_BACK_OFFICE_KEY, LOCAL_DECISION_SOURCE } from '../../scripts/local/decision-event';
 import type { SigningKey } from '../../scripts/local/signing-key';
 

@@ -5,10 +5,8 @@ import type {
   DecisionWriteOutcome,
   IdempotencyRecord,
   NewRequest,
-  RequestHistory,
   RequestPage,
   RequestState,
-  StatusChange,
   StatusMove,
   StoredRequest,
   TerminationStore,
@@ -16,7 +14,8 @@ import type {
   WithdrawalOutcome,
   WithdrawalRecord,
   WriteOutcome,
-} from '../../lib/termination/ports';
+} from '../../lib/termination/ports/store';
+import type { RequestHistory, StatusChange } from '../../lib/termination/ports/request-history';
 import type { TerminationRequestInput } from '../../lib/api-model/schemas';
 
 /*

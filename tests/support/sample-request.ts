@@ -6,7 +6,7 @@ import { buildWithdrawalTransaction } from '../../lib/dynamodb/withdrawal-write'
 import { contractConditionFor } from '../../lib/termination/contract-rules';
 import { documentConditionFor } from '../../lib/termination/documents';
 import { moveTo } from '../../lib/termination/lifecycle';
-import type { Decision, NewRequest } from '../../lib/termination/ports';
+import type { Decision, NewRequest } from '../../lib/termination/ports/store';
 import type { TableNames } from '../../scripts/local/tables';
 import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 
@@ -58,7 +58,7 @@ const seconds = (time: string) => Math.floor(Date.parse(time) / 1000);
 const withOwnToken = (input: TransactWriteCommandInput): TransactWriteCommandInput => ({ ...input, ClientRequestToken: randomUUID() });
 
 export async function writeSampleRequest(doc: DynamoDBDocumentClient, names: TableNames): Promise<void> {
-  await doc.send(new TransactWriteCommand(withOwnToken(buildCreateTransaction(names, SAMPLE_REQUEST, seconds(createdAt)))));
+  await doc.send(new TransactWriteCommand(withOwnToken(buildCreateTransaction(names, SAMPLE_REQUEST, seconds(createdAt)).input)));
 }
 
 /** The request stream-withdrawn.json is about: another of Anna's contracts, taken IN_REVIEW, then withdrawn by her. */
@@ -84,7 +84,7 @@ export const WITHDRAWN_AT = '2026-11-23T11:30:00.000Z';
 /** Writes the withdrawn sample's whole life, each step by the write the service makes for it. */
 export async function writeWithdrawnSample(doc: DynamoDBDocumentClient, names: TableNames): Promise<void> {
   await doc.send(
-    new TransactWriteCommand(withOwnToken(buildCreateTransaction(names, WITHDRAWN_SAMPLE, seconds(withdrawnSampleCreatedAt)))),
+    new TransactWriteCommand(withOwnToken(buildCreateTransaction(names, WITHDRAWN_SAMPLE, seconds(withdrawnSampleCreatedAt)).input)),
   );
   const review: Decision = {
     eventId: 'bo-2026-11-23-000188',
@@ -113,5 +113,5 @@ export async function writeWithdrawnSample(doc: DynamoDBDocumentClient, names: T
     },
     seconds(WITHDRAWN_AT),
   );
-  await doc.send(new TransactWriteCommand(withOwnToken(withdrawal)));
+  await doc.send(new TransactWriteCommand(withOwnToken(withdrawal.input)));
 }

@@ -6,12 +6,12 @@ import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
 import { documentConditionFor, USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
 import { FINAL_STATUSES, moveTo, STATUS_SUBMITTED, WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
-import type { Decision, NewRequest, RequestLimit, TerminationStore, WithdrawalIntent } from '../../lib/termination/ports';
+import type { Decision, NewRequest, RequestLimit, TerminationStore, WithdrawalIntent } from '../../lib/termination/ports/store';
 import { newRequestNumber } from '../../lib/termination/request-number';
 import { SECONDS_PER_DAY } from '../../lib/termination/request-limit';
 
 /*
- * The contract of the store port (lib/termination/ports.ts): the same cases, with the same
+ * The contract of the store port (lib/termination/ports/store.ts): the same cases, with the same
  * expected outcomes, for every store. tests/unit/in-memory-store.test.ts runs them on the store
  * the unit tests use (tests/support/in-memory-store.ts), tests/integration/dynamodb-store.test.ts
  * on DynamoDbTerminationStore over DynamoDB Local, so the use cases' unit tests can trust the

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { directContext } from './call-context';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { textsFor } from '../../lib/http/texts';
 import { createDocumentClient } from '../../lib/aws/dynamodb-client';
 import type { CreateCall, CreateDeps } from '../../lib/termination/create-termination-request';
 import { DynamoDbTerminationStore } from '../../lib/dynamodb/termination-table';
@@ -45,7 +45,6 @@ export function useCaseCall(call: {
     contractId: call.contractId,
     idempotencyKey: call.idempotencyKey ?? randomUUID(),
     body: call.body ?? validBody(),
-    createdMessage: textsFor('en').created,
-    edgeProblems: [],
+    context: directContext(),
   };
 }

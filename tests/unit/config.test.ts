@@ -222,6 +222,24 @@ describe('loadAuthConfig', () => {
     );
   });
 
+  it('names every cross-setting problem at once, with the settings read alone', () => {
+    const message = configProblems(() =>
+      loadAuthConfig({
+        ...AUTH_REQUIRED,
+        JWT_ACCESS_TOKEN_PROOF: 'scope',
+        JWT_MAX_LIFETIME_SECONDS: '300',
+        AUTHORIZER_CACHE_TTL_SECONDS: '300',
+        JWT_MAX_BYTES: '1',
+      }),
+    );
+    expect(message).toContain('JWT_REQUIRED_SCOPE is required when JWT_ACCESS_TOKEN_PROOF is scope');
+    expect(message).toContain('AUTHORIZER_CACHE_TTL_SECONDS (300) must be below JWT_MAX_LIFETIME_SECONDS (300)');
+    expect(message).toContain('JWT_MAX_BYTES');
+    expect(configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, JWT_REQUIRED_SCOPE: 'two scopes', JWT_MAX_BYTES: '1' }))).toMatch(
+      /JWT_MAX_BYTES.*JWT_REQUIRED_SCOPE must be one scope/,
+    );
+  });
+
   it('reads the clock skew and the authorizer cache TTL within their bounds', () => {
     expect(loadAuthConfig({ ...AUTH_REQUIRED, JWT_CLOCK_SKEW_SECONDS: '0', AUTHORIZER_CACHE_TTL_SECONDS: '300' })).toMatchObject({
       clockSkewSeconds: 0,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { directContext } from '../support/call-context';
 import { describe, expect, it } from 'vitest';
-import { textsFor } from '../../lib/http/texts';
 import { createTerminationRequest, type CreateDeps, type CreateOutcome } from '../../lib/termination/create-termination-request';
-import type { IdempotencyRecord, NewRequest, WriteOutcome } from '../../lib/termination/ports';
+import type { IdempotencyRecord, NewRequest, WriteOutcome } from '../../lib/termination/ports/store';
 import { validBody } from '../support/bodies';
 
 /*
@@ -45,8 +45,7 @@ const create = (deps: CreateDeps, idempotencyKey = randomUUID()) =>
     contractId: CONTRACT_ID,
     idempotencyKey,
     body: BODY,
-    createdMessage: textsFor('en').created,
-    edgeProblems: [],
+    context: directContext(),
   });
 
 const codeOf = (outcome: CreateOutcome): string => (outcome.kind === 'refused' ? outcome.refusal.code : outcome.kind);

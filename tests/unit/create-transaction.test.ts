@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { directContext } from '../support/call-context';
 import { buildCreateTransaction, explainCreateRefusal } from '../../lib/dynamodb/create-transaction';
-import type { Failure } from '../../lib/dynamodb/items';
+import type { Failure } from '../../lib/dynamodb/write-parts';
+import type { CreatePart } from '../../lib/dynamodb/create-transaction';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
 import { documentConditionFor } from '../../lib/termination/documents';
 import { createTerminationRequest } from '../../lib/termination/create-termination-request';
-import type { NewRequest } from '../../lib/termination/ports';
+import type { NewRequest } from '../../lib/termination/ports/store';
 
 const tables = { requests: 'requests', contracts: 'contracts', documents: 'documents' };
 const NOW = 1_900_000_000;
@@ -34,19 +36,13 @@ const request: NewRequest = {
   limit: { count: 3, periodDays: 30 },
 };
 
-// Positions of the create's items: the key, the contract, the slot, the number, the request.
-const KEY = 0;
-const CONTRACT = 1;
-const SLOT = 2;
-const NUMBER = 3;
-const REQUEST = 4;
-/** The first failed condition, with the item as the failure returned it, or as the store read it after. */
-const failedAt = (position: number, item?: Record<string, unknown>, readAfter = false, failedPositions = [position]): Failure => ({
-  position,
-  item,
-  readAfter,
-  failedPositions,
-});
+/** The first failed part, with the item as the failure returned it, or as the store read it after. */
+const failedAt = (
+  part: CreatePart,
+  item?: Record<string, unknown>,
+  readAfter = false,
+  failed: Failure<CreatePart>['failed'] = [{ name: part }],
+): Failure<CreatePart> => ({ part, item, readAfter, failed });
 const idempotencyItem = (fingerprint: string, expiresAt = NOW + 10) => ({
   pk: 'x',
   fingerprint,
@@ -56,7 +52,7 @@ const idempotencyItem = (fingerprint: string, expiresAt = NOW + 10) => ({
 });
 
 describe('buildCreateTransaction', () => {
-  const items = buildCreateTransaction(tables, request, NOW).TransactItems ?? [];
+  const items = buildCreateTransaction(tables, request, NOW).input.TransactItems ?? [];
 
   it('binds key, contract check, slot, number, request and the limit record in that order, every one conditional', () => {
     const keyOf = (i: (typeof items)[number]) =>
@@ -99,25 +95,25 @@ describe('buildCreateTransaction', () => {
   });
 
   it('names the attempt with the request id, so an SDK retry of a committed attempt is a no-op', () => {
-    expect(buildCreateTransaction(tables, request, NOW).ClientRequestToken).toBe(request.requestId);
+    expect(buildCreateTransaction(tables, request, NOW).input.ClientRequestToken).toBe(request.requestId);
   });
 });
 
 describe('explainCreateRefusal: the first condition that failed, with its item', () => {
   it('a used key with its record: the record', () => {
-    expect(explainCreateRefusal(failedAt(KEY, idempotencyItem('fp-1')), request, NOW)).toMatchObject({
+    expect(explainCreateRefusal(failedAt('key', idempotencyItem('fp-1')), request, NOW)).toMatchObject({
       kind: 'key-taken',
       record: { fingerprint: 'fp-1', response },
     });
   });
 
   it('a used key whose record had gone or expired by the read after: no record', () => {
-    expect(explainCreateRefusal(failedAt(KEY, idempotencyItem('fp-2'), true), request, NOW)).toMatchObject({
+    expect(explainCreateRefusal(failedAt('key', idempotencyItem('fp-2'), true), request, NOW)).toMatchObject({
       kind: 'key-taken',
       record: { fingerprint: 'fp-2' },
     });
-    expect(explainCreateRefusal(failedAt(KEY, undefined, true), request, NOW)).toEqual({ kind: 'key-taken', record: undefined });
-    expect(explainCreateRefusal(failedAt(KEY, idempotencyItem('fp-2', NOW - 1), true), request, NOW)).toEqual({
+    expect(explainCreateRefusal(failedAt('key', undefined, true), request, NOW)).toEqual({ kind: 'key-taken', record: undefined });
+    expect(explainCreateRefusal(failedAt('key', idempotencyItem('fp-2', NOW - 1), true), request, NOW)).toEqual({
       kind: 'key-taken',
       record: undefined,
     });
@@ -125,12 +121,12 @@ describe('explainCreateRefusal: the first condition that failed, with its item',
 
   it('a key record without a numeric expiresAt is malformed (a 500), not a retry until the budget ends', () => {
     const broken = { ...idempotencyItem('fp-1'), expiresAt: 'tomorrow' };
-    expect(() => explainCreateRefusal(failedAt(KEY, broken), request, NOW)).toThrow(/Malformed idempotency record/);
+    expect(() => explainCreateRefusal(failedAt('key', broken), request, NOW)).toThrow(/Malformed idempotency record/);
   });
 
   it('the contract: the item the condition refused, as it came back', () => {
     const contract = { contractId: request.contractId, customerId: 'customer-boris', status: 'ACTIVE' };
-    expect(explainCreateRefusal(failedAt(CONTRACT, contract), request, NOW)).toEqual({
+    expect(explainCreateRefusal(failedAt('contract', contract), request, NOW)).toEqual({
       kind: 'contract-condition-failed',
       contract,
       readAfter: false,
@@ -139,12 +135,12 @@ describe('explainCreateRefusal: the first condition that failed, with its item',
 
   it('the contract read after the failure: said so, found or not', () => {
     const contract = { contractId: request.contractId, customerId: 'customer-anna', status: 'ACTIVE' };
-    expect(explainCreateRefusal(failedAt(CONTRACT, contract, true), request, NOW)).toEqual({
+    expect(explainCreateRefusal(failedAt('contract', contract, true), request, NOW)).toEqual({
       kind: 'contract-condition-failed',
       contract,
       readAfter: true,
     });
-    expect(explainCreateRefusal(failedAt(CONTRACT, undefined, true), request, NOW)).toEqual({
+    expect(explainCreateRefusal(failedAt('contract', undefined, true), request, NOW)).toEqual({
       kind: 'contract-condition-failed',
       contract: undefined,
       readAfter: true,
@@ -153,40 +149,40 @@ describe('explainCreateRefusal: the first condition that failed, with its item',
 
   it('the slot: the request that holds it and its customer; none when the slot had gone', () => {
     const holder = { requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-other' };
-    expect(explainCreateRefusal(failedAt(SLOT, holder), request, NOW)).toEqual({ kind: 'slot-taken', holder });
-    expect(explainCreateRefusal(failedAt(SLOT, { requestNumber: 'TR-ABCD-EFGH', customerId: 42 }, true), request, NOW)).toEqual({
+    expect(explainCreateRefusal(failedAt('slot', holder), request, NOW)).toEqual({ kind: 'slot-taken', holder });
+    expect(explainCreateRefusal(failedAt('slot', { requestNumber: 'TR-ABCD-EFGH', customerId: 42 }, true), request, NOW)).toEqual({
       kind: 'slot-taken',
       holder: { requestNumber: 'TR-ABCD-EFGH', customerId: undefined },
     });
-    expect(explainCreateRefusal(failedAt(SLOT, undefined, true), request, NOW)).toEqual({ kind: 'slot-taken', holder: undefined });
+    expect(explainCreateRefusal(failedAt('slot', undefined, true), request, NOW)).toEqual({ kind: 'slot-taken', holder: undefined });
   });
 
   it('a taken number; no failed condition, or a request-id clash, is a conflict', () => {
-    expect(explainCreateRefusal(failedAt(NUMBER), request, NOW)).toEqual({ kind: 'number-taken' });
+    expect(explainCreateRefusal(failedAt('number'), request, NOW)).toEqual({ kind: 'number-taken' });
     expect(explainCreateRefusal(undefined, request, NOW)).toEqual({ kind: 'conflict' });
-    expect(explainCreateRefusal(failedAt(REQUEST), request, NOW)).toEqual({ kind: 'conflict' });
+    expect(explainCreateRefusal(failedAt('request'), request, NOW)).toEqual({ kind: 'conflict' });
   });
 
   it('documents: every one refused, by its place in documentIds; the limit record: the times it holds', () => {
     const named = { ...request, input: { ...request.input, documentIds: ['d-0', 'd-1', 'd-2'] } };
-    const firstDocument = REQUEST + 1;
-    expect(explainCreateRefusal(failedAt(firstDocument + 1, undefined, false, [firstDocument + 1, firstDocument + 2]), named, NOW)).toEqual(
-      {
-        kind: 'documents-refused',
-        positions: [1, 2],
-      },
-    );
-    expect(explainCreateRefusal(failedAt(firstDocument + 3, { t0: NOW - 10, t1: NOW - 20, t2: 0 }), named, NOW)).toEqual({
+    const documents = [
+      { name: 'document', at: 1 },
+      { name: 'document', at: 2 },
+    ] as const;
+    expect(explainCreateRefusal(failedAt('document', undefined, false, documents), named, NOW)).toEqual({
+      kind: 'documents-refused',
+      positions: [1, 2],
+    });
+    expect(explainCreateRefusal(failedAt('limit', { t0: NOW - 10, t1: NOW - 20, t2: 0 }), named, NOW)).toEqual({
       kind: 'limit-reached',
       createdAtSeconds: [NOW - 10, NOW - 20],
     });
-    expect(explainCreateRefusal(failedAt(firstDocument, { t0: NOW - 10 }), request, NOW)).toMatchObject({ kind: 'limit-reached' });
   });
 });
 
 describe('a cancellation read back here, then judged by the create (lib/termination)', () => {
   /** The create, on a store whose every write is refused with `failure` and explained as DynamoDbTerminationStore explains it. */
-  const createRefusedWith = async (failure: Failure) => {
+  const createRefusedWith = async (failure: Failure<CreatePart>) => {
     const outcome = await createTerminationRequest(
       {
         store: {
@@ -203,8 +199,7 @@ describe('a cancellation read back here, then judged by the create (lib/terminat
         contractId: request.contractId,
         idempotencyKey: request.idempotencyKey,
         body: { ...request.input },
-        createdMessage: (requestNumber) => requestNumber,
-        edgeProblems: [],
+        context: { ...directContext(), messages: { created: (requestNumber) => requestNumber, withdrawn: String } },
       },
     );
     return outcome.kind === 'refused' ? outcome.refusal : outcome;
@@ -212,22 +207,22 @@ describe('a cancellation read back here, then judged by the create (lib/terminat
   const contract = { contractId: request.contractId, customerId: 'customer-anna', status: 'ACTIVE' };
 
   it('the contract: judged from its old item; another customer is access-denied', async () => {
-    expect(await createRefusedWith(failedAt(CONTRACT, { ...contract, customerId: 'customer-boris', status: 'CLOSED' }))).toMatchObject({
+    expect(await createRefusedWith(failedAt('contract', { ...contract, customerId: 'customer-boris', status: 'CLOSED' }))).toMatchObject({
       code: 'CONTRACT_ACCESS_DENIED',
     });
-    expect(await createRefusedWith(failedAt(CONTRACT, { ...contract, status: 'CLOSED' }))).toMatchObject({ code: 'CONTRACT_NOT_ACTIVE' });
+    expect(await createRefusedWith(failedAt('contract', { ...contract, status: 'CLOSED' }))).toMatchObject({ code: 'CONTRACT_NOT_ACTIVE' });
   });
 
   it('a contract the condition refused but the judge accepts is a bug, not a retry loop', async () => {
-    await expect(createRefusedWith(failedAt(CONTRACT, contract))).rejects.toThrow(/judged acceptable/);
+    await expect(createRefusedWith(failedAt('contract', contract))).rejects.toThrow(/judged acceptable/);
   });
 
   it("the slot held by another customer's request (the contract changed owner): not named", async () => {
-    expect(await createRefusedWith(failedAt(SLOT, { requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-other' }))).toEqual({
+    expect(await createRefusedWith(failedAt('slot', { requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-other' }))).toEqual({
       code: 'ACTIVE_REQUEST_ALREADY_EXISTS',
       problems: [{ field: 'contractId', code: 'activeRequestExists' }],
     });
-    expect(await createRefusedWith(failedAt(SLOT, { requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-anna' }))).toMatchObject({
+    expect(await createRefusedWith(failedAt('slot', { requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-anna' }))).toMatchObject({
       code: 'ACTIVE_REQUEST_ALREADY_EXISTS',
       requestNumber: 'TR-ABCD-EFGH',
     });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildDecisionWrite, DECISION_ITEMS, type DecisionWrite } from '../../lib/dynamodb/decision-write';
-import type { Failure } from '../../lib/dynamodb/items';
+import { buildDecisionWrite, type DecisionWrite } from '../../lib/dynamodb/decision-write';
+import type { Failure } from '../../lib/dynamodb/write-parts';
 import { explainStatusRefusal } from '../../lib/dynamodb/status-write';
-import type { Decision } from '../../lib/termination/ports';
+import type { Decision } from '../../lib/termination/ports/store';
 import { requestKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
 import { moveTo } from '../../lib/termination/lifecycle';
 import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
@@ -34,16 +34,16 @@ const placeholders = (expressions: (string | undefined)[], sigil: string) =>
 
 /** The request's or the slot's failed condition, with the item as it came back or as the store read it after. */
 const requestFailed = (item?: Record<string, unknown>, readAfter = false): Failure => ({
-  position: DECISION_ITEMS.request,
+  part: 'request',
   item,
   readAfter,
-  failedPositions: [DECISION_ITEMS.request],
+  failed: [{ name: 'request' }],
 });
 const slotFailed = (item?: Record<string, unknown>): Failure => ({
-  position: DECISION_ITEMS.slot,
+  part: 'slot',
   item,
   readAfter: false,
-  failedPositions: [DECISION_ITEMS.slot],
+  failed: [{ name: 'slot' }],
 });
 const requestItem = (status: string, decisionIds: unknown = []) => ({
   ...requestKeyOf(CONTRACT_ID, REQUEST_ID),
@@ -159,7 +159,7 @@ describe('buildDecisionWrite', () => {
 });
 
 describe("explainStatusRefusal: the facts, from a decision's first failed condition", () => {
-  const explain = (failure: Failure | undefined) => explainStatusRefusal(failure, DECISION_ITEMS, REQUEST_ID);
+  const explain = (failure: Failure | undefined) => explainStatusRefusal(failure, REQUEST_ID);
 
   it('the request refused with its old item: that request', () => {
     const item = { ...requestItem('REJECTED', ['bo-1', 7]), customerId: 'customer-anna', statusReason: 'Unpaid balance' };

@@ -31,21 +31,27 @@ describe('the documents checks in the create transaction', () => {
   });
 
   it('puts them after the request, one per document, and none when the request names none', () => {
-    const items = buildCreateTransaction(tables, request, NOW).TransactItems ?? [];
+    const items = buildCreateTransaction(tables, request, NOW).input.TransactItems ?? [];
     expect(items.slice(5, 8).map((item) => item.ConditionCheck?.Key)).toEqual(IDS.map((documentId) => ({ documentId })));
     expect(items.slice(5, 8).every((item) => item.ConditionCheck?.TableName === 'documents')).toBe(true);
-    const none = buildCreateTransaction(tables, SAMPLE_REQUEST, NOW).TransactItems ?? [];
+    const none = buildCreateTransaction(tables, SAMPLE_REQUEST, NOW).input.TransactItems ?? [];
     expect(none.filter((item) => item.ConditionCheck?.TableName === 'documents')).toEqual([]);
   });
 
   it('reports every document whose check failed, by its place', () => {
-    const failure = { position: 5, failedPositions: [5, 7, 8], item: undefined, readAfter: false };
+    const failed = [{ name: 'document' as const, at: 0 }, { name: 'document' as const, at: 2 }, { name: 'limit' as const }];
+    const failure = { part: 'document' as const, failed, item: undefined, readAfter: false };
     expect(explainCreateRefusal(failure, request, NOW)).toEqual({ kind: 'documents-refused', positions: [0, 2] });
   });
 
   it('lets the slot answer before the documents', () => {
     const holder = { requestNumber: 'TR-ABCD-EFGH', customerId: 'customer-anna' };
-    const failure = { position: 2, failedPositions: [2, 5], item: holder, readAfter: false };
+    const failure = {
+      part: 'slot' as const,
+      failed: [{ name: 'slot' as const }, { name: 'document' as const, at: 0 }],
+      item: holder,
+      readAfter: false,
+    };
     expect(explainCreateRefusal(failure, request, NOW)).toMatchObject({ kind: 'slot-taken' });
   });
 });

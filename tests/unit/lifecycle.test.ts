@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { FINAL_STATUSES, isFinal, mayMove, moveTo, statusesBefore, WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
 import { textsFor } from '../../lib/http/texts';
-import { isStatus } from '../../lib/termination/ports';
+import { isStatus } from '../../lib/termination/ports/store';
 import { STATUSES, terminationRequestSchema, type Status } from '../../lib/api-model/schemas';
 
 /** Every move the lifecycle allows, written out by hand: anything not listed is refused. */

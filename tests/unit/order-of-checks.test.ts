@@ -1,7 +1,7 @@
 import { LOCAL_ACCOUNT_ID } from '../../scripts/local/template-patterns';
+import { directContext } from '../support/call-context';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { textsFor } from '../../lib/http/texts';
 import { applyStatusDecision, type DecisionDeps } from '../../lib/termination/apply-status-decision';
 import {
   createTerminationRequest,
@@ -53,8 +53,7 @@ const call = (contractId: string, overrides: Partial<CreateCall> = {}): CreateCa
   contractId,
   idempotencyKey: randomUUID(),
   body: validBody(),
-  createdMessage: textsFor('en').created,
-  edgeProblems: [],
+  context: directContext(),
   ...overrides,
 });
 
@@ -243,7 +242,7 @@ describe('get and list: path first, then the data (0015-reading-requests.md)', (
   const readCall = (contractId: string | undefined, customerId = ANNA) => ({
     customerId,
     contractId,
-    edgeProblems: [],
+    context: directContext(),
   });
   const readDeps = (store: InMemoryStore) => ({ store, budgetMs: 1000 });
 
@@ -372,8 +371,7 @@ describe('a withdrawal: key, form, the key again, the request, its status (0018-
     contractId,
     requestId,
     idempotencyKey: randomUUID(),
-    withdrawnMessage: textsFor('en').withdrawn,
-    edgeProblems: [],
+    context: directContext(),
     ...overrides,
   });
   const codeOfWithdrawal = (outcome: WithdrawOutcome) => (outcome.kind === 'refused' ? outcome.refusal.code : outcome.kind);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RequestHistory } from '../../lib/termination/ports';
+import type { RequestHistory } from '../../lib/termination/ports/request-history';
 import { detailsOf, SHOWN_ACCOUNT_DIGITS } from '../../lib/termination/request-details';
 
 /*

@@ -7,7 +7,7 @@ import streamRequestCreated from '../../events/stream-request-created.json' with
 import streamStatusChanged from '../../events/stream-status-changed.json' with { type: 'json' };
 import { requestHistoryOf } from '../../lib/dynamodb/request-item';
 import { claimOf, eventIdOf, eventsOf, MalformedRecordError } from '../../lib/events/request-events';
-import { MalformedItemError } from '../../lib/termination/ports';
+import { MalformedItemError } from '../../lib/termination/ports/errors';
 import { imageValues, UnreadableImageError } from '../../lib/events/stream-image';
 import { streamEvent } from '../support/stream-events';
 

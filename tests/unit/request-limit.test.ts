@@ -52,7 +52,7 @@ describe('the limit record in the create transaction', () => {
   it('comes last in the transaction, after the request and the documents', () => {
     const documentIds = ['d0c5e1a2-4b6f-4c3d-8e9a-000000000001', 'd0c5e1a2-4b6f-4c3d-8e9a-000000000002'];
     const request = { ...SAMPLE_REQUEST, input: { ...SAMPLE_REQUEST.input, documentIds } };
-    const items = buildCreateTransaction(tables, request, NOW).TransactItems ?? [];
+    const items = buildCreateTransaction(tables, request, NOW).input.TransactItems ?? [];
     expect(items).toHaveLength(8);
     expect(items[7]?.Update?.Key).toEqual({ pk: `CONTRACT#${request.contractId}`, sk: `LIMIT#${request.customerId}` });
   });
@@ -68,8 +68,8 @@ describe('the limit record in the create transaction', () => {
   it('reports the limit reached with the times the refused record holds', () => {
     const request = { ...SAMPLE_REQUEST, limit: LIMIT };
     const failedLimit = (item: Record<string, unknown> | undefined, readAfter: boolean) => ({
-      position: 5,
-      failedPositions: [5],
+      part: 'limit' as const,
+      failed: [{ name: 'limit' as const }],
       item,
       readAfter,
     });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { directContext } from '../support/call-context';
 import { describe, expect, it } from 'vitest';
-import { textsFor } from '../../lib/http/texts';
-import type { RequestState, WithdrawalIntent, WithdrawalOutcome } from '../../lib/termination/ports';
+import type { RequestState, WithdrawalIntent, WithdrawalOutcome } from '../../lib/termination/ports/store';
 import { withdrawTerminationRequest, type WithdrawDeps, type WithdrawOutcome } from '../../lib/termination/withdraw-termination-request';
 
 /*
@@ -49,8 +49,7 @@ const withdraw = (deps: WithdrawDeps) =>
     contractId: CONTRACT_ID,
     requestId: REQUEST_ID,
     idempotencyKey: randomUUID(),
-    withdrawnMessage: textsFor('en').withdrawn,
-    edgeProblems: [],
+    context: directContext(),
   });
 
 const codeOf = (outcome: WithdrawOutcome): string => (outcome.kind === 'refused' ? outcome.refusal.code : outcome.kind);

@@ -1,8 +1,9 @@
-import type { DECISION_STATUSES } from '../api-model/event-schemas';
-import { STATUSES, type Status, type TerminationRequest, type TerminationRequestInput, type Withdrawal } from '../api-model/schemas';
+import type { DECISION_STATUSES } from '../../api-model/event-schemas';
+import { STATUSES, type Status, type TerminationRequest, type TerminationRequestInput, type Withdrawal } from '../../api-model/schemas';
+import type { RequestHistory } from './request-history';
 
 /*
- * What the use cases need from the outside, in the domain's words. lib/dynamodb implements the
+ * The store port: what the use cases need of the table, in the domain's words. lib/dynamodb implements the
  * store; tests may give an in-memory one. No AWS type crosses this line (npm run deps checks it).
  *
  * A write is one atomic attempt under conditions the use case hands over as data (what the
@@ -199,22 +200,6 @@ export type WithdrawalOutcome =
   | { kind: 'key-taken'; record: WithdrawalRecord | undefined }
   | StatusWriteRefusal;
 
-/** The store was throttled, unreachable or too slow: nothing was decided, the caller may retry. */
-export class StoreUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super('The store is unavailable', { cause });
-    this.name = 'StoreUnavailableError';
-  }
-}
-
-/** Stored data that breaks the service's own rules: a bug, never guessed about (a 500). */
-export class MalformedItemError extends Error {
-  constructor(what: string) {
-    super(`Malformed ${what}`);
-    this.name = 'MalformedItemError';
-  }
-}
-
 /**
  * The service's table, and its reads of the contracts table. Every method throws
  * StoreUnavailableError when the store could not answer, and MalformedItemError for stored data
@@ -245,42 +230,3 @@ export interface TerminationStore {
   /** One atomic attempt to withdraw a request: its status, its contract's slot and the key at once. */
   withdraw(intent: WithdrawalIntent, nowSeconds: number, abortSignal?: AbortSignal): Promise<WithdrawalOutcome>;
 }
-
-/**
- * One move of a request's status, as the request's item records it: who moved it, when, from
- * what, and the words for the customer. A request reaches each status at most once.
- */
-export type StatusChange = {
-  status: Status;
-  /** The status it left: the one the change before reached, or the status every request is created in. */
-  previousStatus: Status;
-  /** When the back office decided (its occurredAt), or when the customer withdrew. */
-  changedAt: string;
-  /** The back office's words for the customer, when it gave some. */
-  reason?: string;
-} & ({ changedBy: 'BACK_OFFICE'; decisionEventId: string } | { changedBy: 'CUSTOMER' });
-
-/**
- * A request as its item records it: what the customer submitted, and every change of its status
- * since, in the order they were written. Every event the service says of a request is rebuilt
- * from this (lib/events): the table is the only source of what the service says.
- */
-export interface RequestHistory {
-  requestId: string;
-  requestNumber: string;
-  contractId: string;
-  customerId: string;
-  createdAt: string;
-  status: Status;
-  submission: TerminationRequestInput;
-  changes: readonly StatusChange[];
-}
-
-/** What a decision's signature says once checked against the back office's keys: its claims, or why it is not the back office's. */
-export type SignatureVerdict = { ok: true; claims: Readonly<Record<string, unknown>> } | { ok: false; problem: string };
-
-/**
- * Checks the back office's signature over a decision (0017-lifecycle.md). Throws only when the
- * keys cannot be had (an outage, never the decision's fault): the invocation is then tried again.
- */
-export type CheckSignature = (signature: string) => Promise<SignatureVerdict>;
