@@ -76,6 +76,7 @@ export function floorTransaction(
     documents: documentConditionFor(customerId),
     // The limit as deployed by default (lib/config.ts): one fresh contract per create never reaches it.
     limit: { count: 5, periodDays: 30 },
+    limitCountsFrom: nowSeconds,
   };
   const { input } = buildCreateTransaction(tables, request, nowSeconds);
   return { ...input, TransactItems: input.TransactItems?.map(marshallItem) };

@@ -342,7 +342,7 @@ export interface operations {
             query?: {
                 /** @description Requests per page, 1 to 100; 20 when absent. */
                 limit?: number;
-                /** @description The nextCursor of the previous page, as it came. */
+                /** @description The nextCursor of the previous page of this contract's list, as it came; a cursor of another contract's list is 400 VALIDATION_ERROR (cursor). */
                 cursor?: string;
             };
             header?: {
@@ -378,7 +378,7 @@ export interface operations {
                      *           "statusReason": "The contract has an unpaid balance."
                      *         }
                      *       ],
-                     *       "nextCursor": "MGY4ZmFkNWItZDljYi00NjlmLWExNjUtNzA4Njc3Mjg5NTBl"
+                     *       "nextCursor": "D4-tW9nLRp-hZXCGdyiVDjskEQHiu0JVjK9BNsVmqWI"
                      *     }
                      */
                     "application/json": components["schemas"]["TerminationRequestList"];
@@ -1085,7 +1085,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "contractId": "a1a1a1a1-0000-4000-8000-000000000001",
+                     *           "contractId": "3b241101-e2bb-4255-8caf-4136c566a962",
                      *           "request": {
                      *             "requestId": "0f8fad5b-d9cb-469f-a165-70867728950e",
                      *             "requestNumber": "TR-7KQM-X2PF",
@@ -1096,7 +1096,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "nextCursor": "MGY4ZmFkNWItZDljYi00NjlmLWExNjUtNzA4Njc3Mjg5NTBl"
+                     *       "nextCursor": "D4-tW9nLRp-hZXCGdyiVDjskEQHiu0JVjK9BNsVmqWI"
                      *     }
                      */
                     "application/json": components["schemas"]["CustomerTerminationRequestList"];

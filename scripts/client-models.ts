@@ -56,7 +56,84 @@ function schemaDocument(): string {
   return `{"$id":${JSON.stringify(BASE)},"$schema":"http://json-schema.org/draft-07/schema#","definitions":${text}}`;
 }
 
-/** The models in one file, as quicktype writes them. */
+/*
+ * The API grows within v1 (docs/decisions/0001-api-contract-and-versioning.md): new optional
+ * fields in answers, new error codes, statuses and reasons. quicktype's models refuse both (a
+ * kotlinx `Json` fails on an unknown key, every enum on an unknown value), so the models are
+ * finished here to tolerate them: each enum gets a catch-all case that a value the app does not
+ * know decodes to, and the Kotlin file brings the `Json` to decode with, unknown keys ignored.
+ * Swift's decoder ignores unknown keys already.
+ */
+
+/** The name of each enum's catch-all case, by language. */
+export const UNKNOWN_CASE = { kotlin: 'Unknown', swift: 'unknown' } as const;
+
+const CATCH_ALL_NOTE = 'A value this version of the app does not know: the API adds values within v1 (docs/clients.md). Never sent.';
+
+/** The Json every Kotlin answer is decoded with, and how, in place of quicktype's usage note. */
+const KOTLIN_USAGE = `// Decode every answer with apiJson, never a Json of your own: it skips the fields this version of
+// the app does not know (the API adds optional fields within v1), and each enum reads a value it
+// does not know as Unknown:
+//
+// val request   = apiJson.decodeFromString(TerminationRequest.serializer(), jsonString)
+// val errorBody = apiJson.decodeFromString(ErrorBody.serializer(), jsonString)
+`;
+
+const KOTLIN_JSON = `
+/** The Json to decode the API's answers with: unknown fields are skipped, not an error. */
+val apiJson = Json { ignoreUnknownKeys = true }
+`;
+
+/** The serializer of one Kotlin enum: its wire value, or Unknown for one it does not know. */
+const kotlinEnumSerializer = (name: string) => `
+object ${name}Serializer : KSerializer<${name}> {
+    override val descriptor: SerialDescriptor = PrimitiveSerialDescriptor("${name}", PrimitiveKind.STRING)
+    override fun deserialize(decoder: Decoder): ${name} {
+        val wire = decoder.decodeString()
+        return ${name}.values().firstOrNull { it != ${name}.${UNKNOWN_CASE.kotlin} && it.value == wire } ?: ${name}.${UNKNOWN_CASE.kotlin}
+    }
+    override fun serialize(encoder: Encoder, value: ${name}) = encoder.encodeString(value.value)
+}
+`;
+
+function tolerantKotlin(source: string, kotlinx: boolean): string {
+  if (!kotlinx) {
+    // Without annotations quicktype writes the cases alone: the catch-all joins them.
+    return source.replace(
+      /^enum class (\w+) \{\n([\s\S]*?)\n\}\n/gm,
+      (_match, name: string, cases: string) =>
+        `enum class ${name} {\n${cases},\n\n    /** ${CATCH_ALL_NOTE} */\n    ${UNKNOWN_CASE.kotlin}\n}\n`,
+    );
+  }
+  return source
+    .replace(
+      /^@Serializable\nenum class (\w+)\(val value: String\) \{\n([\s\S]*?);\n\}\n/gm,
+      (_match, name: string, cases: string) =>
+        `@Serializable(with = ${name}Serializer::class)\nenum class ${name}(val value: String) {\n` +
+        `${cases},\n\n    /** ${CATCH_ALL_NOTE} */\n    ${UNKNOWN_CASE.kotlin}("");\n}\n${kotlinEnumSerializer(name)}`,
+    )
+    .replace(/^\/\/ To parse the JSON[\s\S]*?\n\n/, `${KOTLIN_USAGE}\n`)
+    .replace(/(\nimport kotlinx\.serialization\.encoding\.\*\n)/, `$1${KOTLIN_JSON}`);
+}
+
+function tolerantSwift(source: string): string {
+  return source.replace(
+    /^public enum (\w+): String, Codable \{\n([\s\S]*?)\n\}\n/gm,
+    (_match, name: string, cases: string) => `public enum ${name}: String, Codable {
+${cases}
+    /// ${CATCH_ALL_NOTE}
+    case ${UNKNOWN_CASE.swift}
+
+    /// A value this app does not know decodes as .${UNKNOWN_CASE.swift}, instead of failing the whole answer.
+    public init(from decoder: Decoder) throws {
+        self = ${name}(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .${UNKNOWN_CASE.swift}
+    }
+}
+`,
+  );
+}
+
+/** The models in one file: quicktype's, made to tolerate what the API may add within v1. */
 export async function clientModels(flavour: ModelFlavour): Promise<string> {
   const input = new JSONSchemaInput(new FetchingJSONSchemaStore());
   await input.addSource({ name: 'Api', schema: schemaDocument(), uris: MODEL_ROOTS.map((name) => `${BASE}#/definitions/${name}`) });
@@ -64,7 +141,8 @@ export async function clientModels(flavour: ModelFlavour): Promise<string> {
   inputData.addInput(input);
   const { lang, rendererOptions } = OPTIONS[flavour];
   const { lines } = await quicktype({ inputData, lang, rendererOptions, inferEnums: false });
-  return `${lines.join('\n')}\n`;
+  const source = `${lines.join('\n')}\n`;
+  return lang === 'swift' ? tolerantSwift(source) : tolerantKotlin(source, flavour === 'kotlin');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

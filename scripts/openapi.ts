@@ -41,6 +41,8 @@ const API_PATH = '/api/v1/contracts/{contractId}/termination-requests';
 const en = textsFor('en');
 const correlationId = '6c1f3b0e-2d4a-4e8b-9f7c-1a2b3c4d5e6f';
 const requestId = '0f8fad5b-d9cb-469f-a165-70867728950e';
+/** The contract the list's example was read on: its cursor is bound to it. */
+const exampleContractId = '3b241101-e2bb-4255-8caf-4136c566a962';
 /** API Gateway's own limit on a request's size (an AWS quota, not a setting). */
 const GATEWAY_MAX_BODY = '10 MB';
 /** The length of every UUID (any case, with its hyphens). */
@@ -533,13 +535,13 @@ export function buildOpenApi(): Record<string, unknown> {
     description: `Requests per page, 1 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when absent.`,
     schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
   };
-  const pageCursor = {
+  const pageCursor = (description: string) => ({
     name: 'cursor',
     in: 'query',
     required: false,
-    description: 'The nextCursor of the previous page, as it came.',
+    description,
     schema: { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+$' },
-  };
+  });
   const commonHeaders = [{ $ref: '#/components/parameters/X-Correlation-Id' }, { $ref: '#/components/parameters/Accept-Language' }];
   const idempotencyKey = (scope: string) => ({
     name: 'Idempotency-Key',
@@ -560,7 +562,8 @@ export function buildOpenApi(): Record<string, unknown> {
       title: 'Contract early-termination requests',
       version: '1.0.0',
       description:
-        'Customers ask to terminate a contract ahead of its term. The rules behind each answer are the decision records in docs/decisions/ of the service repository; docs/clients.md is the guide for client teams.',
+        'Customers ask to terminate a contract ahead of its term. The rules behind each answer are the decision records in docs/decisions/ of the service repository; docs/clients.md is the guide for client teams. ' +
+        "Within v1 the service may add optional fields to answers, values to its enums (error codes, statuses, reasons) and routes, and never removes or changes what is here: the schemas describe today's answers exactly, and a client must ignore a field it does not know and handle a value it does not know in a default branch (docs/decisions/0001-api-contract-and-versioning.md).",
       contact: { name: 'Contract termination service team' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
@@ -626,7 +629,14 @@ export function buildOpenApi(): Record<string, unknown> {
           summary: "The contract's termination requests, newest first",
           description: 'Active and ended requests of one contract of the caller, a page at a time; follow nextCursor for the next page.',
           tags: ['termination-requests'],
-          parameters: [contractIdParameter, pageLimit, pageCursor, ...commonHeaders],
+          parameters: [
+            contractIdParameter,
+            pageLimit,
+            pageCursor(
+              "The nextCursor of the previous page of this contract's list, as it came; a cursor of another contract's list is 400 VALIDATION_ERROR (cursor).",
+            ),
+            ...commonHeaders,
+          ],
           responses: {
             '200': {
               description: 'One page of requests; nextCursor is present when there are more.',
@@ -634,7 +644,7 @@ export function buildOpenApi(): Record<string, unknown> {
               content: {
                 'application/json': {
                   schema: ref('TerminationRequestList'),
-                  example: { items: [read], nextCursor: encodeCursor(requestId) },
+                  example: { items: [read], nextCursor: encodeCursor(exampleContractId, requestId) },
                 },
               },
             },
@@ -702,7 +712,7 @@ export function buildOpenApi(): Record<string, unknown> {
           description:
             "Every request the caller made, whichever contract it is on, a page at a time; follow nextCursor for the next page. A contract's earlier or later owner's requests never show. Read from an index that follows the requests within about a second: a request made a moment ago may show a moment later (docs/decisions/0023-a-customers-requests-by-index.md).",
           tags: ['termination-requests'],
-          parameters: [pageLimit, pageCursor, ...commonHeaders],
+          parameters: [pageLimit, pageCursor('The nextCursor of the previous page, as it came.'), ...commonHeaders],
           responses: {
             '200': {
               description: 'One page of requests, each with its contract; nextCursor is present when there are more.',
@@ -711,8 +721,8 @@ export function buildOpenApi(): Record<string, unknown> {
                 'application/json': {
                   schema: ref('CustomerTerminationRequestList'),
                   example: {
-                    items: [{ contractId: 'a1a1a1a1-0000-4000-8000-000000000001', request: read }],
-                    nextCursor: encodeCursor(requestId),
+                    items: [{ contractId: exampleContractId, request: read }],
+                    nextCursor: encodeCursor(exampleContractId, requestId),
                   },
                 },
               },

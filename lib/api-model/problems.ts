@@ -32,6 +32,8 @@ interface ProblemParams {
   notJson: NoParams;
   notObject: NoParams;
   contentType: NoParams;
+  /** application/json with a charset parameter that is not UTF-8. */
+  charsetNotUtf8: NoParams;
   tooLarge: { limit: number };
   /** A body sent to a call that takes none (the withdrawal). */
   bodyNotAllowed: NoParams;

@@ -77,7 +77,16 @@ export function buildCreateTransaction(tables: CreateTables, request: NewRequest
       ...documents.map((ConditionCheck, at) => ({ name: 'document' as const, at, item: { ConditionCheck } })),
       {
         name: 'limit',
-        item: { Update: requestLimitUpdate(tables.requests, request.contractId, request.customerId, request.limit, nowSeconds) },
+        item: {
+          Update: requestLimitUpdate(
+            tables.requests,
+            request.contractId,
+            request.customerId,
+            request.limit,
+            nowSeconds,
+            request.limitCountsFrom,
+          ),
+        },
       },
     ],
     // Makes the SDK's own retry of an attempt that committed but lost its answer succeed as a

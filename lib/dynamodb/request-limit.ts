@@ -31,6 +31,7 @@ export function requestLimitUpdate(
   customerId: string,
   limit: RequestLimit,
   nowSeconds: number,
+  countedFromSeconds: number,
 ): Update {
   const periodSeconds = limit.periodDays * 86_400;
   const shifts = Array.from({ length: limit.count - 1 }, (_, i) => `${timeAttribute(i + 1)} = if_not_exists(${timeAttribute(i)}, :none)`);
@@ -43,11 +44,12 @@ export function requestLimitUpdate(
     ExpressionAttributeNames: { '#kind': 'kind' },
     ExpressionAttributeValues: {
       ':kind': LIMIT_KIND,
-      ':now': nowSeconds,
+      // The request counts from its creation rounded up; the window ends at now rounded down (lib/termination/request-limit.ts).
+      ':now': countedFromSeconds,
       // Only where a time shifts: DynamoDB refuses a value the expressions do not use (one request allowed shifts none).
       ...(shifts.length > 0 ? { ':none': 0 } : {}),
       ':windowStart': nowSeconds - periodSeconds,
-      ':expiresAt': nowSeconds + periodSeconds,
+      ':expiresAt': countedFromSeconds + periodSeconds,
     },
     // The refused item says when a new request is possible: one call, no read after.
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

@@ -13,12 +13,13 @@ export function header(event: { headers: Record<string, string | undefined> | nu
   return undefined;
 }
 
-function isJsonContentType(value: string | undefined): boolean {
-  if (value === undefined) return false;
-  const [mediaType = '', ...params] = value.split(';').map((p) => p.trim().toLowerCase());
-  if (mediaType !== 'application/json') return false;
+/** What is wrong with a Content-Type for a JSON body, or undefined when nothing is. */
+function contentTypeProblem(value: string | undefined): Problem | undefined {
+  const [mediaType = '', ...params] = (value ?? '').split(';').map((p) => p.trim().toLowerCase());
+  if (mediaType !== 'application/json') return { field: 'Content-Type', code: 'contentType' };
   // Only UTF-8 JSON is accepted (RFC 8259); a charset parameter, if any, must say so.
-  return params.every((p) => !p.startsWith('charset=') || p === 'charset=utf-8' || p === 'charset="utf-8"');
+  const utf8 = params.every((p) => !p.startsWith('charset=') || p === 'charset=utf-8' || p === 'charset="utf-8"');
+  return utf8 ? undefined : { field: 'Content-Type', code: 'charsetNotUtf8' };
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
@@ -47,9 +48,8 @@ const isCleanUtf8Text = (text: string) => !text.includes(REPLACEMENT_CHARACTER) 
 
 /** The body as a parsed JSON object, or MALFORMED_REQUEST. */
 export function readJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'headers' | 'body' | 'isBase64Encoded'>): Record<string, unknown> {
-  if (!isJsonContentType(header(event, 'Content-Type'))) {
-    throw malformed({ field: 'Content-Type', code: 'contentType' });
-  }
+  const contentType = contentTypeProblem(header(event, 'Content-Type'));
+  if (contentType) throw malformed(contentType);
   // Typed string | null, but serverless offline hands some empty bodies over as `false`.
   const raw: string = typeof event.body === 'string' ? event.body : '';
   const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : undefined;

@@ -28,15 +28,14 @@ function describe<C extends ProblemCode>(table: ProblemTexts, problem: ProblemOf
 }
 
 /**
- * A time for a reader, in UTC to the minute, rounded up so that it is never before the moment it
- * names: 2026-12-24T09:00:30.000Z reads 2026-12-24 09:01 UTC. The machine-readable time is the
- * error body's own field (nextRequestAllowedAt).
+ * A time for a reader, in UTC to the second: the very moment the error body's own field names
+ * (nextRequestAllowedAt, a whole second), so a client that waits until the time it read is not
+ * refused again. A fraction, were there one, is rounded up: never before the moment it names.
  */
 function readableTime(iso: string | undefined): string {
   const time = iso === undefined ? Number.NaN : Date.parse(iso);
   if (Number.isNaN(time)) return '-';
-  const minute = 60_000;
-  return `${new Date(Math.ceil(time / minute) * minute).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `${new Date(Math.ceil(time / 1000) * 1000).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
 /** The Russian form of a noun after a count: 1 день, 2 дня, 5 дней, 21 день, 11 дней. */
@@ -82,6 +81,7 @@ const enProblems: ProblemTexts = {
   notJson: () => 'the body is not valid JSON',
   notObject: () => 'the body must be a JSON object',
   contentType: () => 'must be application/json',
+  charsetNotUtf8: () => 'must say charset=utf-8 or no charset: the body is JSON, and JSON is UTF-8',
   tooLarge: ({ limit }) => `the body must be at most ${limit} bytes`,
   bodyNotAllowed: () => 'must be empty: this call takes no body',
   bearerTokenRequired: () => 'a valid bearer token is required',
@@ -172,6 +172,7 @@ const ruProblems: ProblemTexts = {
   notJson: () => 'тело запроса не является корректным JSON',
   notObject: () => 'тело запроса должно быть JSON-объектом',
   contentType: () => 'должен быть application/json',
+  charsetNotUtf8: () => 'должен указывать charset=utf-8 или не указывать кодировку: тело — JSON, а JSON передаётся в UTF-8',
   tooLarge: ({ limit }) => `тело запроса не должно превышать ${limit} байт`,
   bodyNotAllowed: () => 'должно быть пустым: этот запрос передаётся без тела',
   bearerTokenRequired: () => 'требуется действующий токен доступа (Bearer)',

@@ -13,7 +13,7 @@ import type { IdempotencyRecord, RequestLimit, TerminationStore, WriteOutcome } 
 import { requestFingerprint } from './fingerprint';
 import { refuse, type Refusal, type Refused } from './refusals';
 import { hasOwnWords, needsComment } from './reason-rules';
-import { limitRefusal, nextRequestAllowedAt } from './request-limit';
+import { countedFromSeconds, limitRefusal, nextRequestAllowedAt } from './request-limit';
 import { newRequestNumber } from './request-number';
 import { withinBudget } from './within-budget';
 import type { CallContext, Messages } from './call-context';
@@ -185,6 +185,7 @@ function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abortSign
         contract: contractConditionFor(call.customerId, call.input.desiredTerminationDate),
         documents: documentConditionFor(call.customerId),
         limit: deps.requestLimit,
+        limitCountsFrom: countedFromSeconds(response.createdAt),
       },
       nowSeconds,
       abortSignal,

@@ -1,6 +1,6 @@
 import { CallForm } from './call-form';
 import type { TerminationStore } from './ports/store';
-import { encodeCursor, pageAsked, view, type PageCall, type ReadCall, type RequestView } from './read-termination-requests';
+import { cursorParts, encodeCursor, pageAsked, view, type PageCall, type ReadCall, type RequestView } from './read-termination-requests';
 import { withinBudget, type EndedEarly } from './within-budget';
 
 /*
@@ -26,15 +26,17 @@ export function listCustomerTerminationRequests(
 ): Promise<CustomerListOutcome> {
   return withinBudget(budgetMs, call.context.invocation, async (abortSignal) => {
     const form = new CallForm(call.context.problems);
-    const { limit, after } = pageAsked(form, call);
+    // A cursor names the caller's own last request and its contract; only the request positions this list.
+    const { limit, after } = pageAsked(form, call, (cursor) => cursorParts(cursor)?.requestId);
     const malformed = form.verdict();
     if (malformed) return malformed;
 
     const page = await store.listCustomerRequests(call.customerId, limit, after, abortSignal);
+    const last = page.items.at(-1);
     return {
       kind: 'customer-listed',
       requests: page.items.map(({ contractId, ...request }) => ({ contractId, request: view(request) })),
-      nextCursor: page.lastRequestId === undefined ? undefined : encodeCursor(page.lastRequestId),
+      nextCursor: page.lastRequestId === undefined || last === undefined ? undefined : encodeCursor(last.contractId, page.lastRequestId),
     };
   });
 }

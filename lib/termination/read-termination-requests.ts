@@ -61,21 +61,47 @@ export function getTerminationRequest(
   });
 }
 
-/** The cursor a client gets is the last request id of its page, base64url-encoded: opaque to it. */
-export const encodeCursor = (requestId: string) => Buffer.from(requestId).toString('base64url');
-/** Every cursor is this long (a request id is 36 characters): a longer one is not ours, and is not decoded. */
-export const MAX_CURSOR_LENGTH = encodeCursor('00000000-0000-0000-0000-000000000000').length;
-function decodeCursor(cursor: string): string | undefined {
-  const requestId = Buffer.from(cursor, 'base64url').toString('utf8');
-  return isUuid(requestId) ? requestId.toLowerCase() : undefined;
+const uuidBytes = (uuid: string) => Buffer.from(uuid.replaceAll('-', ''), 'hex');
+const uuidOf = (bytes: Buffer) => bytes.toString('hex').replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+
+/**
+ * The cursor a client gets: the last request id of its page and the contract it was listed on,
+ * their 32 bytes base64url-encoded. Opaque to the client, and bound to its contract: a cursor
+ * made on one contract's list is not valid on another's.
+ */
+export const encodeCursor = (contractId: string, requestId: string) =>
+  Buffer.concat([uuidBytes(requestId), uuidBytes(contractId)]).toString('base64url');
+/** Every cursor is this long: a longer one is not ours, and is not decoded. */
+export const MAX_CURSOR_LENGTH = encodeCursor('00000000-0000-0000-0000-000000000000', '00000000-0000-0000-0000-000000000000').length;
+
+/** The request and the contract a cursor names, or undefined when it is not one encodeCursor made. */
+export function cursorParts(cursor: string): { requestId: string; contractId: string } | undefined {
+  const bytes = Buffer.from(cursor, 'base64url');
+  // Only the one spelling encodeCursor writes: base64url decoding skips what it does not read.
+  if (bytes.length !== 32 || bytes.toString('base64url') !== cursor) return undefined;
+  const requestId = uuidOf(bytes.subarray(0, 16));
+  return isUuid(requestId) ? { requestId, contractId: uuidOf(bytes.subarray(16)) } : undefined;
 }
 
-/** The page a list call asks for: its size and the request id it starts after; each problem added to the form. */
-export function pageAsked(form: CallForm, call: PageCall): { limit: number; after: string | undefined } {
+/** The request id a cursor stands on, or undefined when it is not a cursor of this contract's list. */
+export function cursorPosition(cursor: string, contractId: string): string | undefined {
+  const parts = cursorParts(cursor);
+  return parts?.contractId === contractId.toLowerCase() ? parts.requestId : undefined;
+}
+
+/**
+ * The page a list call asks for: its size and the request id it starts after (where `position`
+ * puts the cursor); each problem added to the form.
+ */
+export function pageAsked(
+  form: CallForm,
+  call: PageCall,
+  position: (cursor: string) => string | undefined,
+): { limit: number; after: string | undefined } {
   const limit = call.limit === undefined ? DEFAULT_PAGE_SIZE : /^\d{1,3}$/.test(call.limit) ? Number(call.limit) : Number.NaN;
   if (!(limit >= 1 && limit <= MAX_PAGE_SIZE)) form.add({ field: 'limit', code: 'range', min: 1, max: MAX_PAGE_SIZE });
   const tooLong = call.cursor !== undefined && call.cursor.length > MAX_CURSOR_LENGTH;
-  const after = call.cursor === undefined || tooLong ? undefined : decodeCursor(call.cursor);
+  const after = call.cursor === undefined || tooLong ? undefined : position(call.cursor);
   if (tooLong) form.add({ field: 'cursor', code: 'maxLength', limit: MAX_CURSOR_LENGTH });
   else if (call.cursor !== undefined && after === undefined) form.add({ field: 'cursor', code: 'invalid' });
   return { limit, after };
@@ -92,7 +118,7 @@ export function listTerminationRequests({ store, budgetMs }: ReadDeps, call: Rea
   return withinBudget(budgetMs, call.context.invocation, async (abortSignal) => {
     const form = new CallForm(call.context.problems);
     const contractId = form.uuid(call.contractId, 'contractId');
-    const { limit, after } = pageAsked(form, call);
+    const { limit, after } = pageAsked(form, call, (cursor) => cursorPosition(cursor, contractId));
     const malformed = form.verdict();
     if (malformed) return malformed;
 
@@ -105,7 +131,7 @@ export function listTerminationRequests({ store, budgetMs }: ReadDeps, call: Rea
     return {
       kind: 'listed',
       requests: page.items.map((item) => view(item)),
-      nextCursor: page.lastRequestId === undefined ? undefined : encodeCursor(page.lastRequestId),
+      nextCursor: page.lastRequestId === undefined ? undefined : encodeCursor(contractId, page.lastRequestId),
     };
   });
 }

@@ -18,6 +18,14 @@ export const SECONDS_PER_DAY = 86_400;
 export const periodSecondsOf = (limit: RequestLimit): number => limit.periodDays * SECONDS_PER_DAY;
 
 /**
+ * The second a request counts from (epoch seconds): its creation time rounded up, never down.
+ * A create is accepted once the whole seconds elapsed since then reach the period, so the first
+ * moment accepted is this second plus the period: never earlier than a period after the request
+ * itself, and exactly the nextRequestAllowedAt a refusal names.
+ */
+export const countedFromSeconds = (createdAt: string): number => Math.ceil(Date.parse(createdAt) / 1000);
+
+/**
  * When the caller may make a new request (epoch seconds): `period` after the oldest of their
  * latest `count` requests on the contract; undefined when those times leave room now (the
  * refusal came from times that have passed since, or a record that is no longer there).

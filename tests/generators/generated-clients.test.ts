@@ -1,17 +1,23 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { generateApi } from 'swagger-typescript-api';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ERROR_EXAMPLE_FILE, errorExample, HANDLED_CODES } from '../../scripts/clients-doc';
 import { OPENAPI_PATH } from '../../scripts/openapi';
+import { at } from '../support/json';
+import { loadDocument } from '../support/openapi-document';
 import { compileStrict } from '../support/strict-compile';
 
 /*
- * docs/clients.md shows the lines a team adds to a client generated from docs/openapi.yaml. Those
- * for openapi-typescript with openapi-fetch and for swagger-typescript-api (both installed here)
- * are compiled under strict TypeScript against what the generators make of the description today,
- * with the one setting the doc names, and without it where it matters. (The @hey-api/openapi-ts
- * and orval lines were compiled the same way, with those generators installed outside the project.)
+ * Every TypeScript block of docs/ is compiled under strict TypeScript, as an app team would: the
+ * example of the typed client (docs/clients.md) against client/, its error handling written from
+ * the ErrorCode enum (scripts/clients-doc.ts), and the lines a team adds to a client generated
+ * from docs/openapi.yaml by openapi-typescript with openapi-fetch and by swagger-typescript-api
+ * (both installed here) against what those generators make of the description today, with the
+ * one setting the doc names, and without it where it matters. The @hey-api/openapi-ts and orval
+ * lines were compiled the same way with those generators installed outside the project: here
+ * they are held to the layout the doc gives (a folder of each generator's own).
  */
 
 // Inside the repository (.local/ is ignored), so that openapi-fetch resolves from node_modules.
@@ -19,13 +25,27 @@ mkdirSync('.local', { recursive: true });
 const root = mkdtempSync(join(resolve('.local'), 'generated-clients-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** The doc's TypeScript blocks that name their file on the first line (`// fetch-with-retry.ts: ...`). */
+/** Every TypeScript block of docs/, by the file it names on its first line (`// fetch-with-retry.ts: ...`); '?' for one that names none. */
 function docBlocks(): Map<string, string> {
-  const text = readFileSync('docs/clients.md', 'utf8');
-  return new Map(
-    [...text.matchAll(/```ts\n\/\/ ([\w.-]+\.ts)\b[^\n]*\n([\s\S]*?)```/g)].map((match) => [String(match[1]), String(match[2])]),
+  const docs = readdirSync('docs', { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.md'));
+  const blocks = docs.flatMap((file) =>
+    [...readFileSync(join('docs', file), 'utf8').matchAll(/```(?:ts|typescript|tsx)\n(?:\/\/ ([\w.-]+\.ts)\b[^\n]*\n)?([\s\S]*?)```/g)].map(
+      (match): [string, string] => [match[1] ?? '?', String(match[2])],
+    ),
   );
+  const names = blocks.map(([name]) => name);
+  const repeated = names.filter((name, i) => names.indexOf(name) !== i);
+  if (repeated.length > 0) throw new Error(`docs/ has more than one TypeScript block named ${repeated.join(', ')}`);
+  return new Map(blocks);
 }
+
+/** The blocks compiled by the cases below, and those compiled outside the project. */
+const COMPILED_HERE = ['client-usage.ts', ERROR_EXAMPLE_FILE, 'fetch-with-retry.ts', 'openapi-fetch.ts', 'swagger-typescript-api.ts'];
+const COMPILED_OUTSIDE = ['hey-api.ts', 'orval.ts', 'retrying-fetch.ts'];
+
+/** The client as an app team copies it: client/ beside their code. */
+const clientFiles = () =>
+  Object.fromEntries(['index.ts', 'api-types.ts'].map((file) => [`client/${file}`, readFileSync(join('client', file), 'utf8')]));
 
 /** Writes the files into a folder of its own and type-checks them strictly: 'compiled', or tsc's errors. */
 async function compile(name: string, files: Record<string, string>): Promise<string> {
@@ -51,7 +71,7 @@ async function staClient(unionEnums: boolean): Promise<string> {
   return readFileSync(join(dir, 'api.ts'), 'utf8');
 }
 
-describe('the lines docs/clients.md adds to generated clients', () => {
+describe('the TypeScript blocks of docs/', () => {
   const blocks = docBlocks();
   const block = (file: string) => {
     const found = blocks.get(file);
@@ -59,15 +79,45 @@ describe('the lines docs/clients.md adds to generated clients', () => {
     return found;
   };
 
-  it('are in the doc, one block per file', () => {
-    expect([...blocks.keys()].sort()).toEqual(
-      ['fetch-with-retry.ts', 'hey-api.ts', 'openapi-fetch.ts', 'orval.ts', 'retrying-fetch.ts', 'swagger-typescript-api.ts'].sort(),
+  it('each name their file, once, and each is compiled', () => {
+    expect([...blocks.keys()].sort()).toEqual([...COMPILED_HERE, ...COMPILED_OUTSIDE].sort());
+  });
+
+  it('handle each code a create answers with, as the ErrorCode enum has them today (npm run docs:clients)', () => {
+    expect(block(ERROR_EXAMPLE_FILE)).toBe(errorExample().slice(errorExample().indexOf('\n') + 1));
+    const createCodes = [at(loadDocument(), 'components', 'schemas', 'CreateErrorCode', 'enum')].flat();
+    expect([...HANDLED_CODES].sort()).toEqual(createCodes.map(String).sort());
+  });
+
+  it('compile against the typed client; the error handling one case short does not (its default branch is `never`)', async () => {
+    const usage = { 'app/client-usage.ts': block('client-usage.ts') };
+    const handler = block(ERROR_EXAMPLE_FILE);
+    expect(await compile('client', { ...clientFiles(), ...usage, [`app/${ERROR_EXAMPLE_FILE}`]: handler })).toBe('compiled');
+    const oneShort = handler.replace("    case 'COMMENT_REQUIRED':\n", '');
+    expect(oneShort).not.toContain("'COMMENT_REQUIRED'");
+    expect(await compile('client-one-short', { ...clientFiles(), ...usage, [`app/${ERROR_EXAMPLE_FILE}`]: oneShort })).toMatch(
+      /Type '"COMMENT_REQUIRED"' is not assignable to type 'never'/,
     );
+  }, 120_000);
+
+  it('keep each generator in a folder of its own, and hand-written files out of them all', () => {
+    const generatedFolders = [...blocks.values()].flatMap((source) =>
+      [...source.matchAll(/from '\.\/generated\/([\w-]+)\//g)].map((match) => String(match[1])),
+    );
+    expect(new Set(generatedFolders)).toEqual(new Set(['openapi-typescript', 'hey-api', 'orval', 'swagger-typescript-api']));
+    expect(block('orval.ts')).toContain("from './generated/orval/api'");
+    expect(block('retrying-fetch.ts')).toContain("from './fetch-with-retry'");
+  });
+
+  it('send the bearer token on every call', () => {
+    for (const file of ['openapi-fetch.ts', 'swagger-typescript-api.ts', 'retrying-fetch.ts'])
+      expect(block(file), file).toMatch(/Authorization[^\n]*Bearer \$\{/);
+    expect(block('hey-api.ts')).toMatch(/auth: \(\) => /);
   });
 
   it('compile with openapi-typescript and openapi-fetch; a create without its Idempotency-Key does not', async () => {
     const schema = astToString(await openapiTS(new URL(`../../${OPENAPI_PATH}`, import.meta.url)));
-    const files = { 'generated/schema.ts': schema, 'fetch-with-retry.ts': block('fetch-with-retry.ts') };
+    const files = { 'generated/openapi-typescript/schema.ts': schema, 'fetch-with-retry.ts': block('fetch-with-retry.ts') };
     expect(await compile('openapi-fetch', { ...files, 'openapi-fetch.ts': block('openapi-fetch.ts') })).toBe('compiled');
     const forgotten = block('openapi-fetch.ts').replace("'Idempotency-Key': key, ", '');
     expect(forgotten).not.toContain('Idempotency-Key');
@@ -76,8 +126,8 @@ describe('the lines docs/clients.md adds to generated clients', () => {
 
   it('compile with swagger-typescript-api and --generate-union-enums; without it, an error body is never', async () => {
     const files = { 'fetch-with-retry.ts': block('fetch-with-retry.ts'), 'swagger-typescript-api.ts': block('swagger-typescript-api.ts') };
-    expect(await compile('sta', { ...files, 'generated/api.ts': await staClient(true) })).toBe('compiled');
-    expect(await compile('sta-enums', { ...files, 'generated/api.ts': await staClient(false) })).toMatch(
+    expect(await compile('sta', { ...files, 'generated/swagger-typescript-api/api.ts': await staClient(true) })).toBe('compiled');
+    expect(await compile('sta-enums', { ...files, 'generated/swagger-typescript-api/api.ts': await staClient(false) })).toMatch(
       /'CreateErrorBody' was reduced to 'never'/,
     );
   }, 120_000);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
+import { encodeCursor } from '../../lib/termination/read-termination-requests';
 import { signToken } from '../../scripts/local/signing-key';
 import { validBody } from '../support/bodies';
 import type { FaultProxy } from '../support/fault-proxy';
@@ -145,7 +146,9 @@ describe('the bounds and the body rule the description states, as the service ho
   it('takes a cursor of maxLength characters and refuses a longer one with 400 VALIDATION_ERROR', async () => {
     const limit = maxLengthOf(LIST, 'cursor');
     const path = `/api/v1/contracts/${anna.contracts.active}/termination-requests`;
-    const atLimit = await call('GET', `${path}?cursor=${Buffer.from(randomUUID()).toString('base64url')}`);
+    const cursor = encodeCursor(anna.contracts.active, randomUUID());
+    expect(cursor).toHaveLength(limit);
+    const atLimit = await call('GET', `${path}?cursor=${cursor}`);
     expect(atLimit.status).toBe(200);
     expect(breaches(atLimit, LIST)).toEqual([]);
     const over = await call('GET', `${path}?cursor=${'A'.repeat(limit + 1)}`);

@@ -442,6 +442,29 @@ describe('400 and 401', () => {
     expect(answer.body['errorCode']).toBe('MALFORMED_REQUEST');
   });
 
+  it.each([
+    ['text/plain', 'must be application/json'],
+    ['application/json; charset=latin1', 'must say charset=utf-8 or no charset: the body is JSON, and JSON is UTF-8'],
+    ['application/json; charset=utf-16', 'must say charset=utf-8 or no charset: the body is JSON, and JSON is UTF-8'],
+  ])('says what is wrong with a Content-Type of %s', async (contentType, reason) => {
+    const answer = await callHandler({
+      contractId: await newContract(tables),
+      body: validBody(),
+      headers: headersWithKey(undefined, { 'Content-Type': contentType }),
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ errorCode: 'MALFORMED_REQUEST', details: [{ field: 'Content-Type', reason }] });
+  });
+
+  it('takes application/json with charset=utf-8, in any letter case', async () => {
+    const answer = await callHandler({
+      contractId: await newContract(tables),
+      body: validBody(),
+      headers: headersWithKey(undefined, { 'Content-Type': 'Application/JSON; Charset="UTF-8"' }),
+    });
+    expect(answer.status).toBe(201);
+  });
+
   it('takes U+FFFD written as the JSON escape, and stores it as the client meant', async () => {
     const answer = await callHandler({
       contractId: await newContract(tables),

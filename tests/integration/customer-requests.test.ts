@@ -164,7 +164,7 @@ describe('GET /api/v1/termination-requests', () => {
 
     const page = await mine({ limit: '2' }, customerId);
     expect(page.body['items']).toMatchObject(newestFirst.slice(0, 2).map(({ requestId }) => ({ request: { requestId } })));
-    expect(page.body['nextCursor']).toBe(encodeCursor(newestFirst[1]?.requestId ?? ''));
+    expect(page.body['nextCursor']).toBe(encodeCursor(newestFirst[1]?.contractId ?? '', newestFirst[1]?.requestId ?? ''));
     const next = await mine({ limit: '2', cursor: String(page.body['nextCursor']) }, customerId);
     expect(next.body).toEqual({
       items: [expect.objectContaining({ contractId: first, request: expect.objectContaining({ requestId: made[0]?.requestId }) })],

@@ -4,6 +4,7 @@ import { v7 as timeOrderedUuid } from 'uuid';
 import { buildCreateTransaction } from '../../lib/dynamodb/create-transaction';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { limitKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
+import { cursorPosition, encodeCursor } from '../../lib/termination/read-termination-requests';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { headersWithKey, validBody } from '../support/bodies';
 import { newContract } from '../support/contracts';
@@ -119,6 +120,13 @@ describe('GET the list', () => {
     const cursor = String(first.body['nextCursor']);
     const second = await list(contractId, { limit: '2', cursor });
     expect(second.body['items']).toMatchObject([{ requestId: newestFirst[2] }]);
+
+    // The cursor is bound to the contract it was made on: on another of the caller's contracts it is not valid.
+    const other = await newContract(tables);
+    await create(other);
+    const elsewhere = await list(other, { limit: '2', cursor });
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body).toMatchObject({ errorCode: 'VALIDATION_ERROR', details: [{ field: 'cursor', reason: 'is not valid' }] });
   });
 
   it("answers 404 for an unknown contract and 403 for another customer's, with or without requests", async () => {
@@ -156,7 +164,7 @@ describe('GET the list', () => {
         Item: { pk: `CONTRACT#${borisContract}`, sk: 'REQUEST#018f0000-0000-7000-8000-000000000001', customerId: boris.customerId },
       }),
     );
-    const answer = await list(borisContract, { cursor: Buffer.from('ffffffff-ffff-7fff-bfff-ffffffffffff').toString('base64url') });
+    const answer = await list(borisContract, { cursor: encodeCursor(borisContract, 'ffffffff-ffff-7fff-bfff-ffffffffffff') });
     expect(answer.status).toBe(403);
     expect(anna.customerId).not.toBe(boris.customerId);
   });
@@ -251,7 +259,7 @@ describe('after a contract changes owner (0015-reading-requests.md)', () => {
       const pageItems = page.body['items'];
       if (Array.isArray(pageItems)) seen.push(...pageItems.map((item: { requestId?: unknown }) => item.requestId));
       cursor = typeof page.body['nextCursor'] === 'string' ? page.body['nextCursor'] : undefined;
-      if (cursor !== undefined) cursors.push(Buffer.from(cursor, 'base64url').toString('utf8'));
+      if (cursor !== undefined) cursors.push(String(cursorPosition(cursor, contractId)));
     } while (cursor !== undefined && cursors.length < 10);
     expect(seen).toEqual([...borisIds].reverse());
     expect(cursors.filter((requestId) => !borisIds.includes(requestId))).toEqual([]);

@@ -59,7 +59,8 @@ async function madeAndWithdrawn(contractId: string, customerId: string = anna.cu
   return made;
 }
 
-const seconds = (iso: unknown) => Math.floor(Date.parse(String(iso)) / 1000);
+/** The second a request counts from: its creation, rounded up. */
+const countedFrom = (iso: unknown) => Math.ceil(Date.parse(String(iso)) / 1000);
 
 describe('the limit of requests per contract (5 in 30 days by default)', () => {
   it('lets a customer change their mind three times: four requests, each withdrawn, all created', async () => {
@@ -85,14 +86,10 @@ describe('the limit of requests per contract (5 in 30 days by default)', () => {
       errorCode: 'REQUEST_LIMIT_REACHED',
       details: [{ field: 'contractId', reason: expect.stringContaining('не более 5 заявок по договору за 30 дней') }],
     });
-    // Thirty days after the first of the five, to the second its write recorded.
-    const allowedAt = seconds(refused.body['nextRequestAllowedAt']);
-    const firstAt = seconds(first.body['createdAt']);
-    expect(allowedAt - 30 * DAY).toBeGreaterThanOrEqual(firstAt - 1);
-    expect(allowedAt - 30 * DAY).toBeLessThanOrEqual(firstAt);
-    expect(refused.body['message']).toMatch(
-      /^Достигнуто предельное число заявок .* Новую заявку можно подать с \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\.$/,
-    );
+    // Thirty days after the first of the five, its creation rounded up to the second; the message names the same moment.
+    const allowedAt = new Date((countedFrom(first.body['createdAt']) + 30 * DAY) * 1000);
+    expect(refused.body['nextRequestAllowedAt']).toBe(allowedAt.toISOString());
+    expect(refused.body['message']).toContain(`${allowedAt.toISOString().slice(0, 19).replace('T', ' ')} UTC.`);
     expect(await stack.tables.contractItems(contractId)).toEqual(before);
   });
 
@@ -150,7 +147,7 @@ describe('the limit of requests per contract (5 in 30 days by default)', () => {
     expect(listed.body['items']).toHaveLength(2);
     const [record, ...others] = ofKind(await stack.tables.contractItems(contractId), 'REQUEST_LIMIT');
     expect(others).toEqual([]);
-    expect(record).toMatchObject({ pk: `CONTRACT#${contractId}`, sk: `LIMIT#${anna.customerId}`, t0: seconds(made.body['createdAt']) });
+    expect(record).toMatchObject({ pk: `CONTRACT#${contractId}`, sk: `LIMIT#${anna.customerId}`, t0: countedFrom(made.body['createdAt']) });
     expect(record?.['expiresAt']).toBe(Number(record?.['t0']) + 30 * DAY);
     // The stream's filter, as deployed, lets none of its records through; the publisher sent one Submitted per request.
     for (const filter of streamFilterPatterns())
@@ -163,10 +160,10 @@ describe('the limit of requests per contract (5 in 30 days by default)', () => {
 
 describe('the period, on a clock of its own (the use case on DynamoDB Local, 2 requests in 30 days)', () => {
   const at = (day: number) => new Date(Date.UTC(2030, 0, 1) + day * DAY * 1000);
-  const deps = (day: number) =>
+  const deps = (time: number | Date) =>
     useCaseDeps(localDocumentClient(stack.tables.endpoint), stack.tables.names, {
       requestLimit: { count: 2, periodDays: 30 },
-      now: () => at(day),
+      now: () => (typeof time === 'number' ? at(time) : time),
     });
   const withdrawDeps = () => ({
     store: new DynamoDbTerminationStore(localDocumentClient(stack.tables.endpoint), stack.tables.names),
@@ -175,8 +172,9 @@ describe('the period, on a clock of its own (the use case on DynamoDB Local, 2 r
     budgetMs: 2000,
   });
 
-  async function createOn(day: number, contractId: string): Promise<CreateOutcome> {
-    const outcome = await createTerminationRequest(deps(day), useCaseCall({ contractId }));
+  /** A create on `time` (a day of the clock, or a moment), withdrawn at once when created, so that only the limit can refuse the next. */
+  async function createOn(time: number | Date, contractId: string): Promise<CreateOutcome> {
+    const outcome = await createTerminationRequest(deps(time), useCaseCall({ contractId }));
     if (outcome.kind === 'created') {
       const withdrawal = await withdrawTerminationRequest(withdrawDeps(), {
         customerId: anna.customerId,
@@ -206,5 +204,23 @@ describe('the period, on a clock of its own (the use case on DynamoDB Local, 2 r
       new GetCommand({ TableName: stack.tables.names.requests, Key: limitKeyOf(contractId, anna.customerId), ConsistentRead: true }),
     );
     expect([Item?.['t0'], Item?.['t1']]).toEqual([at(30).getTime() / 1000, at(10).getTime() / 1000]);
+  });
+
+  it('names as nextRequestAllowedAt the first moment a create is accepted, never before a period after the oldest request', async () => {
+    const contractId = await newContract(stack.tables);
+    const firstAt = new Date(at(0).getTime() + 149); // 149 ms past a whole second
+    expect((await createOn(firstAt, contractId)).kind).toBe('created');
+    expect((await createOn(1, contractId)).kind).toBe('created');
+    const refused = await createOn(29, contractId);
+    const allowedAt = refused.kind === 'refused' ? refused.refusal.nextRequestAllowedAt : undefined;
+    // Rounded up: a period after the first request's second is over, not the second it began in.
+    expect(allowedAt).toBe(new Date(at(30).getTime() + 1000).toISOString());
+    const allowedMs = Date.parse(String(allowedAt));
+    expect(allowedMs).toBeGreaterThanOrEqual(firstAt.getTime() + 30 * DAY * 1000);
+    expect(await createOn(new Date(allowedMs - 1), contractId)).toMatchObject({
+      kind: 'refused',
+      refusal: { code: 'REQUEST_LIMIT_REACHED', nextRequestAllowedAt: allowedAt },
+    });
+    expect((await createOn(new Date(allowedMs), contractId)).kind).toBe('created');
   });
 });

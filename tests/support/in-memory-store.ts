@@ -118,8 +118,8 @@ export class InMemoryStore implements TerminationStore {
       const held = times.slice(0, count);
       return { kind: 'limit-reached', createdAtSeconds: held.includes(0) ? held.slice(0, held.indexOf(0)) : held };
     }
-    // Now first, the count's times shifted by one, those beyond the count left as they are.
-    const shifted = Array.from({ length: count }, (_, i) => (i === 0 ? nowSeconds : (times[i - 1] ?? 0)));
+    // This request's time first, the count's times shifted by one, those beyond the count left as they are.
+    const shifted = Array.from({ length: count }, (_, i) => (i === 0 ? request.limitCountsFrom : (times[i - 1] ?? 0)));
     this.limits.set(limitKey, [...shifted, ...times.slice(count)]);
     const { requestId, requestNumber, customerId, contractId } = request;
     this.keys.set(key, { fingerprint: request.fingerprint, requestId, response: request.response, expiresAt: request.expiresAt });

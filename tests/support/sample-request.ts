@@ -47,6 +47,7 @@ export const SAMPLE_REQUEST: NewRequest = {
   contract: contractConditionFor(DEMO_CUSTOMERS.anna.customerId, desiredTerminationDate),
   documents: documentConditionFor(DEMO_CUSTOMERS.anna.customerId),
   limit: { count: 5, periodDays: 30 },
+  limitCountsFrom: Date.parse(createdAt) / 1000,
 };
 
 const seconds = (time: string) => Math.floor(Date.parse(time) / 1000);

@@ -64,6 +64,7 @@ export function newRequest(
     documents: documentConditionFor(customerId),
     // Far more than a suite's requests on one contract: the limit is not what these cases are about.
     limit: { count: 50, periodDays: 30 },
+    limitCountsFrom: nowSeconds(),
     ...overrides,
   };
 }
@@ -373,6 +374,9 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
     const TWO_IN_30_DAYS: RequestLimit = { count: 2, periodDays: 30 };
     const PERIOD = 30 * SECONDS_PER_DAY;
 
+    /** A create at `at` (epoch seconds): the limit counts the request from then, as a create made then would. */
+    const createAt = (request: NewRequest, at: number) => store.create({ ...request, limitCountsFrom: at }, at);
+
     /** A request of the customer's made on the contract at `at`, under `limit`, then ended as told so that the contract is free again. */
     async function madeAndEnded(
       contractId: string,
@@ -384,7 +388,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       }: { customerId?: string; end?: 'WITHDRAWN' | 'REJECTED'; limit?: RequestLimit } = {},
     ): Promise<NewRequest> {
       const request = newRequest(contractId, { customerId, limit });
-      expect(await store.create(request, at)).toEqual({ kind: 'created' });
+      expect(await createAt(request, at)).toEqual({ kind: 'created' });
       if (end === 'WITHDRAWN') expect(await store.withdraw(withdrawalOf(request), at)).toEqual({ kind: 'withdrawn' });
       else expect(await store.applyDecision(decisionOn(request, end), moveTo(end), new Date().toISOString())).toEqual({ kind: 'applied' });
       return request;
@@ -396,20 +400,18 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       await madeAndEnded(contractId, t);
       await madeAndEnded(contractId, t + 60, { end: 'REJECTED' });
       const third = newRequest(contractId, { limit: TWO_IN_30_DAYS });
-      expect(await store.create(third, t + 120)).toEqual({ kind: 'limit-reached', createdAtSeconds: [t + 60, t] });
+      expect(await createAt(third, t + 120)).toEqual({ kind: 'limit-reached', createdAtSeconds: [t + 60, t] });
       expect(await store.findRequest(contractId, third.requestId)).toBeUndefined();
       expect(await store.findIdempotencyRecord(ANNA, third.idempotencyKey, t + 120)).toBeUndefined();
       // Until the oldest counted request is a period old, then room again. Had either refusal been
       // recorded, its time would be counted now instead of the oldest, and refuse this create.
-      expect(await store.create(newRequest(contractId, { limit: TWO_IN_30_DAYS }), t + PERIOD - 1)).toEqual({
+      expect(await createAt(newRequest(contractId, { limit: TWO_IN_30_DAYS }), t + PERIOD - 1)).toEqual({
         kind: 'limit-reached',
         createdAtSeconds: [t + 60, t],
       });
-      expect(await store.create(newRequest(contractId, { limit: TWO_IN_30_DAYS, requestNumber: third.requestNumber }), t + PERIOD)).toEqual(
-        {
-          kind: 'created',
-        },
-      );
+      expect(await createAt(newRequest(contractId, { limit: TWO_IN_30_DAYS, requestNumber: third.requestNumber }), t + PERIOD)).toEqual({
+        kind: 'created',
+      });
     });
 
     it('the slot comes before the limit, and the documents before the limit too', async () => {
@@ -417,17 +419,17 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       const contractId = await contract();
       await madeAndEnded(contractId, t);
       const active = newRequest(contractId, { limit: TWO_IN_30_DAYS });
-      expect(await store.create(active, t + 60)).toEqual({ kind: 'created' });
-      expect(await store.create(newRequest(contractId, { limit: TWO_IN_30_DAYS }), t + 120)).toEqual({
+      expect(await createAt(active, t + 60)).toEqual({ kind: 'created' });
+      expect(await createAt(newRequest(contractId, { limit: TWO_IN_30_DAYS }), t + 120)).toEqual({
         kind: 'slot-taken',
         holder: { requestNumber: active.requestNumber, customerId: ANNA },
       });
       expect(await store.withdraw(withdrawalOf(active), t + 120)).toEqual({ kind: 'withdrawn' });
-      expect(await store.create(newRequest(contractId, { limit: TWO_IN_30_DAYS, documentIds: [randomUUID()] }), t + 180)).toEqual({
+      expect(await createAt(newRequest(contractId, { limit: TWO_IN_30_DAYS, documentIds: [randomUUID()] }), t + 180)).toEqual({
         kind: 'documents-refused',
         positions: [0],
       });
-      expect(await store.create(newRequest(contractId, { limit: TWO_IN_30_DAYS }), t + 180)).toEqual({
+      expect(await createAt(newRequest(contractId, { limit: TWO_IN_30_DAYS }), t + 180)).toEqual({
         kind: 'limit-reached',
         createdAtSeconds: [t + 60, t],
       });
@@ -442,12 +444,12 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       await madeAndEnded(contractId, t + 120, { customerId: BORIS });
       await subject.addContract({ contractId, customerId: ANNA, status: 'ACTIVE' });
       await madeAndEnded(contractId, t + 180);
-      expect(await store.create(newRequest(contractId, { limit: TWO_IN_30_DAYS }), t + 240)).toEqual({
+      expect(await createAt(newRequest(contractId, { limit: TWO_IN_30_DAYS }), t + 240)).toEqual({
         kind: 'limit-reached',
         createdAtSeconds: [t + 180, t],
       });
       await subject.addContract({ contractId, customerId: BORIS, status: 'ACTIVE' });
-      expect(await store.create(newRequest(contractId, { customerId: BORIS, limit: TWO_IN_30_DAYS }), t + 240)).toEqual({
+      expect(await createAt(newRequest(contractId, { customerId: BORIS, limit: TWO_IN_30_DAYS }), t + 240)).toEqual({
         kind: 'limit-reached',
         createdAtSeconds: [t + 120, t + 60],
       });
@@ -458,13 +460,13 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       const contractId = await contract();
       await madeAndEnded(contractId, t);
       await madeAndEnded(contractId, t + 60);
-      expect(await store.create(newRequest(contractId, { limit: { count: 1, periodDays: 30 } }), t + 120)).toEqual({
+      expect(await createAt(newRequest(contractId, { limit: { count: 1, periodDays: 30 } }), t + 120)).toEqual({
         kind: 'limit-reached',
         createdAtSeconds: [t + 60],
       });
       const three = { count: 3, periodDays: 30 };
       await madeAndEnded(contractId, t + 180, { limit: three });
-      expect(await store.create(newRequest(contractId, { limit: three }), t + 240)).toEqual({
+      expect(await createAt(newRequest(contractId, { limit: three }), t + 240)).toEqual({
         kind: 'limit-reached',
         createdAtSeconds: [t + 180, t + 60, t],
       });
@@ -480,7 +482,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       // Two in 30 days: the second newest (t + 60) is a period old. The record's third time (t) stays as it was.
       await madeAndEnded(contractId, t + 60 + PERIOD, { limit: TWO_IN_30_DAYS });
       // Three in 60 days: four requests were made in the last 60 days, so a fifth is refused, on the times the record holds.
-      expect(await store.create(newRequest(contractId, { limit: { count: 3, periodDays: 60 } }), t + 120 + PERIOD)).toEqual({
+      expect(await createAt(newRequest(contractId, { limit: { count: 3, periodDays: 60 } }), t + 120 + PERIOD)).toEqual({
         kind: 'limit-reached',
         createdAtSeconds: [t + 60 + PERIOD, t + 120, t],
       });

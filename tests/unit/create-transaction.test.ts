@@ -34,6 +34,7 @@ const request: NewRequest = {
   contract: contractConditionFor('customer-anna', '2030-06-30'),
   documents: documentConditionFor('customer-anna'),
   limit: { count: 3, periodDays: 30 },
+  limitCountsFrom: NOW,
 };
 
 /** The first failed part, with the item as the failure returned it, or as the store read it after. */

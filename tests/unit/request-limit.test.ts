@@ -21,8 +21,9 @@ const LIMIT = { count: 3, periodDays: 30 };
 const tables = { requests: 'requests', contracts: 'contracts', documents: 'documents' };
 
 describe('the limit record in the create transaction', () => {
-  it('shifts the times by one, now first, under the condition that the oldest kept is outside the period', () => {
-    expect(requestLimitUpdate('requests', 'c-1', 'customer-anna', LIMIT, NOW)).toEqual({
+  it("shifts the times by one, the new request's first, under the condition that the oldest kept is outside the period", () => {
+    // Created at NOW - 0.5 s: counted from NOW, its creation rounded up; the window ends at NOW + 1 s, now rounded down.
+    expect(requestLimitUpdate('requests', 'c-1', 'customer-anna', LIMIT, NOW + 1, NOW)).toEqual({
       TableName: 'requests',
       Key: { pk: 'CONTRACT#c-1', sk: 'LIMIT#customer-anna' },
       UpdateExpression:
@@ -33,7 +34,7 @@ describe('the limit record in the create transaction', () => {
         ':kind': 'REQUEST_LIMIT',
         ':now': NOW,
         ':none': 0,
-        ':windowStart': NOW - 30 * DAY,
+        ':windowStart': NOW + 1 - 30 * DAY,
         ':expiresAt': NOW + 30 * DAY,
       },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -41,7 +42,7 @@ describe('the limit record in the create transaction', () => {
   });
 
   it('keeps one time when one request is allowed, and names no value it does not use (DynamoDB refuses the update then)', () => {
-    const update = requestLimitUpdate('requests', 'c-1', 'customer-anna', { count: 1, periodDays: 1 }, NOW);
+    const update = requestLimitUpdate('requests', 'c-1', 'customer-anna', { count: 1, periodDays: 1 }, NOW, NOW);
     expect([update.UpdateExpression, update.ConditionExpression]).toEqual([
       'SET #kind = :kind, expiresAt = :expiresAt, t0 = :now',
       'attribute_not_exists(t0) OR t0 <= :windowStart',
@@ -110,16 +111,17 @@ describe('the answer', () => {
       { correlationId: 'c', texts: textsFor(language), retryAfterSeconds: 1, location: () => '' },
     ).response;
 
-  it('is a 422 without Retry-After, with nextRequestAllowedAt, and texts that give the time rounded up to the minute', () => {
+  it('is a 422 without Retry-After, with nextRequestAllowedAt, and texts that name the same moment, to the second', () => {
     const response = answer('en');
     expect(response.statusCode).toBe(422);
     expect(response.headers?.['Retry-After']).toBeUndefined();
     expect(parsedObject(response.body)).toEqual({
       errorCode: 'REQUEST_LIMIT_REACHED',
-      message: 'You have reached the limit of termination requests for this contract. A new request is possible from 2026-12-24 09:01 UTC.',
+      message:
+        'You have reached the limit of termination requests for this contract. A new request is possible from 2026-12-24 09:00:30 UTC.',
       correlationId: 'c',
       details: [
-        { field: 'contractId', reason: 'at most 5 requests per contract in 30 days; a new one is possible from 2026-12-24 09:01 UTC' },
+        { field: 'contractId', reason: 'at most 5 requests per contract in 30 days; a new one is possible from 2026-12-24 09:00:30 UTC' },
       ],
       nextRequestAllowedAt: '2026-12-24T09:00:30.000Z',
     });
@@ -129,9 +131,9 @@ describe('the answer', () => {
     const reasonOf = (limit: { count: number; periodDays: number }) => at(parsedObject(answer('ru', limit).body), 'details', 0, 'reason');
     const body = parsedObject(answer('ru').body);
     expect(body['message']).toBe(
-      'Достигнуто предельное число заявок на расторжение по этому договору. Новую заявку можно подать с 2026-12-24 09:01 UTC.',
+      'Достигнуто предельное число заявок на расторжение по этому договору. Новую заявку можно подать с 2026-12-24 09:00:30 UTC.',
     );
-    expect(at(body, 'details', 0, 'reason')).toBe('не более 5 заявок по договору за 30 дней; новую можно подать с 2026-12-24 09:01 UTC');
+    expect(at(body, 'details', 0, 'reason')).toBe('не более 5 заявок по договору за 30 дней; новую можно подать с 2026-12-24 09:00:30 UTC');
     expect(reasonOf({ count: 1, periodDays: 21 })).toMatch(/^не более 1 заявки по договору за 21 день;/);
     expect(reasonOf({ count: 2, periodDays: 3 })).toMatch(/^не более 2 заявок по договору за 3 дня;/);
   });

@@ -69,6 +69,8 @@ export interface NewRequest {
   documents: DocumentCondition;
   /** The caller's requests on this contract, this one included, must stay within it. */
   limit: RequestLimit;
+  /** Epoch seconds this request counts from in the limit: its creation, rounded up (lib/termination/request-limit.ts). */
+  limitCountsFrom: number;
 }
 
 /** What a customer's Idempotency-Key is bound to. */
