@@ -201,9 +201,9 @@ export function createTerminationClient(options: ClientOptions) {
     },
 
     /**
-     * One user action: withdraw the request (while SUBMITTED or IN_REVIEW). As for a create, pass
-     * the same idempotencyKey again only to repeat this very action; the client reuses it on its
-     * retries, and a retry answered 200 with `replayed` is the same success.
+     * One user action: withdraw the request (while it may be: see TerminationRequestStatus). As
+     * for a create, pass the same idempotencyKey again only to repeat this very action; the client
+     * reuses it on its retries, and a retry answered 200 with `replayed` is the same success.
      */
     async withdrawTerminationRequest(
       contractId: string,

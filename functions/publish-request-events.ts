@@ -2,6 +2,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-la
 import { loadPublisherConfig } from '../lib/config';
 import { createDocumentClient } from '../lib/aws/dynamodb-client';
 import { putEventsFor } from '../lib/aws/eventbridge-client';
+import { kmsSignerFor } from '../lib/aws/kms-signer';
 import { batchGetFor, requestReader } from '../lib/dynamodb/request-reads';
 import {
   isRepublishCommand,
@@ -14,13 +15,14 @@ import {
   type RepublishCommand,
   type RepublishResult,
 } from '../lib/events/publish-request-events';
+import { DUPLICATE_RECORDS_METRIC } from '../lib/events/record-copies';
 import { logger } from '../lib/observability/logger';
 import { recordCount } from '../lib/observability/metrics';
 import { withLambdaContext } from '../lib/observability/lambda-context';
 
 const config = loadPublisherConfig();
 const readRequests = requestReader(batchGetFor(createDocumentClient(config.dynamodb)), config.requestsTableName, publisherRetry(config));
-const deps = publisherDeps(config, putEventsFor(config), readRequests);
+const deps = publisherDeps(config, putEventsFor(config), readRequests, kmsSignerFor(config));
 
 /**
  * The requests table's stream -> EventBridge (docs/events.md). Each record is checked against the
@@ -30,17 +32,24 @@ const deps = publisherDeps(config, putEventsFor(config), readRequests);
  * stream retries from it. When it is the batch's first record, the invocation fails instead: the
  * event source mapping then bisects the batch until that record stands alone, and only it reaches
  * the dead-letter queue (a partial failure at the first record would never shrink the batch).
+ * A record handed twice in one batch publishes once; the copies are logged by ids and counted in
+ * DuplicateRecords, which raises an alarm.
  */
 const publishBatch = withLambdaContext(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const result = await publishRequestEvents(event.Records, config, deps);
   for (const record of result.unconfirmed)
     logger.error('Stream record not confirmed by the requests table: nothing published', { ...record });
   if (result.unconfirmed.length > 0) recordCount(UNCONFIRMED_RECORDS_METRIC, result.unconfirmed.length);
+  if (result.copies.length > 0) {
+    logger.error('Stream records handed more than once in one batch: each published once', { copies: result.copies });
+    recordCount(DUPLICATE_RECORDS_METRIC, result.copies.length);
+  }
   const summary = {
     records: event.Records.length,
     published: result.published,
     skipped: result.skipped,
     unconfirmed: result.unconfirmed.length,
+    copies: result.copies.length,
     reads: result.reads,
     calls: result.calls,
   };

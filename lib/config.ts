@@ -352,6 +352,9 @@ export interface PublisherConfig {
   eventBridge: AwsServiceConfig;
   /** Attempts per batch for PutEvents entries that keep failing, and for request reads DynamoDB leaves unprocessed, before the records are handed back. */
   maxAttempts: number;
+  /** The stage's asymmetric KMS key that signs every event (its id or ARN, never an alias: the id is the signatures' kid). */
+  signingKeyId: string;
+  kms: AwsServiceConfig;
 }
 
 export function loadPublisherConfig(env: Env = process.env): PublisherConfig {
@@ -363,7 +366,10 @@ export function loadPublisherConfig(env: Env = process.env): PublisherConfig {
     eventSource: read.string('EVENT_SOURCE', 'bank.contract-termination'),
     eventBridge: readAwsService(read, 'EVENTBRIDGE_ENDPOINT'),
     maxAttempts: read.integer('PUBLISH_MAX_ATTEMPTS', 3, 1, 10),
+    signingKeyId: read.string('EVENT_SIGNING_KEY_ID'),
+    kms: readAwsService(read, 'KMS_ENDPOINT'),
   };
+  if (config.signingKeyId.includes('alias/')) read.problems.push('EVENT_SIGNING_KEY_ID must name the key itself, not an alias');
   // A consumer of decisions must never take the service's own events for the back office's.
   if (config.eventSource === read.string('DECISION_SOURCE', DEFAULT_DECISION_SOURCE))
     read.problems.push('EVENT_SOURCE must differ from DECISION_SOURCE');

@@ -23,7 +23,7 @@ export const RETRY = {
   write: { maxAttempts: Number.POSITIVE_INFINITY, baseMs: 10, capMs: 200 },
   /** A decision that kept meeting concurrent writes on its request: a few tries, then Lambda's own retry. */
   decision: { maxAttempts: 5, baseMs: 20, capMs: 500 },
-  /** The publisher's reads of unprocessed keys and its PutEvents entries that failed (PUBLISH_MAX_ATTEMPTS tries). */
+  /** The publisher's reads of unprocessed keys, its signings and its PutEvents entries that failed (PUBLISH_MAX_ATTEMPTS tries). */
   publisher: { baseMs: 100, capMs: 2000 },
 } as const satisfies Record<string, Partial<RetryPolicy>>;
 

@@ -5,13 +5,17 @@ import { parseArgs } from 'node:util';
 import { numberKeyOf } from '../lib/dynamodb/keys';
 import { DECISION_STATUSES } from '../lib/api-model/event-schemas';
 import { isUuid } from '../lib/api-model/validator';
-import { decisionEvent } from './local/decision-event';
+import { decisionEvent, LOCAL_DECISION_SOURCE } from './local/decision-event';
 import { localClient } from './local/dynamodb-local';
 import { requestKeyOf } from '../lib/dynamodb/keys';
 import { runningStack } from './local/running-stack';
 import type { Delivery, EventFate } from './local/aws-stand-in';
 import { LOCAL_EVENT_BUS, localDefaults } from './local/service-env';
 import { localEndpoint } from '../lib/aws/local-endpoint';
+import { existsSync, readFileSync } from 'node:fs';
+import { verifyEvent, type EventKey } from '../lib/events/event-signature';
+import { eventIdOf } from '../lib/events/request-events';
+import { EVENT_JWKS_PATH } from './local/jwks-server';
 
 /*
  * npm run backoffice -- --request <requestNumber or requestId> --status <STATUS> [--reason "..."]
@@ -24,7 +28,9 @@ import { localEndpoint } from '../lib/aws/local-endpoint';
  * the refusal) and the dead letter that carries the refusal's reasons; the request is read after.
  * Exit code 0 when the decision is applied or was already, 1 when it was not applied, 2 for a
  * usage error. Give the same --event-id twice to send one decision twice. It finds the stack on
- * the ports npm start really uses (.local/stack.json).
+ * the ports npm start really uses (.local/stack.json). Then it reads the service's events about
+ * the request, as a back office does, and verifies each one's signature with the stack's event
+ * keys (the JWKS npm start serves), saying so: an event that does not verify exits 1.
  */
 
 const usage = `usage: npm run backoffice -- --request <requestNumber or requestId> --status <${DECISION_STATUSES.join('|')}> [--reason "..."] [--event-id <id>]`;
@@ -176,6 +182,48 @@ async function report(
   return 1;
 }
 
+const isKeys = (value: unknown): value is { keys: EventKey[] } => isRecord(value) && Array.isArray(value['keys']);
+
+/** The service's events about the request that npm start recorded, waiting (up to 15 s) for the one this decision made. */
+async function eventsAbout(requestId: string, awaited: string): Promise<Record<string, unknown>[]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const lines = existsSync(localDefaults.eventsFile) ? readFileSync(localDefaults.eventsFile, 'utf8').split('\n') : [];
+    const events = lines
+      .filter((line) => line.trim() !== '')
+      .map((line): unknown => JSON.parse(line))
+      .filter(isRecord)
+      // The service's events, not the back office's own decisions, which the bus carries too.
+      .filter(
+        (event) => event['source'] !== LOCAL_DECISION_SOURCE && isRecord(event['detail']) && event['detail']['requestId'] === requestId,
+      );
+    const found = events.some((event) => isRecord(event['detail']) && event['detail']['eventId'] === awaited);
+    if (found || Date.now() > deadline) return events;
+    await sleep(200);
+  }
+}
+
+/** Verifies each of the request's events as a back office does; false when one does not verify. */
+async function verifyEvents(requestId: string): Promise<boolean> {
+  const response = await fetch(new URL(EVENT_JWKS_PATH, stack.jwksUri));
+  const jwks: unknown = response.ok ? await response.json() : undefined;
+  if (!isKeys(jwks)) {
+    console.log(`Could not read the service's event keys at ${new URL(EVENT_JWKS_PATH, stack.jwksUri).href}.`);
+    return false;
+  }
+  const events = await eventsAbout(requestId, eventIdOf(requestId, String(status)));
+  let allVerified = true;
+  for (const event of events) {
+    const detail = isRecord(event['detail']) ? event['detail'] : {};
+    const verdict = verifyEvent({ source: String(event['source']), 'detail-type': String(event['detailType']), detail }, jwks);
+    const name = `${String(event['detailType'])} ${String(detail['status'])} (eventId ${String(detail['eventId'])})`;
+    console.log(verdict.ok ? `Event ${name}: signature verified (ES256, key ${verdict.kid}).` : `Event ${name}: REFUSED, ${verdict.why}.`);
+    allVerified &&= verdict.ok;
+  }
+  if (events.length === 0) console.log(`No event of request ${requestId} in ${localDefaults.eventsFile} yet.`);
+  return allVerified;
+}
+
 try {
   const found = await findRequest(values.request);
   const event = decisionEvent({
@@ -197,7 +245,8 @@ try {
   const eventId = answer.Entries?.[0]?.EventId;
   if (answer.FailedEntryCount || eventId === undefined) fail(`The bus refused the decision: ${JSON.stringify(answer.Entries)}`);
   console.log(`Put on the bus ${LOCAL_EVENT_BUS} (event ${eventId}); the rule routes it to the consumer.`);
-  process.exitCode = await report(await fateOf(eventId), found, before, event.detail.eventId);
+  const code = await report(await fateOf(eventId), found, before, event.detail.eventId);
+  process.exitCode = (await verifyEvents(found.requestId)) ? code : 1;
 } catch (error) {
   const refused = (e: unknown): boolean =>
     e instanceof Error && (('code' in e && e.code === 'ECONNREFUSED') || (e instanceof AggregateError && e.errors.some(refused)));

@@ -214,6 +214,10 @@ function accessLogFields(template: Template): FieldUse[] {
   });
 }
 
+/** The one rule that delivers the service's events (resources/events.yml): any other rule on the bus is another recipient (docs/security.md). */
+const BACK_OFFICE_RULE =
+  "through the stack's rule `contract-termination-<stage>-to-back-office`, to the bus or queue `BACK_OFFICE_EVENTS_TARGET_ARN` names";
+
 const TABLE_FIELDS = ['customerId', 'accountNumber', 'recipientName', 'comment', 'documentIds', 'reason'];
 
 /** Every place personal data goes, in the order data flows. */
@@ -309,15 +313,26 @@ export const PLACES: Place[] = [
     key: (template) => ownersKey(template, 'CreateDocumentsTableSetting', 'DocumentsTable'),
   },
   {
+    id: 'audit-trail',
+    name: "the audit trail of the requests table's items (who read, wrote or deleted which item, and when)",
+    fields: () => [{ field: 'customerId', as: 'in the key each call names, of a limit or key record' }],
+    kept: (template) => {
+      const name = String(at(resourceOf(template, 'AuditTrail'), 'Properties', 'TrailName')).replace(/-prod-/, '-<stage>-');
+      const expiry = at(resourceOf(template, 'AuditLogBucket'), 'Properties', 'LifecycleConfiguration', 'Rules', 0, 'ExpirationInDays');
+      return `${days(expiry)} (\`AUDIT_LOG_RETENTION_DAYS\`) in the bucket of the trail ${code(name)}, then S3 deletes each log file; read by the data-protection role (${ERASURE_RUNBOOK})`;
+    },
+    key: (template) => keyOf(template, 'AuditTrail', 'KMSKeyId'),
+  },
+  {
     id: 'submitted-event',
-    name: 'the bus: `TerminationRequestSubmitted`, to the back office',
+    name: `the bus: \`TerminationRequestSubmitted\`, to the back office ${BACK_OFFICE_RULE}`,
     fields: () => schemaFields('TerminationRequestSubmitted'),
     kept: () => 'not stored by the bus (no archive); what the back office keeps is theirs to record',
     key: (template) => keyOf(template, 'EventBus', 'KmsKeyIdentifier'),
   },
   {
     id: 'status-changed-event',
-    name: 'the bus: `TerminationRequestStatusChanged`, to the back office',
+    name: `the bus: \`TerminationRequestStatusChanged\`, to the back office ${BACK_OFFICE_RULE}`,
     fields: () => schemaFields('TerminationRequestStatusChanged'),
     kept: () => 'not stored by the bus (no archive); what the back office keeps is theirs to record',
     key: (template) => keyOf(template, 'EventBus', 'KmsKeyIdentifier'),
@@ -357,6 +372,13 @@ export const PLACES: Place[] = [
     fields: accessLogFields,
     kept: (template) => logRetention(template, 'ApiAccessLogGroup'),
     key: (template) => keyOf(template, 'ApiAccessLogGroup', 'KmsKeyId'),
+  },
+  {
+    id: 'waf-log',
+    name: "the WAF's log (prod: the requests it blocked or counted, their headers with `Authorization` redacted)",
+    fields: () => [{ field: 'sourceIp' }, { field: 'userAgent' }],
+    kept: (template) => logRetention(template, 'WafLogGroup'),
+    key: (template) => keyOf(template, 'WafLogGroup', 'KmsKeyId'),
   },
   {
     id: 'metrics',

@@ -7,7 +7,7 @@ import { buildFunctions } from './build';
 /*
  * npm run deploy -- --stage <stage> [--region <region>]: builds, then runs one serverless deploy,
  * which packages and deploys that package in the same run, with one set of settings
- * (docs/deploy.md). The identity settings, the back office's keys and the contracts and documents tables come from
+ * (docs/deploy.md). The identity settings, the back office's keys and events target and the contracts and documents tables come from
  * the environment, or
  * else from SSM Parameter Store under /contract-termination/<stage>/ (names below).
  */
@@ -17,6 +17,7 @@ const SETTINGS = {
   JWT_AUDIENCE: 'jwt-audience',
   JWKS_URI: 'jwks-uri',
   DECISION_JWKS_URI: 'decision-jwks-uri',
+  BACK_OFFICE_EVENTS_TARGET_ARN: 'back-office-events-target-arn',
   CONTRACTS_TABLE_NAME: 'contracts-table-name',
   DOCUMENTS_TABLE_NAME: 'documents-table-name',
 } as const;

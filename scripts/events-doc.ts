@@ -4,20 +4,19 @@ import { MAX_SIGNATURE_BYTES } from '../lib/auth/decision-signature';
 import { loadDecisionConfig } from '../lib/config';
 import { at, templateFile } from './local/template-file';
 import { FINAL_STATUSES, mayMove } from '../lib/termination/lifecycle';
-import {
-  DECISION_SIGNED_FIELDS,
-  ESCAPE_ON_OUTPUT,
-  EVENT_TYPES,
-  statusChangedEventSchema,
-  statusDecisionSchema,
-  submittedEventSchema,
-} from '../lib/api-model/event-schemas';
+import { DECISION_SIGNED_FIELDS, ESCAPE_ON_OUTPUT, EVENT_TYPES } from '../lib/api-model/event-schemas';
 import { STATUSES } from '../lib/api-model/schemas';
+import { EVENT_SIGNATURE_ALGORITHM } from '../lib/events/event-signature';
+import { buildAsyncApi } from './asyncapi';
+import { EVENT_MODELS_PACKAGE } from './event-models';
+import { EVENT_JWKS_PATH } from './local/jwks-server';
+import { PUBLISHED_SAMPLES } from './local/published-samples';
 
 /*
- * npm run docs:events: writes docs/events.md from the event schemas the consumer and the
- * publisher validate with (lib/api-model/event-schemas.ts). A unit test fails when the file
- * and the schemas disagree.
+ * npm run docs:events: writes docs/events.md from docs/asyncapi.yaml's builder (scripts/asyncapi.ts),
+ * whose schemas are those the consumer and the publisher validate with: the field tables are
+ * read from the description, which holds the schemas themselves. A unit test fails when the file
+ * and the description disagree.
  */
 
 export const EVENTS_DOC = 'docs/events.md';
@@ -76,8 +75,16 @@ export function textFields(schema: unknown): string[] {
 
 const codeList = (paths: string[]) => paths.map((path) => `\`${path}\``).join(', ');
 
-const withoutId = (schema: object) => Object.fromEntries(Object.entries(schema).filter(([key]) => key !== '$id'));
-const schemaBlock = (schema: object) => ['```json', JSON.stringify(withoutId(schema), null, 2), '```'].join('\n');
+/** A detail's schema as docs/asyncapi.yaml describes it, by its name there. */
+export function describedSchema(name: string): unknown {
+  const components = buildAsyncApi()['components'];
+  const schemas = isObject(components) ? components['schemas'] : undefined;
+  return isObject(schemas) ? schemas[name] : undefined;
+}
+
+/** Where the description holds a detail's schema, and its samples. */
+const schemaLink = (name: string, samples: string[]) =>
+  `The schema: [\`asyncapi.yaml\`](asyncapi.yaml), \`components.schemas.${name}\` (the envelope around it: \`${name}Event\`). ${samples.length === 1 ? 'Sample' : 'Samples'}: ${samples.map((file) => `[\`${file}\`](../${file})`).join(', ')}.`;
 
 function transitionTable(): string {
   const header = `| from \\ to | ${STATUSES.join(' | ')} |`;
@@ -163,6 +170,107 @@ ${readFileSync(SIGNING_EXAMPLE, 'utf8').trimEnd()}
 \`\`\``;
 }
 
+/** The samples of events/ of one detail-type. */
+const samplesOf = (detailType: string) =>
+  PUBLISHED_SAMPLES.filter((sample) => sample.detailType === detailType).map((sample) => sample.file);
+
+/** The verifier a back-office team copies, shown as it is in the repository (a test runs it). */
+export const VERIFYING_EXAMPLE = 'docs/examples/verify-event.mjs';
+
+/** How the back office checks the service's signature on each event it receives. */
+function verifyingSection(): string {
+  return `## Verifying an event
+
+Every event the service sends is signed, so that a back office that checks the signature trusts
+nothing between the service and itself: not the bus's policy, not the roles with rights over the
+bus and its rules, not the path the event took. \`detail.signature\` is a compact JWS (RFC 7515):
+
+- Header: \`alg\` \`${EVENT_SIGNATURE_ALGORITHM}\` (ECDSA P-256, SHA-256; the signature is JOSE's 64-byte r||s); \`kid\`
+  the id of the stage's KMS key that signed it.
+- Claims, and nothing of the event's fields: \`iss\` the event's \`source\`, \`iat\` when it was
+  signed (seconds), \`detailType\` the event's \`detail-type\`, and \`detailSha256\`, the base64url
+  SHA-256 of the detail's canonical form (RFC 8785, the JSON Canonicalization Scheme) with
+  \`signature\` left out. EventBridge re-serialises \`detail\` (key order, escapes), so the
+  signature covers its canonical form, never its bytes; and a digest rather than a copy of the
+  fields keeps the event small (PutEvents takes 256 KiB a call) and carries no personal data.
+- Check, in this order: the header's \`alg\` is \`${EVENT_SIGNATURE_ALGORITHM}\` and its \`kid\` is a key of the stage's
+  JWKS; the signature verifies with that key; \`iss\` and \`detailType\` are the envelope's
+  \`source\` and \`detail-type\`; \`detailSha256\` is the digest of the detail as received. Refuse
+  the event otherwise: it is forged or altered. There is no \`exp\`: an event is as valid as the
+  key that signed it.
+- A republished event (a stream retry, \`npm run republish\`) has the same \`eventId\` and a new
+  signature: ECDSA signatures differ on every signing. De-duplicate on \`eventId\`, never on the
+  signature.
+
+**The keys.** Each deployed stage signs with its own asymmetric KMS key (\`ECC_NIST_P256\`,
+\`SIGN_VERIFY\`; the stack's \`EventSigningKey\`, its id the stack output
+\`EventSigningKeyId\` and the \`kid\`). Its key policy lets the back office's account
+(\`DECISION_ACCOUNT_ID\`) read the public key (\`kms:GetPublicKey\`), and nobody but the
+publisher's role sign with it ([0017-lifecycle.md](decisions/0017-lifecycle.md)). The back office
+makes its JWKS from \`GetPublicKey\` (a DER public key: the example below makes the JWK of it) and
+keeps it: a key id's public key never changes, so a cached key needs no refresh, only a new
+\`kid\` needs a fetch.
+
+- Rotation: a new key, so a new \`kid\`. The old key stays enabled, readable by the back office
+  and unable to sign, for the events' retention (30 days after its last signature: EventBridge
+  retries a delivery for 24 hours and a dead-letter queue keeps a message at most 14 days), then
+  is disabled. A back office that meets an unknown \`kid\` fetches it once, and refuses the event
+  if the service's account does not have it.
+- Locally, \`npm start\` signs with a key it makes on first run (\`.local/keys/event-signing-key.json\`,
+  never committed) and serves its JWKS at \`http://127.0.0.1:<JWKS_PORT>${EVENT_JWKS_PATH}\`;
+  \`npm run backoffice\` verifies every event it reads with it. The samples of \`events/\` are
+  signed with a key thrown away after signing them, whose public half is
+  \`events/published-samples-jwks.json\`.
+
+**An example to run** (\`${VERIFYING_EXAMPLE}\`; Node 18 or later, nothing to install):
+
+\`\`\`sh
+aws kms get-public-key --key-id <kid> --query PublicKey --output text | base64 -d > key.der   # in AWS
+node verify-event.mjs jwks key.der <kid> > jwks.json
+node verify-event.mjs verify jwks.json event.json   # the event as your rule's target received it
+\`\`\`
+
+\`\`\`js
+${readFileSync(VERIFYING_EXAMPLE, 'utf8').trimEnd()}
+\`\`\``;
+}
+
+/** How a back-office team gets models of the events in its language, and what it writes itself. */
+function modelsSection(): string {
+  return `## Models for the back office
+
+\`docs/asyncapi.yaml\` is the contract to generate from. \`npm run events:models -- --out <dir>\`
+makes Java and Kotlin models of every message with [@asyncapi/modelina](https://github.com/asyncapi/modelina)
+(\`scripts/event-models.ts\`), in the package \`${EVENT_MODELS_PACKAGE}\`: for each message the
+EventBridge event (\`TerminationRequestSubmittedEvent\`, \`TerminationRequestStatusChangedEvent\`,
+\`StatusDecisionEvent\`), its detail, and one enum per list of values. A test compiles both and
+reads every sample event of \`events/\` into the Java ones
+([tests/generators/event-models.test.ts](../tests/generators/event-models.test.ts)).
+
+- **Java** (11 or later): Jackson's annotations; the envelope's \`detail-type\` is \`detailType\`.
+  Needs \`jackson-databind\` and \`jackson-datatype-jsr310\` (\`time\` is an \`OffsetDateTime\`).
+- **Kotlin**: plain data classes that any Kotlin compiler takes; no serialization library is
+  assumed, so add your own (kotlinx.serialization's \`@Serializable\`, or Jackson's Kotlin module,
+  which reads them as they are).
+- **What you write yourself**: register \`JavaTimeModule\` on your \`ObjectMapper\`; choose the
+  model by \`source\` and \`detail-type\`, as your rule does (the service's
+  \`TerminationRequestStatusChanged\` and the back office's decision share a detail-type);
+  verify the signature on the event as received, before reading it into a model
+  ([Verifying an event](#verifying-an-event)): a model re-serialised is not the event signed;
+  de-duplicate on \`detail.eventId\`. The enums refuse a value they do not know: a status added
+  later is a new version of this description, generate again.
+
+**Not in an EventBridge schema registry.** The stack registers no schemas
+(\`AWS::EventSchemas::Registry\`): the contract is \`docs/asyncapi.yaml\`, versioned with the
+code that validates with it and checked by the tests, and a registry would be a second copy that
+every deployment must keep equal to it, in draft-4 JSON Schema (or OpenAPI 3), which has no
+\`const\` and reads \`format\` otherwise; moto, on which the deployment is rehearsed, has no
+EventSchemas at all ([deploy.md](deploy.md)). A team that wants the events in the console's schema
+browser can register \`components.schemas\` of the description itself; turning on schema
+discovery on the bus is not the answer: it infers schemas from live events, signed fields and
+personal data passing through it.`;
+}
+
 export function buildEventsDoc(): string {
   return `# Events: the back office's decisions in, the request's life out
 
@@ -229,7 +337,7 @@ sequenceDiagram
 
 The back office puts this on the bus with source \`bank.back-office\`. The detail:
 
-${fieldTable(statusDecisionSchema)}
+${fieldTable(describedSchema('StatusDecision'))}
 
 - \`contractId\` is required as well as \`requestId\` (the back office has both from
   \`TerminationRequestSubmitted\`): the request is stored under its contract, so the decision is
@@ -260,7 +368,7 @@ A refused event is never retried and never holds back the events behind it. A de
 arrives after a later one (IN_REVIEW after APPROVED) would move the request back: it is refused
 and lands in the dead-letter queue, unless it is the very event that was applied before.
 
-${schemaBlock(statusDecisionSchema)}
+${schemaLink('StatusDecision', ['events/decision-rejected.json'])}
 
 ${signingSection()}
 
@@ -268,17 +376,21 @@ ${signingSection()}
 
 Published once per created request, with what the back office needs to act on it.
 
-${fieldTable(submittedEventSchema)}
+${fieldTable(describedSchema(EVENT_TYPES.submitted))}
 
-${schemaBlock(submittedEventSchema)}
+${schemaLink(EVENT_TYPES.submitted, samplesOf(EVENT_TYPES.submitted))}
 
 ## Out: \`${EVENT_TYPES.statusChanged}\`
 
 Published once per applied status change.
 
-${fieldTable(statusChangedEventSchema)}
+${fieldTable(describedSchema(EVENT_TYPES.statusChanged))}
 
-${schemaBlock(statusChangedEventSchema)}
+${schemaLink(EVENT_TYPES.statusChanged, samplesOf(EVENT_TYPES.statusChanged))}
+
+${verifyingSection()}
+
+${modelsSection()}
 
 ## Delivery: what a consumer of these events can rely on
 
@@ -332,9 +444,9 @@ The text fields, each of which says so in its description:
 
 | event | text fields |
 |---|---|
-| in: \`TerminationRequestStatusChanged\` from the back office | ${codeList(textFields(statusDecisionSchema))} |
-| out: \`${EVENT_TYPES.submitted}\` | ${codeList(textFields(submittedEventSchema))} |
-| out: \`${EVENT_TYPES.statusChanged}\` | ${codeList(textFields(statusChangedEventSchema))} |
+| in: \`TerminationRequestStatusChanged\` from the back office | ${codeList(textFields(describedSchema('StatusDecision')))} |
+| out: \`${EVENT_TYPES.submitted}\` | ${codeList(textFields(describedSchema(EVENT_TYPES.submitted)))} |
+| out: \`${EVENT_TYPES.statusChanged}\` | ${codeList(textFields(describedSchema(EVENT_TYPES.statusChanged)))} |
 
 The other fields are ids, codes, dates and digits of a fixed shape (see the schemas), and the
 request number, which the service makes.

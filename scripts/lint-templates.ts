@@ -21,6 +21,7 @@ const placeholders = {
   JWT_AUDIENCE: 'termination-api',
   JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
   DECISION_JWKS_URI: 'https://back-office.example/.well-known/jwks.json',
+  BACK_OFFICE_EVENTS_TARGET_ARN: 'arn:aws:sqs:eu-central-1:123456789012:back-office-events',
   CONTRACTS_TABLE_NAME: 'contracts',
   DOCUMENTS_TABLE_NAME: 'documents',
   SLS_TELEMETRY_DISABLED: '1',

@@ -1,4 +1,4 @@
-import { CUSTOMER_TEXT, RECIPIENT_NAME } from '../lib/api-model/formats';
+import { CUSTOMER_TEXT, RECIPIENT_NAME } from '../lib/api-model/characters';
 
 /*
  * The text formats `recipient-name` and `customer-text` (lib/api-model/formats.ts) as `pattern`s,

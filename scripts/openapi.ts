@@ -7,6 +7,8 @@ import { ERROR_CODES, OUTCOMES } from '../lib/http/outcomes';
 import { MAX_BODY_BYTES } from '../lib/http/request';
 import { MAX_ACCEPT_LANGUAGE_LENGTH, textsFor } from '../lib/http/texts';
 import { businessToday } from '../lib/termination/business-date';
+import { FINAL_STATUSES, WITHDRAWABLE_STATUSES } from '../lib/termination/lifecycle';
+import { needsComment } from '../lib/termination/reason-rules';
 import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE } from '../lib/termination/read-termination-requests';
 import type { Problem } from '../lib/api-model/problems';
 import {
@@ -14,6 +16,7 @@ import {
   errorBodySchema,
   REASON_CODES,
   STATUSES,
+  type Status,
   terminationRequestInputSchema,
   terminationReasonListSchema,
   terminationRequestDetailsSchema,
@@ -52,6 +55,21 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Statuses in words: "A", "A or B", "A, B or C" (`and` for a list of all). */
+function inWords(statuses: readonly Status[], conjunction: 'or' | 'and'): string {
+  const last = statuses.at(-1) ?? '';
+  return statuses.length < 2 ? last : `${statuses.slice(0, -1).join(', ')} ${conjunction} ${last}`;
+}
+
+/** The statuses a withdrawal is refused in: every status the lifecycle does not let the customer withdraw from. */
+const NOT_WITHDRAWABLE = STATUSES.filter((status) => !WITHDRAWABLE_STATUSES.includes(status));
+
+/** The status a refused withdrawal's example names: the first one a request reaches that may not be withdrawn. */
+const NOT_WITHDRAWABLE_EXAMPLE: Status = NOT_WITHDRAWABLE[0] ?? 'WITHDRAWN';
+
+/** A request's status in words, from the lifecycle's own lists. */
+const STATUS_DESCRIPTION = `SUBMITTED on creation; the back office moves it on. The customer may withdraw it while ${inWords(WITHDRAWABLE_STATUSES, 'or')}. ${inWords(FINAL_STATUSES, 'and')} are final.`;
+
 /** The enums of lib/api-model/schemas.ts that are a schema of their own, by the very list they use. */
 const NAMED_ENUMS = new Map<readonly string[], { name: string; description?: string }>([
   [
@@ -61,7 +79,7 @@ const NAMED_ENUMS = new Map<readonly string[], { name: string; description?: str
       description: 'A reason a customer may give; GET /api/v1/termination-reasons labels each, in the order a form shows them.',
     },
   ],
-  [STATUSES, { name: 'TerminationRequestStatus' }],
+  [STATUSES, { name: 'TerminationRequestStatus', description: STATUS_DESCRIPTION }],
 ]);
 
 /**
@@ -131,7 +149,7 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, Problem[]>> = {
   CONTRACT_NOT_FOUND: [{ field: 'contractId', code: 'contractNotFound' }],
   TERMINATION_REQUEST_NOT_FOUND: [{ field: 'requestId', code: 'requestNotFound' }],
   ACTIVE_REQUEST_ALREADY_EXISTS: [{ field: 'contractId', code: 'activeRequestExists', requestNumber: 'TR-7KQM-X2PF' }],
-  REQUEST_NOT_WITHDRAWABLE: [{ field: 'status', code: 'notWithdrawable', status: 'APPROVED' }],
+  REQUEST_NOT_WITHDRAWABLE: [{ field: 'status', code: 'notWithdrawable', status: NOT_WITHDRAWABLE_EXAMPLE }],
   CONTRACT_NOT_ACTIVE: [{ field: 'contractId', code: 'contractNotActive' }],
   TERMINATION_DATE_AFTER_CONTRACT_END: [{ field: 'desiredTerminationDate', code: 'dateAfterContractEnd', endDate: '2045-12-31' }],
   BANK_ACCOUNT_KEY_MISMATCH: [{ field: 'bankDetails.accountNumber', code: 'accountKeyMismatch' }],
@@ -262,7 +280,7 @@ const OPERATIONS = {
       '400':
         'A body was sent (this call takes none), the Idempotency-Key is missing, or a path or header value is not valid (details lists each).',
       '404': `No such contract, or no such request on it, ${GATEWAY_404}.`,
-      '409': 'The request can no longer be withdrawn: the bank has approved it, or it is final; details names its status.',
+      '409': `The request can no longer be withdrawn: it is ${inWords(NOT_WITHDRAWABLE, 'or')}; details names its status.`,
       '413': tooLarge('400 MALFORMED_REQUEST, as for any body (this call takes none).'),
       '422': 'The Idempotency-Key was used for another action (a withdrawal of another request).',
     },
@@ -750,7 +768,7 @@ export function buildOpenApi(): Record<string, unknown> {
                     items: REASON_CODES.map((reasonCode) => ({
                       reasonCode,
                       label: en.reasons[reasonCode],
-                      commentRequired: reasonCode === 'OTHER',
+                      commentRequired: needsComment(reasonCode),
                     })),
                   },
                 },
@@ -764,8 +782,7 @@ export function buildOpenApi(): Record<string, unknown> {
         post: {
           operationId: 'withdrawTerminationRequest',
           summary: 'Withdraw a termination request',
-          description:
-            'The customer withdraws their own request while it is SUBMITTED or IN_REVIEW: it becomes WITHDRAWN, final, and the contract may take a new request. No body: a call with one, even {}, answers 400 MALFORMED_REQUEST. Reuse one Idempotency-Key for every retry of one user action: a replay answers 200 with the first answer, byte for byte. A request the bank has approved, or that is already final, answers 409 REQUEST_NOT_WITHDRAWABLE with its status in details.',
+          description: `The customer withdraws their own request while it is ${inWords(WITHDRAWABLE_STATUSES, 'or')}: it becomes WITHDRAWN, final, and the contract may take a new request. No body: a call with one, even {}, answers 400 MALFORMED_REQUEST. Reuse one Idempotency-Key for every retry of one user action: a replay answers 200 with the first answer, byte for byte. A request that is ${inWords(NOT_WITHDRAWABLE, 'or')} answers 409 REQUEST_NOT_WITHDRAWABLE with its status in details.`,
           tags: ['termination-requests'],
           parameters: [contractIdParameter, uuidPath('requestId'), idempotencyKey(' and to withdrawals'), ...commonHeaders],
           responses: {

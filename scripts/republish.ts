@@ -103,7 +103,13 @@ const target = values.stage === undefined ? localTarget() : awsTarget(values.sta
 try {
   console.log(`Republishing ${requestNumber} on ${target.where}`);
   const { Item } = await target.doc.send(
-    new GetCommand({ TableName: target.table, Key: { ...numberKeyOf(requestNumber) }, ConsistentRead: true }),
+    // The number item's ids only: on-call's policy refuses a read that does not name its attributes.
+    new GetCommand({
+      TableName: target.table,
+      Key: { ...numberKeyOf(requestNumber) },
+      ConsistentRead: true,
+      ProjectionExpression: 'kind, requestId, contractId',
+    }),
   );
   const request = Item === undefined ? undefined : requestOfNumber(Item);
   if (request === undefined) fail(`No request numbered ${requestNumber} in ${target.table}`, 1);

@@ -13,6 +13,7 @@ import { loadOrCreateSigningKey, signToken } from './local/signing-key';
 import { createTables } from './local/tables';
 import { USABLE_DOCUMENT_STATUS } from '../lib/termination/documents';
 import { startAwsStandIn, type PublishedEvent, type QueuedMessage } from './local/aws-stand-in';
+import { loadOrCreateEventSigningKey } from './local/kms-stand-in';
 import { invokeOffline } from './local/offline-lambda';
 import { asBatchResponse } from './operations/stream-mapping';
 import { startStreamPoller } from './local/stream-poller';
@@ -174,12 +175,15 @@ async function main(): Promise<void> {
   await putDocuments(DynamoDBDocumentClient.from(db.client), tables.documents, DEMO_DOCUMENTS);
 
   const key = loadOrCreateSigningKey(keyDir);
-  const jwks = await startJwksServer(key.jwks, jwksPort);
+  // The events' signing key, which the KMS stand-in signs with; its public half served as a JWKS.
+  const eventSigningKey = loadOrCreateEventSigningKey(localDefaults.eventSigningKeyFile);
+  const jwks = await startJwksServer(key.jwks, jwksPort, undefined, eventSigningKey);
   stops.push(jwks.stop);
 
   // The decision rule of the template, with its own pattern: a decision put on the bus reaches the consumer as in AWS.
   const standIn = await startAwsStandIn({
     port: awsStandInPort,
+    signingKey: eventSigningKey,
     onEvent: printEvent,
     onMessage: printDeadLetter,
     rules: [

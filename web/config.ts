@@ -4,7 +4,7 @@ import type { Language } from './texts.ts';
  * What the page is told by /config.json (scripts/local/page-server.ts serves it): the API's
  * address, the customer's token, and the customer's contracts as the personal account knows them
  * (product name, masked number, status, end date), which the API does not own and never answers
- * with. Read strictly: a config the page cannot use is said to be so, never half used.
+ * with, and the bank's business time zone, where the service decides "today" (not the device's). Read strictly: a config the page cannot use is said to be so, never half used.
  */
 
 export interface ContractChoice {
@@ -32,6 +32,8 @@ export interface PageConfig {
   token: string;
   customerId: string;
   contracts: ContractChoice[];
+  /** The IANA zone the service decides "today" in: the page's earliest date is the same day. */
+  businessTimeZone: string;
   /** The customer's uploaded documents the form offers; none offered when absent. */
   documents?: DocumentChoice[];
   /** Bank details to start the form with (the demo's, so one click submits). */
@@ -45,6 +47,15 @@ export interface PageConfig {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function parseContract(value: unknown): ContractChoice {
@@ -78,10 +89,17 @@ function parseDocument(value: unknown): DocumentChoice {
 
 export function parseConfig(value: unknown): PageConfig {
   if (!isRecord(value)) throw new Error('config.json is not an object');
-  const { apiUrl, token, customerId, contracts } = value;
-  if (typeof apiUrl !== 'string' || typeof token !== 'string' || typeof customerId !== 'string' || !Array.isArray(contracts)) {
-    throw new Error('config.json needs apiUrl, token, customerId and contracts');
+  const { apiUrl, token, customerId, contracts, businessTimeZone } = value;
+  if (
+    typeof apiUrl !== 'string' ||
+    typeof token !== 'string' ||
+    typeof customerId !== 'string' ||
+    !Array.isArray(contracts) ||
+    typeof businessTimeZone !== 'string'
+  ) {
+    throw new Error('config.json needs apiUrl, token, customerId, contracts and businessTimeZone');
   }
+  if (!isTimeZone(businessTimeZone)) throw new Error(`config.json: businessTimeZone is no time zone: ${businessTimeZone}`);
   const bank = value['bankDetails'];
   const bankDetails =
     isRecord(bank) &&
@@ -104,6 +122,7 @@ export function parseConfig(value: unknown): PageConfig {
     token,
     customerId,
     contracts: contracts.map(parseContract),
+    businessTimeZone,
     ...(documents === undefined ? {} : { documents: documents.map(parseDocument) }),
     refreshSeconds,
     ...(bankDetails ? { bankDetails } : {}),

@@ -1,3 +1,4 @@
+import { businessToday } from '../lib/termination/business-date.ts';
 import { state } from './state.ts';
 import type { Language } from './texts.ts';
 
@@ -27,11 +28,16 @@ export function inputDay(isoDay: string): string {
   return [day, month, year].join(state.language === 'ru' ? '.' : '/');
 }
 
-/** Days from today where the customer is, as YYYY-MM-DD. */
+/**
+ * Days from today as the service counts it, as YYYY-MM-DD: the business date in the bank's zone
+ * (the config's), with the service's own function, so a customer east of it after midnight is
+ * offered the day the API takes. Before the config is in, only a hint's example needs a day: UTC's.
+ */
 export function dayInDays(days: number): string {
-  const date = new Date();
-  date.setDate(date.getDate() + days);
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  const [year = 0, month = 1, day = 1] = businessToday(state.config?.businessTimeZone ?? 'UTC')
+    .split('-')
+    .map(Number);
+  return new Date(Date.UTC(year, month - 1, day + days)).toISOString().slice(0, 10);
 }
 
 /** The API's texts name days as YYYY-MM-DD: the page shows them as the customer reads dates. */

@@ -1,16 +1,21 @@
+import { hasHidden, hasLetter } from '../lib/api-model/characters.ts';
+import { terminationRequestInputSchema } from '../lib/api-model/schemas.ts';
+import { hasOwnWords } from '../lib/termination/reason-rules.ts';
+
 /*
  * The page's own checks of what the customer types: the obvious ones (digits only, lengths, a
  * field left empty, a date out of range), so they are caught before any call, most of them as
  * the customer types. The API checks everything again and has the last word: what it refuses
  * and the page did not catch is shown as the API words it. No DOM here, so a unit test can hold
- * these limits against the API's own validator (tests/unit/page-fields.test.ts).
+ * these limits against the API's own validator (tests/unit/page-fields.test.ts). The rules of a
+ * person's text and of the customer's own words are the API's own, imported, never copied.
  */
 
 export const BIK_DIGITS = 9;
 export const ACCOUNT_DIGITS = 20;
-/** Characters (Unicode code points), as the API counts them. */
-export const NAME_MAX = 255;
-export const COMMENT_MAX = 1000;
+/** Characters (Unicode code points), as the API counts them: the schema's own limits. */
+export const NAME_MAX = terminationRequestInputSchema.properties.bankDetails.properties.recipientName.maxLength;
+export const COMMENT_MAX = terminationRequestInputSchema.properties.comment.maxLength;
 
 /** What is wrong with a field, for the page to put in the customer's words. */
 export type FieldProblem =
@@ -32,21 +37,6 @@ export type FieldProblem =
  */
 export type Moment = 'typing' | 'complete';
 
-/**
- * Characters a person's text may not hold, as the API rules them (control and format characters,
- * separators, private use, unpaired surrogates, default-ignorable ones; variation selectors are
- * fine). Line breaks are allowed in a comment only.
- */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
-const VARIATION_SELECTOR = /^[\uFE00-\uFE0F]$/u;
-const LINE_BREAK = /^[\n\r\u2028\u2029]$/u;
-
-function hasHidden(value: string, lineBreaksAllowed: boolean): boolean {
-  return Array.from(value.matchAll(HIDDEN), ([c]) => c).some(
-    (c) => !VARIATION_SELECTOR.test(c) && !(lineBreaksAllowed && LINE_BREAK.test(c)),
-  );
-}
-
 const codePoints = (value: string) => Array.from(value).length;
 
 /** Digits as the customer may type them: spaces (a common way to group digits) are dropped. */
@@ -67,7 +57,7 @@ export function checkRecipientName(value: string, moment: Moment): FieldProblem 
   if (moment === 'typing') return undefined;
   if (name === '') return { code: 'required' };
   if (hasHidden(name, false)) return { code: 'hiddenCharacters' };
-  if (!/\p{L}/u.test(name)) return { code: 'noLetter' };
+  if (!hasLetter(name)) return { code: 'noLetter' };
   return undefined;
 }
 
@@ -75,7 +65,7 @@ export function checkComment(value: string, commentRequired: boolean, moment: Mo
   if (codePoints(value) > COMMENT_MAX) return { code: 'tooLong', max: COMMENT_MAX, entered: codePoints(value) };
   if (moment === 'typing') return undefined;
   if (hasHidden(value, true)) return { code: 'hiddenCharacters' };
-  if (commentRequired && !/[\p{L}\p{N}]/u.test(value)) return { code: 'commentRequired' };
+  if (commentRequired && !hasOwnWords(value)) return { code: 'commentRequired' };
   return undefined;
 }
 

@@ -177,3 +177,32 @@ export const statusChangedEventSchema = {
 } as const;
 
 export type StatusChangedDetail = FromSchema<typeof statusChangedEventSchema>;
+
+/**
+ * The service's signature on each event it publishes (lib/events/event-signature.ts): a compact
+ * JWS, ES256, whose claims name the event's source and detail-type and the SHA-256 of the
+ * detail's canonical form (RFC 8785) without this field. It repeats no field, so it carries no
+ * personal data.
+ */
+export const eventSignatureSchema = {
+  type: 'string',
+  pattern: COMPACT_JWS,
+  maxLength: 1024,
+  description:
+    "The service's signature on this event: a compact JWS (ES256) by the stage's signing key, named by `kid`, over the claims `iss` (the event's source), `iat`, `detailType` (the event's detail-type) and `detailSha256` (the base64url SHA-256 of this detail's RFC 8785 canonical form, this field left out). Verify it before acting on the event (docs/events.md, Verifying an event). A republished event has the same eventId and a new signature.",
+} as const;
+
+/** A published event's detail as it goes out: its fields and the signature, which is always there. */
+function signed<Schema extends { required: readonly string[]; properties: object }>(schema: Schema) {
+  return {
+    ...schema,
+    required: [...schema.required, 'signature'],
+    properties: { ...schema.properties, signature: eventSignatureSchema },
+  } as const;
+}
+
+/** The details the service publishes, signed, by detail-type: what the back office receives and docs/asyncapi.yaml describes. */
+export const PUBLISHED_EVENT_SCHEMAS = {
+  [EVENT_TYPES.submitted]: signed(submittedEventSchema),
+  [EVENT_TYPES.statusChanged]: signed(statusChangedEventSchema),
+} as const;

@@ -88,12 +88,8 @@ export const terminationRequestSchema = {
   properties: {
     requestId: uuid,
     requestNumber: { type: 'string', maxLength: 20 },
-    status: {
-      type: 'string',
-      enum: STATUSES,
-      description:
-        'SUBMITTED on creation; the back office moves it on. The customer may withdraw it while SUBMITTED or IN_REVIEW. COMPLETED, REJECTED and WITHDRAWN are final.',
-    },
+    // Described in the API description from the lifecycle's own lists (scripts/openapi.ts).
+    status: { type: 'string', enum: STATUSES },
     createdAt: { type: 'string', format: 'date-time' },
     message: {
       type: 'string',

@@ -23,9 +23,20 @@ export interface TokenShape {
 /** A key id as issuers write them: 1 to 128 printable ASCII characters, no space. */
 const KID_PATTERN = /^[!-~]{1,128}$/;
 
+/**
+ * True when every segment is the one base64url spelling of its bytes. The last character of a
+ * segment carries bits that decoding drops (2 or 4 of them): a library that decodes ignores them,
+ * so one signature has up to 16 spellings, each a token of its own to a cache or a counter keyed
+ * by the text. Decoding and encoding again gives the canonical spelling back, and only it.
+ */
+export function isCanonicalBase64Url(token: string): boolean {
+  return token.split('.').every((segment) => Buffer.from(segment, 'base64url').toString('base64url') === segment);
+}
+
 /** Why the token must be refused before the library sees it, or undefined when it may go on. */
 export function tokenShapeBreach(token: string, shape: TokenShape): string | undefined {
   if (token.length > shape.maxTokenBytes) return `token over ${shape.maxTokenBytes} bytes`;
+  if (!isCanonicalBase64Url(token)) return 'a segment is not canonical base64url';
   let header: JwtHeader;
   let payload: JwtPayload;
   try {

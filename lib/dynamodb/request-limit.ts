@@ -1,6 +1,6 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { MalformedItemError } from '../termination/ports/errors';
-import type { RequestLimit } from '../termination/ports/store';
+import { periodSecondsOf, type RequestLimit } from '../termination/ports/store';
 import type { Item } from './items';
 import { limitKeyOf } from './keys';
 
@@ -33,7 +33,7 @@ export function requestLimitUpdate(
   nowSeconds: number,
   countedFromSeconds: number,
 ): Update {
-  const periodSeconds = limit.periodDays * 86_400;
+  const periodSeconds = periodSecondsOf(limit);
   const shifts = Array.from({ length: limit.count - 1 }, (_, i) => `${timeAttribute(i + 1)} = if_not_exists(${timeAttribute(i)}, :none)`);
   const oldest = timeAttribute(limit.count - 1);
   return {

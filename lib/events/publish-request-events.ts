@@ -11,6 +11,7 @@ import { MalformedItemError } from '../termination/ports/errors';
 import type { RequestHistory } from '../termination/ports/request-history';
 import type { Status } from '../api-model/schemas';
 import { publishInOrder, type PendingEntry, type PublishDeps, type PublishResult } from './publish-batches';
+import { firstOfEach, type RecordIds } from './record-copies';
 import {
   claimOf,
   eventsOf,
@@ -20,6 +21,7 @@ import {
   type Claim,
   type RequestEvent,
 } from './request-events';
+import { signInOrder, type SigningDeps } from './sign-events';
 import { UnreadableImageError } from './stream-image';
 
 /*
@@ -65,30 +67,65 @@ export interface StreamPublishResult extends PublishResult {
   unconfirmed: UnconfirmedRecord[];
   /** DynamoDB calls made to confirm the batch: one BatchGetItem, or none when no record claims an event. */
   reads: number;
+  /** Confirmed records handed again in the batch (record-copies.ts): published once, these left out. */
+  copies: RecordIds[];
 }
 
 export interface PublisherDeps extends PublishDeps {
   readRequests: ReadRequests;
+  signer: SigningDeps['signer'];
 }
 
-/** The publisher's tries and pauses (lib/retry.ts): its reads of the table and its PutEvents calls alike. */
+/** The publisher's tries and pauses (lib/retry.ts): its reads of the table, its signings and its PutEvents calls alike. */
 export function publisherRetry(config: Pick<PublisherConfig, 'maxAttempts'>): Pick<PublishDeps, 'maxAttempts' | 'pause'> {
   return { maxAttempts: config.maxAttempts, pause: (attempt) => pauseBefore(RETRY.publisher, attempt) };
 }
 
-export function publisherDeps(config: PublisherConfig, putEvents: PublishDeps['putEvents'], readRequests: ReadRequests): PublisherDeps {
-  return { putEvents, readRequests, ...publisherRetry(config), isTransient: isTransientAwsError };
+export function publisherDeps(
+  config: PublisherConfig,
+  putEvents: PublishDeps['putEvents'],
+  readRequests: ReadRequests,
+  signer: SigningDeps['signer'],
+): PublisherDeps {
+  return { putEvents, readRequests, signer, ...publisherRetry(config), isTransient: isTransientAwsError };
 }
 
 type Config = Pick<PublisherConfig, 'eventBusName' | 'eventSource'>;
 
-const entryOf = (config: Config, event: RequestEvent) => ({
+const entryOf = (config: Config, event: RequestEvent, signedDetail: RequestEvent['detail']) => ({
   EventBusName: config.eventBusName,
   Source: config.eventSource,
   DetailType: event.detailType,
-  Detail: JSON.stringify(event.detail),
+  Detail: JSON.stringify(signedDetail),
   Time: new Date(event.time),
 });
+
+/**
+ * The confirmed events as entries, each signed (lib/events/sign-events.ts): after the table
+ * confirmed them, before they are batched. An event that cannot be signed goes out unsigned
+ * never: the run ends there.
+ */
+async function signedEntries(
+  confirmed: { sequenceNumber: string; event: RequestEvent }[],
+  config: Config,
+  deps: PublisherDeps,
+): Promise<{ pending: PendingEntry[]; failed?: { sequenceNumber: string; reason: string } }> {
+  const result = await signInOrder(
+    confirmed.map(({ sequenceNumber, event }) => ({
+      sequenceNumber,
+      source: config.eventSource,
+      detailType: event.detailType,
+      detail: event.detail,
+    })),
+    deps,
+  );
+  const pending = result.signed.map(({ sequenceNumber, detail }, index) => {
+    const { event } = confirmed[index] ?? { event: undefined };
+    if (event === undefined) throw new Error('A signed event without its confirmed one');
+    return { sequenceNumber, entry: entryOf(config, event, detail) };
+  });
+  return result.failed === undefined ? { pending } : { pending, failed: result.failed };
+}
 
 /** The table's own version of the event a claim names, or why there is none. */
 function truthOf(claim: Claim, stored: RequestHistory | undefined): RequestEvent | Exclude<UnconfirmedReason, 'other-content'> {
@@ -119,7 +156,7 @@ async function readAll(readRequests: ReadRequests, claims: Claim[]): Promise<Sto
 }
 
 export async function publishRequestEvents(records: DynamoDBRecord[], config: Config, deps: PublisherDeps): Promise<StreamPublishResult> {
-  const claims: { sequenceNumber: string; claim: Claim }[] = [];
+  const claims: (RecordIds & { claim: Claim })[] = [];
   let skipped = 0;
   let failed: { sequenceNumber: string; reason: string } | undefined;
   for (const record of records) {
@@ -134,16 +171,16 @@ export async function publishRequestEvents(records: DynamoDBRecord[], config: Co
       break;
     }
     if (claim === undefined) skipped++;
-    else claims.push({ sequenceNumber, claim });
+    else claims.push({ sequenceNumber, eventId: record.eventID ?? '', claim });
   }
 
   const stored = await readAll(
     deps.readRequests,
     claims.map(({ claim }) => claim),
   );
-  const pending: PendingEntry[] = [];
+  const confirmed: (RecordIds & { event: RequestEvent })[] = [];
   const unconfirmed: UnconfirmedRecord[] = [];
-  for (const { sequenceNumber, claim } of claims) {
+  for (const { sequenceNumber, eventId, claim } of claims) {
     const item = 'error' in stored ? 'unread' : stored.itemOf(claim.request);
     if (item === 'unread') {
       failed = {
@@ -172,12 +209,15 @@ export async function publishRequestEvents(records: DynamoDBRecord[], config: Co
       });
       continue;
     }
-    pending.push({ sequenceNumber, entry: entryOf(config, truth) });
+    confirmed.push({ sequenceNumber, eventId, event: truth });
   }
-  const result = await publishInOrder(pending, deps);
+  const { records: unique, copies } = firstOfEach(confirmed);
+  const signing = await signedEntries(unique, config, deps);
+  const result = await publishInOrder(signing.pending, deps);
   const reads = 'error' in stored ? 1 : stored.calls;
-  // A failure while publishing comes first in stream order: it is before the one that stopped the reading.
-  return { ...result, skipped, unconfirmed, reads, ...(result.failed === undefined && failed ? { failed } : {}) };
+  // A failure while publishing comes first in stream order, then one while signing: each is before the one that stopped the reading.
+  const first = result.failed ?? signing.failed ?? failed;
+  return { ...result, skipped, unconfirmed, reads, copies, ...(first === undefined ? {} : { failed: first }) };
 }
 
 /**
@@ -222,10 +262,14 @@ export async function republishRequest(command: RepublishCommand, config: Config
   if (request === undefined) throw new RepublishError(`No request ${ids.requestId} on contract ${ids.contractId}`);
   const events = eventsOf(request).filter((event) => status === undefined || event.detail.status === status);
   if (events.length === 0) throw new RepublishError(`Request ${ids.requestId} never reached ${String(status)}`);
-  const result = await publishInOrder(
-    events.map((event) => ({ sequenceNumber: event.detail.eventId, entry: entryOf(config, event) })),
+  const signing = await signedEntries(
+    events.map((event) => ({ sequenceNumber: event.detail.eventId, event })),
+    config,
     deps,
   );
+  const result = await publishInOrder(signing.pending, deps);
+  if (signing.failed !== undefined && result.failed === undefined)
+    throw new RepublishError(`${result.published} of ${events.length} published, then: ${signing.failed.reason}`);
   if (result.failed !== undefined)
     throw new RepublishError(`${result.published} of ${events.length} published, then: ${result.failed.reason}`);
   return {

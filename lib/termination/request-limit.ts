@@ -1,4 +1,4 @@
-import type { RequestLimit } from './ports/store';
+import { periodSecondsOf, type RequestLimit } from './ports/store';
 import type { Refused } from './refusals';
 
 /*
@@ -11,11 +11,6 @@ import type { Refused } from './refusals';
 
 /** The most a setting may allow: the write keeps one time per allowed request (lib/dynamodb/request-limit.ts). */
 export const MAX_LIMIT_COUNT = 10;
-
-export const SECONDS_PER_DAY = 86_400;
-
-/** The period in seconds. */
-export const periodSecondsOf = (limit: RequestLimit): number => limit.periodDays * SECONDS_PER_DAY;
 
 /**
  * The second a request counts from (epoch seconds): its creation time rounded up, never down.

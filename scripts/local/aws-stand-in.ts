@@ -2,12 +2,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { matchesPattern } from './event-pattern';
+import { kmsStandIn, type EventSigningKey, type KmsStandIn } from './kms-stand-in';
 import { LOCAL_ACCOUNT_ID } from './template-patterns';
+import { refusedForeignHost } from './host-guard';
 
 /*
- * The local stand-in for EventBridge's PutEvents (the publisher's bus) and SQS (the dead-letter
+ * The local stand-in for EventBridge's PutEvents (the publisher's bus), SQS (the dead-letter
  * queues: SendMessage, and ReceiveMessage, DeleteMessage, ChangeMessageVisibility and
- * GetQueueAttributes for npm run redrive). It speaks the SDK's JSON protocols, keeps PutEvents'
+ * GetQueueAttributes for npm run redrive) and KMS (the events' signing key: kms-stand-in.ts). It speaks the SDK's JSON protocols, keeps PutEvents'
  * limits (10 entries, 256 KiB) and records what it receives. Tests read the records and can make
  * the next calls fail; npm start prints them.
  *
@@ -66,6 +68,8 @@ export interface AwsStandIn {
   /** Every PutEvents call, by its number of entries: the batches the publisher made. */
   putEventsCalls: number[];
   failNextPutEvents: (...faults: PutEventsFault[]) => void;
+  /** The events' signing key (KMS Sign and GetPublicKey). */
+  kms: KmsStandIn;
   /** What became of an event put on the bus, by the EventId PutEvents answered; undefined for one it never took. */
   fate: (eventId: string) => EventFate | undefined;
   clear: () => void;
@@ -104,6 +108,8 @@ export interface StandInOptions {
   rules?: LocalRule[];
   /** A rule's target failed (in AWS: the rule's retries, then its dead-letter queue). */
   onRuleError?: (rule: string, error: unknown) => void;
+  /** The events' signing key; one made in memory if none. */
+  signingKey?: EventSigningKey;
 }
 
 const MAX_ENTRIES = 10;
@@ -142,6 +148,7 @@ export async function startAwsStandIn(options: StandInOptions = {}): Promise<Aws
   const faults: PutEventsFault[] = [];
   /** Each event's deliveries, by the EventId PutEvents answered. */
   const deliveries = new Map<string, Delivery[]>();
+  const kms = kmsStandIn(options.signingKey);
 
   function fate(eventId: string): EventFate | undefined {
     const delivered = deliveries.get(eventId);
@@ -352,6 +359,7 @@ export async function startAwsStandIn(options: StandInOptions = {}): Promise<Aws
   }
 
   const server = createServer((request, response) => {
+    if (refusedForeignHost(request, response, options.host ?? '127.0.0.1')) return;
     const asked = /^\/local\/events\/([^/]+)$/.exec(request.url ?? '');
     if (request.method === 'GET' && asked) {
       const found = fate(decodeURIComponent(asked[1] ?? ''));
@@ -365,6 +373,8 @@ export async function startAwsStandIn(options: StandInOptions = {}): Promise<Aws
         const body = parseJson(raw);
         if (target === 'AWSEvents.PutEvents') putEvents(body, response);
         else if (typeof target === 'string' && target.startsWith('AmazonSQS.')) sqs(target.slice('AmazonSQS.'.length), body, response);
+        else if (typeof target === 'string' && target.startsWith('TrentService.'))
+          kms.handle(target.slice('TrentService.'.length), body, response);
         else answer(response, 400, { __type: 'UnknownOperationException', message: `The stand-in does not do ${String(target)}` });
       },
       () => answer(response, 400, { __type: 'SerializationException', message: 'Unreadable request' }),
@@ -384,6 +394,7 @@ export async function startAwsStandIn(options: StandInOptions = {}): Promise<Aws
     queued: (queueUrl) => queueOf(queueUrl).map((m) => ({ queueUrl: m.queueUrl, body: parseJson(m.body) ?? m.body })),
     putEventsCalls,
     failNextPutEvents: (...next) => faults.push(...next),
+    kms,
     fate,
     clear: () => {
       deliveries.clear();

@@ -9,6 +9,7 @@ import {
 } from 'node:http';
 import { gatewayResponses } from './template-file';
 import { CORS } from '../../lib/http/cors';
+import { refusedForeignHost } from './host-guard';
 
 /*
  * What API Gateway does in front of the functions and serverless offline does not: preflight
@@ -164,6 +165,8 @@ export async function startLocalGateway(options: {
   host: string;
   /** serverless offline's URL. */
   upstream: string;
+  /** The Unix socket serverless offline listens on, when it does (npm start): the URL then names only the path's origin. */
+  upstreamSocketPath?: string;
   allowedOrigins: readonly string[];
   onCall?: (call: AnsweredCall) => void;
   /**
@@ -175,6 +178,7 @@ export async function startLocalGateway(options: {
 }): Promise<LocalGateway> {
   const { allowedOrigins } = options;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (refusedForeignHost(req, res, options.host)) return;
     const url = new URL(req.url ?? '/', 'http://gateway');
     const started = Date.now();
     // Every answer goes out through send(); the first one is the call's.
@@ -214,38 +218,43 @@ export async function startLocalGateway(options: {
       return;
     }
 
-    const upstream = httpRequest(`${options.upstream}${req.url ?? '/'}`, { method: req.method, headers: req.headers }, (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('end', () => {
-        const status = answer.statusCode ?? 502;
-        // The functions always name a correlation id; an answer without one is offline's own.
-        if (headerOf(answer.headers, 'X-Correlation-Id') === undefined) {
-          // A 401 is the authorizer's: a refusal of the token stays 401; an authorizer that failed or
-          // timed out is AUTHORIZER_FAILURE, as API Gateway answers it, so a valid token is never told to sign in again.
-          if (status === 401 && options.refusesToken) {
-            void options
-              .refusesToken({ method: req.method ?? 'GET', path: url.pathname, headers: req.headers })
-              .catch(() => false)
-              .then((refused) => send(res, refused ? gatewayAnswer('UNAUTHORIZED', 401) : gatewayAnswer('AUTHORIZER_FAILURE', 500)));
+    const socket = options.upstreamSocketPath === undefined ? {} : { socketPath: options.upstreamSocketPath };
+    const upstream = httpRequest(
+      `${options.upstream}${req.url ?? '/'}`,
+      { method: req.method, headers: req.headers, ...socket },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          const status = answer.statusCode ?? 502;
+          // The functions always name a correlation id; an answer without one is offline's own.
+          if (headerOf(answer.headers, 'X-Correlation-Id') === undefined) {
+            // A 401 is the authorizer's: a refusal of the token stays 401; an authorizer that failed or
+            // timed out is AUTHORIZER_FAILURE, as API Gateway answers it, so a valid token is never told to sign in again.
+            if (status === 401 && options.refusesToken) {
+              void options
+                .refusesToken({ method: req.method ?? 'GET', path: url.pathname, headers: req.headers })
+                .catch(() => false)
+                .then((refused) => send(res, refused ? gatewayAnswer('UNAUTHORIZED', 401) : gatewayAnswer('AUTHORIZER_FAILURE', 500)));
+              return;
+            }
+            send(res, gatewayAnswer(typeOf(status), status));
             return;
           }
-          send(res, gatewayAnswer(typeOf(status), status));
-          return;
-        }
-        // Offline grants CORS to every origin (Allow-Origin, Allow-Credentials) on every answer; only
-        // the function sets Expose-Headers, so its presence says the function granted the origin.
-        const granted = answer.headers['access-control-expose-headers'] !== undefined;
-        const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(answer.headers)) {
-          if (value === undefined || name === 'connection' || name === 'transfer-encoding' || name === 'access-control-allow-credentials')
-            continue;
-          if (name.startsWith('access-control-') && !granted) continue;
-          headers[name] = Array.isArray(value) ? value.join(', ') : value;
-        }
-        send(res, { status, headers, body: Buffer.concat(chunks) });
-      });
-    });
+          // Offline grants CORS to every origin (Allow-Origin, Allow-Credentials) on every answer; only
+          // the function sets Expose-Headers, so its presence says the function granted the origin.
+          const granted = answer.headers['access-control-expose-headers'] !== undefined;
+          const headers: Record<string, string> = {};
+          for (const [name, value] of Object.entries(answer.headers)) {
+            if (value === undefined || name === 'connection' || name === 'transfer-encoding' || name === 'access-control-allow-credentials')
+              continue;
+            if (name.startsWith('access-control-') && !granted) continue;
+            headers[name] = Array.isArray(value) ? value.join(', ') : value;
+          }
+          send(res, { status, headers, body: Buffer.concat(chunks) });
+        });
+      },
+    );
     // API Gateway waits 29 s for an integration, then answers INTEGRATION_TIMEOUT itself.
     upstream.setTimeout(29_000, () => upstream.destroy(new Error('integration timeout')));
     // Offline unreachable is an integration that cannot be invoked: INTEGRATION_FAILURE.

@@ -1,5 +1,5 @@
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
-import { LOOPBACK_HOSTS } from '../../lib/config';
+import { foreignHostRefusal } from './host-guard';
 
 /*
  * serverless offline's Lambda API (Invoke, on LAMBDA_PORT) runs any function for any caller and
@@ -18,11 +18,7 @@ import { LOOPBACK_HOSTS } from '../../lib/config';
 /** Why a call to the local Lambda API is refused, or undefined when it may pass on. */
 export function lambdaCallRefusal(headers: IncomingHttpHeaders): string | undefined {
   if (headers.origin !== undefined) return 'the call carries an Origin header: a web page sent it';
-  const host = headers.host;
-  if (host === undefined || host === '') return 'the call names no Host';
-  const hostname = URL.canParse(`http://${host}`) ? new URL(`http://${host}`).hostname : undefined;
-  if (hostname === undefined || !LOOPBACK_HOSTS.has(hostname)) return `Host ${JSON.stringify(host)} is not this machine's loopback address`;
-  return undefined;
+  return foreignHostRefusal(headers.host, '127.0.0.1');
 }
 
 export interface LambdaGuard {

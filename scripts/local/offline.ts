@@ -4,9 +4,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { collectOutput, stopChild } from './child-process';
-import { freePort } from './free-port';
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
 import { startLocalGateway, type AnsweredCall } from './gateway';
 import { startLambdaGuard } from './lambda-guard';
 import { InvokeError, invokeOffline } from './offline-lambda';
@@ -72,15 +71,16 @@ async function authorizerRefuses(
 }
 
 /**
- * Starts `serverless offline --stage local` on a loopback port of its own, waits until it
+ * Starts `serverless offline --stage local` on a Unix socket of its own, waits until it
  * answers, and puts the local gateway (gateway.ts) in front of it on apiPort. Its Lambda API
  * listens on a Unix socket in a private folder, which no browser can reach, and the guard
  * (lambda-guard.ts) answers on lambdaPort.
  */
 export async function startOffline(options: OfflineOptions): Promise<RunningOffline> {
-  const offlinePort = await freePort();
   const socketDir = mkdtempSync(join(tmpdir(), 'contract-termination-lambda-'));
   const lambdaSocket = join(socketDir, 'lambda.sock');
+  // Its HTTP API too: only the local gateway, which checks the Host, reaches it.
+  const apiSocket = join(socketDir, 'api.sock');
   const guard = await startLambdaGuard({ port: options.lambdaPort, socketPath: lambdaSocket }).catch((error: unknown) => {
     rmSync(socketDir, { recursive: true, force: true });
     throw error;
@@ -92,7 +92,7 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
       ...options.env,
       ALLOWED_ORIGINS: allowedOrigins,
       API_HOST: '127.0.0.1',
-      API_PORT: String(offlinePort),
+      API_PORT: apiSocket,
       // A path: hapi, under serverless offline's Lambda API, listens on a Unix socket.
       LAMBDA_PORT: lambdaSocket,
       SLS_TELEMETRY_DISABLED: '1',
@@ -108,7 +108,7 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
     child.once('exit', () => log.end());
   }
   const output = collectOutput(child, toFile === undefined ? Infinity : 20_000);
-  const upstream = `http://127.0.0.1:${offlinePort}`;
+  const upstream = 'http://127.0.0.1';
   const stopOffline = async () => {
     await stopChild(child);
     await guard.stop();
@@ -120,15 +120,20 @@ export async function startOffline(options: OfflineOptions): Promise<RunningOffl
       await stopOffline();
       throw new Error(`serverless offline exited with code ${child.exitCode}:\n${output()}`);
     }
-    const up = await fetch(`${upstream}/`, { signal: AbortSignal.timeout(1000) }).then(
-      () => true,
-      () => false,
-    );
+    const up = await new Promise<boolean>((resolve) => {
+      const probe = httpGet({ socketPath: apiSocket, path: '/', timeout: 1000 }, (answer) => {
+        answer.resume();
+        resolve(true);
+      });
+      probe.on('timeout', () => probe.destroy());
+      probe.on('error', () => resolve(false));
+    });
     if (up) {
       const gateway = await startLocalGateway({
         port: options.apiPort,
         host: options.host ?? '127.0.0.1',
         upstream,
+        upstreamSocketPath: apiSocket,
         allowedOrigins: allowedOrigins
           .split(',')
           .map((o) => o.trim())

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { DEFAULT_BUSINESS_TIME_ZONE } from '../../lib/config';
 import { USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import {
   DEMO_BANK_DETAILS,
@@ -14,12 +15,13 @@ import {
 } from './demo-data';
 import type { ExtraRoutes } from './jwks-server';
 import { signToken, type SigningKey } from './signing-key';
+import { refusedForeignHost } from './host-guard';
 
 /*
  * The demo page (web/) on an origin of its own, as a bank's web personal account would call the
  * API from: `/` the form, `/page.js` its bundle (built here at start with esbuild), `/page.css`,
- * and `/config.json` telling the page where the API is, whose token to send and which contracts
- * and documents to offer. npm start serves it on localDefaults.pagePort; the browser tests on ports of their own.
+ * and `/config.json` telling the page where the API is, whose token to send, which contracts
+ * and documents to offer, and the business time zone the service decides "today" in. npm start serves it on localDefaults.pagePort; the browser tests on ports of their own.
  *
  * The contracts come as a personal account knows them: status and end date as the contracts
  * table has them, and a product name and a masked number to show. The API never answers with
@@ -119,6 +121,12 @@ export function demoPageConfig(key: SigningKey, apiUrl: string, customer?: strin
 }
 
 /**
+ * The zone the local functions decide "today" in: serverless.yml gives them BUSINESS_TIME_ZONE
+ * from the environment npm start runs in, lib/config.ts's default when it is unset.
+ */
+export const localBusinessTimeZone = (): string => process.env['BUSINESS_TIME_ZONE'] || DEFAULT_BUSINESS_TIME_ZONE;
+
+/**
  * Serves the page on host:port (port 0: any free one); `config` is asked on every /config.json,
  * with its `?customer=`. `routes` answers what else the origin serves (npm start: the API
  * reference under /docs/).
@@ -128,7 +136,10 @@ export async function startPageServer(options: {
   host?: string;
   config: (customer: string | undefined) => PageConfig;
   routes?: ExtraRoutes;
+  /** The service's business time zone, told to the page with its config (localBusinessTimeZone() unless given). */
+  businessTimeZone?: string;
 }): Promise<PageServer> {
+  const businessTimeZone = options.businessTimeZone ?? localBusinessTimeZone();
   const host = options.host ?? '127.0.0.1';
   const files: Record<string, { type: string; body: string }> = {
     '/': { type: 'text/html; charset=utf-8', body: readFileSync(webFile('index.html'), 'utf8') },
@@ -136,6 +147,7 @@ export async function startPageServer(options: {
     '/page.js': { type: 'text/javascript; charset=utf-8', body: await bundlePage() },
   };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (refusedForeignHost(req, res, host)) return;
     const headers = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { ...headers, Allow: 'GET, HEAD' }).end();
@@ -145,7 +157,10 @@ export async function startPageServer(options: {
     const url = new URL(req.url ?? '/', 'http://page');
     const path = url.pathname;
     const customer = url.searchParams.get('customer') ?? undefined;
-    const file = path === '/config.json' ? { type: 'application/json', body: JSON.stringify(options.config(customer)) } : files[path];
+    const file =
+      path === '/config.json'
+        ? { type: 'application/json', body: JSON.stringify({ ...options.config(customer), businessTimeZone }) }
+        : files[path];
     if (!file) {
       res.writeHead(404, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found');
       return;

@@ -1,6 +1,7 @@
 import { LOCAL_ACCOUNT_ID } from './template-patterns';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from './signing-key';
 import { BACK_OFFICE_JWKS_PATH } from './decision-event';
+import { loadOrCreateEventSigningKey } from './kms-stand-in';
 
 /** Where the local stack keeps its files (git-ignored); LOCAL_DIR moves it (a test's stack keeps its own). */
 const localDir = process.env['LOCAL_DIR'] ?? '.local';
@@ -21,6 +22,8 @@ export const localDefaults = {
   /** Everything serverless offline and the functions print (their JSON log lines), for this run of npm start. */
   logFile: `${localDir}/service.log`,
   keyDir: process.env['LOCAL_KEY_DIR'] ?? `${localDir}/keys`,
+  /** The events' signing key of npm start's KMS stand-in: made on first run, never committed. */
+  eventSigningKeyFile: `${process.env['LOCAL_KEY_DIR'] ?? `${localDir}/keys`}/event-signing-key.json`,
   dataDir: `${localDir}/dynamodb`,
   tables: {
     requests: process.env['REQUESTS_TABLE_NAME'] ?? 'termination-requests',
@@ -40,12 +43,16 @@ export function localServiceEnv(running: {
   jwksUri: string;
   awsStandIn?: string;
   tables?: { requests: string; contracts: string; documents: string };
+  /** The stand-in's event-signing key; npm start's own (localDefaults.eventSigningKeyFile) if none. */
+  eventSigningKeyId?: string;
 }): Record<string, string> {
   const tables = running.tables ?? localDefaults.tables;
   const standIn = running.awsStandIn ?? `http://127.0.0.1:${localDefaults.awsStandInPort}`;
   return {
     EVENTBRIDGE_ENDPOINT: standIn,
     SQS_ENDPOINT: standIn,
+    KMS_ENDPOINT: standIn,
+    EVENT_SIGNING_KEY_ID: running.eventSigningKeyId ?? loadOrCreateEventSigningKey(localDefaults.eventSigningKeyFile).keyId,
     EVENT_BUS_NAME: LOCAL_EVENT_BUS,
     DECISION_DEAD_LETTER_QUEUE_URL: `${standIn}/000000000000/decision-dead-letters`,
     DECISION_ACCOUNT_ID: LOCAL_ACCOUNT_ID,

@@ -22,8 +22,11 @@ const FUNCTIONS = ['And', 'Base64', 'Cidr', 'Condition', 'Equals', 'FindInMap', 
 const longName = (name: string): string => (name === 'Ref' || name === 'Condition' ? name : `Fn::${name}`);
 
 /** The file `resources/<name>`, parsed, in CloudFormation's long form. */
-export function templateFile(name: string): Record<string, unknown> {
-  const text = readFileSync(new URL(`../../resources/${name}`, import.meta.url), 'utf8');
+export const templateFile = (name: string): Record<string, unknown> => yamlFile(`resources/${name}`);
+
+/** A YAML file of the repository (serverless.yml, a file of resources/), parsed, CloudFormation's short forms in their long form. */
+export function yamlFile(path: string): Record<string, unknown> {
+  const text = readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
   const document = parseDocument(text, {
     merge: true,
     customTags: FUNCTIONS.flatMap((fn) => [
@@ -32,7 +35,7 @@ export function templateFile(name: string): Record<string, unknown> {
       { tag: `!${fn}`, collection: 'map' as const, resolve: (value: unknown) => value },
     ]),
   });
-  if (document.errors.length > 0) throw new Error(`resources/${name}: ${document.errors.map((e) => e.message).join('; ')}`);
+  if (document.errors.length > 0) throw new Error(`${path}: ${document.errors.map((e) => e.message).join('; ')}`);
   visit(document, {
     Node(_key, node: Node) {
       const fn = node.tag?.startsWith('!') === true ? node.tag.slice(1) : undefined;
@@ -47,7 +50,7 @@ export function templateFile(name: string): Record<string, unknown> {
     },
   });
   const parsed: unknown = document.toJS({ maxAliasCount: -1 });
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`resources/${name} is no mapping`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${path} is no mapping`);
   return Object.fromEntries(Object.entries(parsed));
 }
 

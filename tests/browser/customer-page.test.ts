@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CUSTOMERS, DEMO_END_DATE, demoContractDisplay } from '../../scripts/local/demo-data';
-import { pageContract, startPageServer, type PageContract, type PageServer } from '../../scripts/local/page-server';
+import { businessToday } from '../../lib/termination/business-date';
+import { localBusinessTimeZone, pageContract, startPageServer, type PageContract, type PageServer } from '../../scripts/local/page-server';
 import { signToken } from '../../scripts/local/signing-key';
 import {
   openPage,
@@ -103,10 +104,15 @@ const wordsOnShow = (page: Page) =>
     `[document.title, document.body.innerText, ...[...document.querySelectorAll('[aria-label]')].map((e) => e.getAttribute('aria-label'))]`,
   );
 
-/** A day from today (the machine's and the browser's time zone are the same) as YYYY-MM-DD. */
+/** A day from today as the service counts it (its business date, which the page takes too) as YYYY-MM-DD. */
 function dayFromToday(days: number): string {
+  const date = new Date(Date.parse(businessToday(localBusinessTimeZone())));
+  return new Date(date.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** Today where the browser is (the machine's and the browser's time zone are the same), as YYYY-MM-DD: a request's day as shown. */
+function localToday(): string {
   const date = new Date();
-  date.setDate(date.getDate() + days);
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
@@ -213,7 +219,7 @@ describe('the page as a customer reads it', () => {
     await card.click();
     await page.locator('#requests-list li').nth(2).waitFor();
     const sent = await page.locator('#requests-list .sent').allTextContents();
-    expect(sent).toEqual(Array.from({ length: 3 }, () => `Отправлена ${typedDay(dayFromToday(0), 'ru')}`));
+    expect(sent).toEqual(Array.from({ length: 3 }, () => `Отправлена ${typedDay(localToday(), 'ru')}`));
     expect((await wordsOnShow(page)).join('\n')).not.toMatch(/\d{4}-\d{2}-\d{2}/);
   });
 

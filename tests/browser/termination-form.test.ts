@@ -1,7 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS, DEMO_END_DATE, demoContractDisplay } from '../../scripts/local/demo-data';
-import { pageContract, startPageServer, type PageContract, type PageServer } from '../../scripts/local/page-server';
+import { businessToday } from '../../lib/termination/business-date';
+import { localBusinessTimeZone, pageContract, startPageServer, type PageContract, type PageServer } from '../../scripts/local/page-server';
 import { signToken } from '../../scripts/local/signing-key';
 import { typedDay } from '../../scripts/screenshot';
 import { headersWithKey, validBody } from '../support/bodies';
@@ -156,6 +157,22 @@ describe('the termination form in Chromium', () => {
     // One create, the request fetched back by its requestId, and the contract's list read again.
     expect(proxy().forwarded('POST') - posts).toBe(1);
     expect(proxy().forwarded('GET') - gets).toBe(2);
+  });
+
+  it('keeps nothing in the browser once a request is made: no storage, no cookie, no cache, no database (docs/data-protection.md)', async () => {
+    await offerContract();
+    const page = await open(allowedPage);
+    await fill(page);
+    await page.click('#submit');
+    expect(await settled(page)).toMatchObject({ resultShown: true, general: '' });
+    const kept: unknown = await page.evaluate(`(async () => ({
+      local: localStorage.length,
+      session: sessionStorage.length,
+      cookie: document.cookie,
+      caches: (await caches.keys()).length,
+      databases: (await indexedDB.databases()).length,
+    }))()`);
+    expect(kept).toEqual({ local: 0, session: 0, cookie: '', caches: 0, databases: 0 });
   });
 
   it('creates one request on a double click, then the form is done: locked, the answer kept, another submit sends nothing (24.3)', async () => {
@@ -371,6 +388,31 @@ describe('the termination form in Chromium', () => {
     await page.fill('#date', '31.02.2027');
     await page.press('#date', 'Tab');
     expect(await page.locator('#date-error').textContent()).toMatch(/^Такого дня нет: проверьте день и месяц/);
+  });
+
+  it("takes today from the service's business date, not from the device: east of the bank after its midnight it is still the bank's day", async () => {
+    await offerContract();
+    // 16:30 UTC: evening at the bank (Moscow by default), the next morning on a device at UTC+14.
+    const instant = new Date('2026-11-21T16:30:00Z');
+    const deviceZone = 'Pacific/Kiritimati';
+    const today = businessToday(localBusinessTimeZone(), instant);
+    const devicesDay = businessToday(deviceZone, instant);
+    expect(devicesDay > today).toBe(true);
+    const page = await open(allowedPage, async (tab) => {
+      await tab.clock.setFixedTime(instant);
+      await (await tab.context().newCDPSession(tab)).send('Emulation.setTimezoneOverride', { timezoneId: deviceZone });
+    });
+    expect(await page.evaluate('new Date().getDate()')).toBe(Number(devicesDay.slice(8)));
+    await page.fill('#date', typedDay(today, 'en'));
+    await page.press('#date', 'Tab');
+    expect(await page.locator('#date-error').textContent()).toBe('');
+    const yesterday = new Date(Date.parse(today) - 86_400_000).toISOString().slice(0, 10);
+    await page.fill('#date', typedDay(yesterday, 'en'));
+    await page.press('#date', 'Tab');
+    const shown = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(
+      Date.parse(today),
+    );
+    expect(await page.locator('#date-error').textContent()).toBe(`Choose today (${shown}) or a later date.`);
   });
 
   it('offers the reasons the API lists, in the language chosen', async () => {

@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildInventoryDoc, INVENTORY_DOC, PLACEHOLDER_SETTINGS } from '../../scripts/inventory-doc';
+import {
+  buildInventoryDoc,
+  deletionsTable,
+  INVENTORY_DOC,
+  OPERATIONS_DOC,
+  PLACEHOLDER_SETTINGS,
+  withDeletionsTable,
+} from '../../scripts/inventory-doc';
 import { jsonObject } from '../support/json';
 import { loadDocument } from '../support/openapi-document';
 import { ofType, templatePackager, type Json } from '../support/packaged-template';
@@ -22,6 +29,17 @@ afterAll(() => cleanUp());
 describe('docs/inventory.md', () => {
   it('is what npm run docs:inventory makes from the prod template today', () => {
     expect(readFileSync(INVENTORY_DOC, 'utf8')).toBe(buildInventoryDoc(prod));
+  });
+
+  it("docs/operations.md's table of who may delete what is what npm run docs:inventory makes from the prod template today", () => {
+    const operations = readFileSync(OPERATIONS_DOC, 'utf8');
+    expect(operations).toBe(withDeletionsTable(operations, prod));
+    // The roles that delete: the two functions that release a slot, and the data-protection role; not on-call.
+    const table = deletionsTable(prod);
+    for (const role of ['WithdrawTerminationRequestRole', 'ApplyStatusDecisionRole', 'DataProtectionRole'])
+      expect(table).toMatch(new RegExp(`^\\| \`${role}\` \\| \`dynamodb:DeleteItem\``, 'm'));
+    expect(table).not.toMatch(/^\| `OnCallPolicy`/m);
+    expect(table).toMatch(/^No other role or policy of the stack may delete an item: .*`OnCallPolicy` \(on-call\)/m);
   });
 
   it('names every route, function and alarm of the template', () => {
@@ -46,7 +64,7 @@ describe('docs/inventory.md', () => {
     const users = [...ofType(prod, 'AWS::IAM::Role'), ...ofType(prod, 'AWS::IAM::ManagedPolicy')]
       .filter(([, r]) => JSON.stringify(r).includes('"Resource":{"Fn::GetAtt":["StageKey","Arn"]}'))
       .map(([id]) => id);
-    expect(users.length).toBe(9);
+    expect(users.length).toBe(10);
     for (const id of users.filter((user) => user !== 'OnCallPolicy')) expect(section).toContain(`- \`${id}\`: `);
     expect(section).toContain('- the policy `contract-termination-prod-on-call` (on-call): `kms:Decrypt`');
   });

@@ -11,13 +11,19 @@ import {
   EventBridgeClient,
   ListTargetsByRuleCommand,
   PutEventsCommand,
-  PutRuleCommand,
   PutTargetsCommand,
   RemoveTargetsCommand,
 } from '@aws-sdk/client-eventbridge';
 import { GetEventSourceMappingCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { CloudWatchLogsClient, DescribeLogGroupsCommand } from '@aws-sdk/client-cloudwatch-logs';
-import { GetKeyRotationStatusCommand, KMSClient, ListAliasesCommand, ListKeysCommand } from '@aws-sdk/client-kms';
+import {
+  CreateKeyCommand,
+  GetKeyRotationStatusCommand,
+  GetPublicKeyCommand,
+  KMSClient,
+  ListAliasesCommand,
+  ListKeysCommand,
+} from '@aws-sdk/client-kms';
 import { S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
@@ -29,6 +35,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiEvent } from '../../scripts/local/api-event';
+import { jwkOf, verifyEvent } from '../../lib/events/event-signature';
 import { USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import { matchesPattern } from '../../scripts/local/event-pattern';
 import { lambdaRecord } from '../../scripts/operations/stream-mapping';
@@ -84,6 +91,8 @@ let sqs: SQSClient;
 /** The back office of the rehearsal: its own signing key, its JWKS served on loopback. */
 const backOffice = { key: makeSigningKey('rehearsal-back-office'), jwksUri: '', stop: () => Promise.resolve() };
 const deploys: { ms: number; output: string }[] = [];
+/** The back office's queue for the service's events, made before the deploy as the back office would. */
+const backOfficeEvents = { url: '', arn: '' };
 
 async function deploy(stage: string, env: Record<string, string> = {}): Promise<{ ms: number; output: string }> {
   const started = Date.now();
@@ -97,6 +106,8 @@ async function deploy(stage: string, env: Record<string, string> = {}): Promise<
       JWKS_URI: 'https://issuer.rehearsal.example/.well-known/jwks.json',
       // The back office's keys: a JWKS of the test's own, on loopback, where the deployed consumer (run here) fetches it.
       DECISION_JWKS_URI: backOffice.jwksUri,
+      // The back office's queue, the one recipient of the service's events (the stack's BackOfficeEventsRule).
+      BACK_OFFICE_EVENTS_TARGET_ARN: backOfficeEvents.arn,
       CONTRACTS_TABLE_NAME: CONTRACTS_TABLE,
       DOCUMENTS_TABLE_NAME: DOCUMENTS_TABLE,
       ...env,
@@ -134,14 +145,6 @@ async function queue(name: string): Promise<{ url: string; arn: string }> {
   return { url: QueueUrl, arn: Attributes['QueueArn'] ?? '' };
 }
 
-/** A queue of the test's own behind a rule of its own on a bus: what that bus saw. */
-async function queueOnBus(name: string, bus: string, pattern: Record<string, unknown>): Promise<{ url: string; arn: string }> {
-  const target = await queue(name);
-  await events.send(new PutRuleCommand({ Name: name, EventBusName: bus, EventPattern: JSON.stringify(pattern) }));
-  await events.send(new PutTargetsCommand({ Rule: name, EventBusName: bus, Targets: [{ Id: name, Arn: target.arn }] }));
-  return target;
-}
-
 /** The events a queue of the test's own received, waiting up to 20 s for `count` of them. */
 async function receive(target: { url: string }, count: number): Promise<Record<string, unknown>[]> {
   const bodies: Record<string, unknown>[] = [];
@@ -167,6 +170,7 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
     dynamodb = new DynamoDBClient(client);
     events = new EventBridgeClient(client);
     sqs = new SQSClient(client);
+    Object.assign(backOfficeEvents, await queue('back-office-events'));
     await dynamodb.send(
       new CreateTableCommand({
         TableName: CONTRACTS_TABLE,
@@ -389,11 +393,21 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
 
     it("publishes the table's stream, as its deployed mapping filters it, on the deployed bus: TerminationRequestSubmitted", async () => {
       const publisher = fn('PublishRequestEventsLambdaFunction');
-      const published = await queueOnBus('rehearsal-published', publisher.environment['EVENT_BUS_NAME'] ?? '', {
-        source: [publisher.environment['EVENT_SOURCE']],
-      });
+      // What the back office receives, through the stack's own rule to its queue.
+      const published = backOfficeEvents;
       const batch = await streamBatch(publisher);
-      const result = await call('PublishRequestEventsLambdaFunction', batch);
+      // The stack's signing key is the publisher's: but moto's CloudFormation makes every key
+      // symmetric (the template's spec is checked in tests/deploy/template.test.ts), so the
+      // deployed publisher signs here with an ECC_NIST_P256 key made through the KMS API.
+      expect(publisher.environment['EVENT_SIGNING_KEY_ID']).toBe(physicalId('EventSigningKey'));
+      const kms = new KMSClient({
+        region: moto.env['AWS_REGION'],
+        endpoint: moto.endpoint,
+        credentials: { accessKeyId: 'r', secretAccessKey: 'r' },
+      });
+      const { KeyMetadata } = await kms.send(new CreateKeyCommand({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' }));
+      const kid = KeyMetadata?.KeyId ?? '';
+      const { result } = await invokeDeployedWithOutput(publisher, batch, { ...moto.env, EVENT_SIGNING_KEY_ID: kid });
       expect(result).toEqual({ batchItemFailures: [] });
       const [event] = await receive(published, 1);
       expect([at(event, 'detail-type'), at(event, 'detail', 'requestId'), at(event, 'detail', 'contractId')]).toEqual([
@@ -401,6 +415,19 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
         requestId,
         contractId,
       ]);
+      // The back office's check, with the public key as KMS gives it (DER) and the event as the bus delivered it.
+      const { PublicKey } = await kms.send(new GetPublicKeyCommand({ KeyId: kid }));
+      const received = {
+        source: String(at(event, 'source')),
+        'detail-type': String(at(event, 'detail-type')),
+        detail: jsonObject(at(event, 'detail')),
+      };
+      const jwks = { keys: [jwkOf(kid, PublicKey ?? new Uint8Array())] };
+      expect(verifyEvent(received, jwks)).toMatchObject({ ok: true, kid });
+      expect(verifyEvent({ ...received, detail: { ...received.detail, customerId: 'customer-other' } }, jwks)).toEqual({
+        ok: false,
+        why: 'the detail is not the one signed',
+      });
       // The deployed publisher checked that record against the deployed table; one with another recipient it refuses, and counts.
       const forged = structuredClone(batch);
       const details = forged.Records[0]?.dynamodb?.NewImage?.['bankDetails']?.M;
@@ -484,7 +511,8 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
       const kept = (await stackResources(cloudFormation, STACK)).filter((r) =>
         ['AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::Logs::LogGroup', 'AWS::KMS::Key'].includes(r.ResourceType ?? ''),
       );
-      expect(kept).toHaveLength(1 + 2 + 9 + 1);
+      // The table, the dead letters, the functions', access and WAF logs, the stage's key and the events' signing key.
+      expect(kept).toHaveLength(1 + 2 + 10 + 2);
       await serverless('remove');
       await expect(stackStatus(STACK)).rejects.toThrow(/does not exist/);
       const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };
@@ -496,11 +524,13 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
           await expect(dynamodb.send(new DescribeTableCommand({ TableName: name }))).resolves.toBeDefined();
         if (resource.ResourceType === 'AWS::SQS::Queue')
           await expect(sqs.send(new GetQueueAttributesCommand({ QueueUrl: name, AttributeNames: ['QueueArn'] }))).resolves.toBeDefined();
-        // The key stays: the table and, on prod, the queues and logs kept are encrypted with it.
+        // The keys stay: the table and, on prod, the queues and logs kept are encrypted with the
+        // stage's; the events' signatures are checked with the signing key's public half.
         if (resource.ResourceType === 'AWS::KMS::Key') {
           const { Keys = [] } = await kms.send(new ListKeysCommand({}));
           expect(Keys.map((key) => key.KeyId)).toContain(name);
-          expect((await kms.send(new GetKeyRotationStatusCommand({ KeyId: name }))).KeyRotationEnabled).toBe(true);
+          if (resource.LogicalResourceId === 'StageKey')
+            expect((await kms.send(new GetKeyRotationStatusCommand({ KeyId: name }))).KeyRotationEnabled).toBe(true);
         }
         if (resource.ResourceType === 'AWS::Logs::LogGroup') {
           const { logGroups = [] } = await logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: name }));

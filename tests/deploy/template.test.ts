@@ -3,9 +3,17 @@ import { MAX_KEYS_PER_READ } from '../../lib/dynamodb/request-reads';
 import { UNCONFIRMED_RECORDS_METRIC } from '../../lib/events/publish-request-events';
 import { OUTCOMES } from '../../lib/http/outcomes';
 import { at, jsonObject } from '../support/json';
-import { readFileSync } from 'node:fs';
+import { stageParams } from '../support/serverless-yml';
 import { BACK_OFFICE_JWKS_PATH, LOCAL_BACK_OFFICE_KEY } from '../../scripts/local/decision-event';
-import { ofType, PACKAGED_DECISION_JWKS_URI, parameterDefault, resource, templatePackager, type Json } from '../support/packaged-template';
+import {
+  ofType,
+  PACKAGED_BACK_OFFICE_EVENTS_TARGET_ARN,
+  PACKAGED_DECISION_JWKS_URI,
+  parameterDefault,
+  resource,
+  templatePackager,
+  type Json,
+} from '../support/packaged-template';
 
 /*
  * Reads the CloudFormation that `serverless package` makes for prod and dev (offline, no AWS
@@ -27,7 +35,7 @@ beforeAll(async () => {
     ALLOWED_ORIGINS: 'https://lk.bank.example,https://m.bank.example',
   });
   traced = await packageStage('dev', { TRACING: 'true' });
-}, 120_000);
+}, 300_000);
 
 afterAll(() => cleanUp());
 
@@ -134,9 +142,9 @@ describe('the functions', () => {
     });
   });
 
-  it('keep their logs, and the API access log, for a set time (90 days on prod)', () => {
+  it("keep their logs, the API access log and the WAF's log, for a set time (90 days on prod)", () => {
     const groups = ofType(prod, 'AWS::Logs::LogGroup');
-    expect(groups).toHaveLength(11);
+    expect(groups).toHaveLength(12);
     for (const [, group] of groups) expect(Number(at(group, 'Properties', 'RetentionInDays'))).toBe(90);
     for (const [, group] of ofType(dev, 'AWS::Logs::LogGroup')) expect(Number(at(group, 'Properties', 'RetentionInDays'))).toBe(30);
   });
@@ -393,6 +401,61 @@ function cycleIn(template: Json): string[] | undefined {
   return undefined;
 }
 
+describe("the events' signing key", () => {
+  /** The statements of the signing key's policy. */
+  const statements = (template: Json): unknown[] => {
+    const list = at(resource(template, 'EventSigningKey'), 'Properties', 'KeyPolicy', 'Statement');
+    return Array.isArray(list) ? list : [];
+  };
+  const actionsOf = (statement: unknown): string[] => [at(statement, 'Action') ?? []].flat().map(String);
+
+  it('is asymmetric, ECC_NIST_P256 for signing (moto makes every key symmetric: this is where the spec is checked), kept when the stack goes', () => {
+    for (const [template, stage] of [
+      [prod, 'prod'],
+      [dev, 'dev'],
+    ] as const) {
+      expect(resource(template, 'EventSigningKey')).toMatchObject({
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+        Properties: { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' },
+      });
+      expect(at(resource(template, 'EventSigningKey'), 'Properties', 'EnableKeyRotation')).toBeUndefined();
+      expect(at(resource(template, 'EventSigningKeyAlias'), 'Properties')).toEqual({
+        AliasName: `alias/contract-termination-${stage}-event-signing`,
+        TargetKeyId: { Ref: 'EventSigningKey' },
+      });
+      expect(at(template, 'Outputs', 'EventSigningKeyId', 'Value')).toEqual({ Ref: 'EventSigningKey' });
+    }
+  });
+
+  it("lets the publisher's role alone sign, ES256 over the message, and no IAM policy grant it", () => {
+    const signing = statements(prod).filter((statement) => actionsOf(statement).some((action) => /^kms:(Sign|\*)/.test(action)));
+    expect(signing).toEqual([
+      {
+        Sid: 'OnlyThePublisherSigns',
+        Effect: 'Allow',
+        Principal: { AWS: { 'Fn::GetAtt': ['PublishRequestEventsRole', 'Arn'] } },
+        Action: 'kms:Sign',
+        Resource: '*',
+        Condition: { StringEquals: { 'kms:SigningAlgorithm': 'ECDSA_SHA_256', 'kms:MessageType': 'RAW' } },
+      },
+    ]);
+    // The role's own policies name no signing key, so the key may name the role without a cycle.
+    expect([...referencedIds(at(resource(prod, 'PublishRequestEventsRole'), 'Properties'))]).not.toContain('EventSigningKey');
+    for (const [id, role] of ofType(prod, 'AWS::IAM::Role'))
+      expect([id, JSON.stringify(role)]).not.toEqual([id, expect.stringContaining('kms:Sign')]);
+  });
+
+  it("lets the decisions' account (the back office's) read the public key, and the function sign with this key", () => {
+    const reading = statements(prod).find((statement) => at(statement, 'Sid') === 'TheBackOfficeReadsThePublicKey');
+    expect(actionsOf(reading)).toEqual(['kms:GetPublicKey', 'kms:DescribeKey']);
+    expect(JSON.stringify(at(reading, 'Principal'))).toContain('BackOfficeInOtherAccount');
+    const environment = at(resource(prod, 'PublishRequestEventsLambdaFunction'), 'Properties', 'Environment', 'Variables');
+    expect(at(environment, 'EVENT_SIGNING_KEY_ID')).toEqual({ Ref: 'EventSigningKey' });
+    expect(at(environment, 'KMS_ENDPOINT')).toBe('');
+  });
+});
+
 describe("the stage's key", () => {
   const CRYPTO = /^kms:(Decrypt|Encrypt|GenerateDataKey|ReEncrypt|CreateGrant|Sign|GenerateMac)/;
   const viaService = (service: string) => ({ 'Fn::Sub': `${service}.\${AWS::Region}.amazonaws.com` });
@@ -403,7 +466,8 @@ describe("the stage's key", () => {
       [dev, 'dev'],
     ] as const) {
       const keys = ofType(template, 'AWS::KMS::Key');
-      expect(keys.map(([id]) => id)).toEqual(['StageKey']);
+      // And the events' signing key (below), which protects nothing.
+      expect(keys.map(([id]) => id)).toEqual(['StageKey', 'EventSigningKey']);
       expect(resource(template, 'StageKey')).toMatchObject({
         DeletionPolicy: 'Retain',
         UpdateReplacePolicy: 'Retain',
@@ -422,7 +486,7 @@ describe("the stage's key", () => {
       // moto accepts and ignores these two, so the rehearsal cannot show them: they are checked here.
       expect(at(resource(template, 'EventBus'), 'Properties', 'KmsKeyIdentifier')).toEqual(STAGE_KEY);
       const logGroups = ofType(template, 'AWS::Logs::LogGroup');
-      expect(logGroups).toHaveLength(11);
+      expect(logGroups).toHaveLength(12);
       for (const [id, group] of logGroups) expect([id, at(group, 'Properties', 'KmsKeyId')]).toEqual([id, STAGE_KEY]);
       const queues = ofType(template, 'AWS::SQS::Queue');
       expect(queues).toHaveLength(2);
@@ -435,7 +499,7 @@ describe("the stage's key", () => {
     }
   });
 
-  it('is open to no one: every statement names the account or a service, the account administers it unconditionally and uses it only through DynamoDB and SQS', () => {
+  it('is open to no one: every statement names the account or a service, the account administers it unconditionally and uses it only through DynamoDB and SQS, and reads the audit log through S3', () => {
     const statements = keyStatements(prod);
     expect(statements.length).toBeGreaterThan(0);
     const root = { 'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:root' };
@@ -453,7 +517,9 @@ describe("the stage's key", () => {
           expect(at(statement, 'Condition', 'StringEquals', 'kms:CallerAccount'), sid).toEqual({ Ref: 'AWS::AccountId' });
           const services = [at(statement, 'Condition', 'StringEquals', 'kms:ViaService')].flat();
           expect(services.length, sid).toBeGreaterThan(0);
-          for (const service of services) expect([viaService('dynamodb'), viaService('sqs')], sid).toContainEqual(service);
+          // Through S3 only to decrypt: the audit trail's log files (audit.yml), never to write with the key.
+          const allowed = actions.every((action) => action === 'kms:Decrypt') ? ['dynamodb', 's3', 'sqs'] : ['dynamodb', 'sqs'];
+          for (const service of services) expect(allowed.map(viaService), sid).toContainEqual(service);
         } else expect(at(statement, 'Condition'), sid).toBeUndefined();
       } else {
         // A service uses it only for this stack's log groups, bus, rule and alarms.
@@ -464,7 +530,12 @@ describe("the stage's key", () => {
     }
     const services = statements.map((st) => at(st, 'Principal', 'Service')).filter((service) => service !== undefined);
     expect(new Set(services)).toEqual(
-      new Set([{ 'Fn::Sub': 'logs.${AWS::Region}.amazonaws.com' }, 'events.amazonaws.com', 'cloudwatch.amazonaws.com']),
+      new Set([
+        { 'Fn::Sub': 'logs.${AWS::Region}.amazonaws.com' },
+        'events.amazonaws.com',
+        'cloudwatch.amazonaws.com',
+        'cloudtrail.amazonaws.com',
+      ]),
     );
   });
 
@@ -478,13 +549,14 @@ describe("the stage's key", () => {
             'Fn::Sub':
               'arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/apigateway/contract-termination-prod-access',
           },
+          { 'Fn::Sub': 'arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:aws-waf-logs-contract-termination-prod' },
         ],
       },
     });
     // Every log group's name is one that condition matches.
     for (const [, group] of ofType(prod, 'AWS::Logs::LogGroup'))
       expect(String(at(group, 'Properties', 'LogGroupName'))).toMatch(
-        /^\/aws\/(lambda\/contract-termination-prod-|apigateway\/contract-termination-prod-access$)/,
+        /^(\/aws\/(lambda\/contract-termination-prod-|apigateway\/contract-termination-prod-access$)|aws-waf-logs-contract-termination-prod$)/,
       );
     const bus = { 'Fn::Sub': 'arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:event-bus/contract-termination-prod-events' };
     expect(at(by('EventBridgeForTheBus'), 'Condition', 'StringEquals')).toEqual({
@@ -538,18 +610,16 @@ describe("the stage's key", () => {
     );
   });
 
-  it("gives on-call one policy of its own: read a request's items and redrive the dead letters, under the key through DynamoDB and SQS only", () => {
+  it('gives on-call one policy of its own: find requests without their personal data and redrive the dead letters, under the key through DynamoDB and SQS only', () => {
     const [[id, policy] = []] = ofType(prod, 'AWS::IAM::ManagedPolicy');
     expect(id).toBe('OnCallPolicy');
     expect(at(policy, 'Properties', 'ManagedPolicyName')).toBe('contract-termination-prod-on-call');
     const statements = at(policy, 'Properties', 'PolicyDocument', 'Statement');
+    const requests = expect.objectContaining({ 'Fn::Sub': expect.stringContaining('table/contract-termination-prod-requests') });
     expect(Array.isArray(statements) ? statements.map((st: unknown) => [at(st, 'Sid'), at(st, 'Action'), at(st, 'Resource')]) : []).toEqual(
       [
-        [
-          'ReadRequests',
-          ['dynamodb:GetItem', 'dynamodb:Scan'],
-          expect.objectContaining({ 'Fn::Sub': expect.stringContaining('table/contract-termination-prod-requests') }),
-        ],
+        ['ReadRequestsWithoutPersonalData', ['dynamodb:GetItem'], requests],
+        ['FindRequestsWithoutPersonalData', ['dynamodb:Scan', 'dynamodb:Query'], requests],
         [
           'RedriveDeadLetters',
           ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'],
@@ -568,9 +638,112 @@ describe("the stage's key", () => {
         ['ReadUnderTheKey', ['kms:Decrypt'], STAGE_KEY],
       ],
     );
-    expect(at(statements, 4, 'Condition')).toEqual({ StringEquals: { 'kms:ViaService': [viaService('dynamodb'), viaService('sqs')] } });
+    // The attributes it may read: none that the record of processing holds personal (tests/deploy/operator-roles.test.ts simulates them).
+    const attributes = at(statements, 0, 'Condition', 'ForAllValues:StringEquals', 'dynamodb:Attributes');
+    expect(at(statements, 1, 'Condition', 'ForAllValues:StringEquals', 'dynamodb:Attributes')).toEqual(attributes);
+    for (const personal of ['customerId', 'bankDetails', 'comment', 'documentIds', 'statusReason', 'statusHistory'])
+      expect(attributes).not.toContain(personal);
+    expect(at(statements, 5, 'Condition')).toEqual({ StringEquals: { 'kms:ViaService': [viaService('dynamodb'), viaService('sqs')] } });
     // Nobody is given it by the stack: the bank attaches it to the role on-call signs in with.
     expect(at(policy, 'Properties', 'Roles')).toBeUndefined();
+  });
+});
+
+describe('least exposure', () => {
+  it('keeps no sampled requests in the WAF, for the web ACL or any rule; its metrics stay', () => {
+    const acl = resource(prod, 'WebAcl');
+    const configs = [at(acl, 'Properties', 'VisibilityConfig')];
+    const rules = at(acl, 'Properties', 'Rules');
+    for (const rule of Array.isArray(rules) ? rules : []) configs.push(at(rule, 'VisibilityConfig'));
+    expect(configs).toHaveLength(9);
+    for (const config of configs) expect(config).toMatchObject({ SampledRequestsEnabled: false, CloudWatchMetricsEnabled: true });
+  });
+
+  it("logs what the WAF blocks or counts with Authorization redacted, under the stage's key, kept as the other logs", () => {
+    expect(at(resource(prod, 'WafLogging'), 'Properties')).toEqual({
+      ResourceArn: { 'Fn::GetAtt': ['WebAcl', 'Arn'] },
+      LogDestinationConfigs: [{ 'Fn::Sub': 'arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:${WafLogGroup}' }],
+      RedactedFields: [{ SingleHeader: { Name: 'authorization' } }],
+      LoggingFilter: {
+        DefaultBehavior: 'DROP',
+        Filters: [
+          {
+            Behavior: 'KEEP',
+            Requirement: 'MEETS_ANY',
+            Conditions: [{ ActionCondition: { Action: 'BLOCK' } }, { ActionCondition: { Action: 'COUNT' } }],
+          },
+        ],
+      },
+    });
+    expect(at(resource(prod, 'WafLogGroup'), 'Properties')).toMatchObject({
+      LogGroupName: 'aws-waf-logs-contract-termination-prod',
+      KmsKeyId: STAGE_KEY,
+    });
+    expect(Number(at(resource(prod, 'WafLogGroup'), 'Properties', 'RetentionInDays'))).toBe(90);
+    for (const id of ['WafLogGroup', 'WafLogging']) expect(at(resource(prod, id), 'Condition')).toBe('WafEnabled');
+  });
+
+  it("records every data event of the requests table's items in a trail of its own, under the stage's key, in a bucket nobody outside reads", () => {
+    expect(at(resource(prod, 'AuditTrail'), 'Properties')).toEqual({
+      TrailName: 'contract-termination-prod-requests-audit',
+      IsLogging: true,
+      S3BucketName: { Ref: 'AuditLogBucket' },
+      KMSKeyId: STAGE_KEY,
+      EnableLogFileValidation: true,
+      IncludeGlobalServiceEvents: false,
+      IsMultiRegionTrail: false,
+      AdvancedEventSelectors: [
+        {
+          Name: 'requests-table-items',
+          FieldSelectors: [
+            { Field: 'eventCategory', Equals: ['Data'] },
+            { Field: 'resources.type', Equals: ['AWS::DynamoDB::Table'] },
+            { Field: 'resources.ARN', Equals: [{ 'Fn::GetAtt': ['RequestsTable', 'Arn'] }] },
+          ],
+        },
+      ],
+    });
+    const bucket = resource(prod, 'AuditLogBucket');
+    expect(bucket).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(at(bucket, 'Properties', 'BucketEncryption', 'ServerSideEncryptionConfiguration', 0, 'ServerSideEncryptionByDefault')).toEqual({
+      SSEAlgorithm: 'aws:kms',
+      KMSMasterKeyID: STAGE_KEY,
+    });
+    expect(at(bucket, 'Properties', 'PublicAccessBlockConfiguration')).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(Number(at(bucket, 'Properties', 'LifecycleConfiguration', 'Rules', 0, 'ExpirationInDays'))).toBe(1827);
+    // Only the trail writes to it; nothing but TLS reaches it.
+    const statements = at(resource(prod, 'AuditLogBucketPolicy'), 'Properties', 'PolicyDocument', 'Statement');
+    expect(Array.isArray(statements) ? statements.map((st: unknown) => [at(st, 'Effect'), at(st, 'Principal')]) : []).toEqual([
+      ['Allow', { Service: 'cloudtrail.amazonaws.com' }],
+      ['Allow', { Service: 'cloudtrail.amazonaws.com' }],
+      ['Deny', '*'],
+    ]);
+  });
+
+  it("delivers the service's events to the back office through one rule of its own, to the bus or queue it was packaged with", () => {
+    const rule = at(resource(prod, 'BackOfficeEventsRule'), 'Properties');
+    expect(rule).toMatchObject({
+      Name: 'contract-termination-prod-to-back-office',
+      EventPattern: {
+        source: ['bank.contract-termination'],
+        'detail-type': ['TerminationRequestSubmitted', 'TerminationRequestStatusChanged'],
+      },
+      State: 'ENABLED',
+    });
+    expect(at(rule, 'Targets', 0, 'Arn')).toEqual({ Ref: 'BackOfficeEventsTargetSetting' });
+    expect(parameterDefault(prod, 'BackOfficeEventsTargetSetting')).toBe(PACKAGED_BACK_OFFICE_EVENTS_TARGET_ARN);
+    // A bus is put to with a role of its own, allowed PutEvents on that bus only; a queue takes the rule by its own policy.
+    expect(at(rule, 'Targets', 0, 'RoleArn')).toEqual({
+      'Fn::If': ['BackOfficeEventsToBus', { 'Fn::GetAtt': ['BackOfficeEventsDeliveryRole', 'Arn'] }, { Ref: 'AWS::NoValue' }],
+    });
+    expect(at(resource(prod, 'BackOfficeEventsDeliveryRole'), 'Properties', 'Policies', 0, 'PolicyDocument', 'Statement')).toEqual([
+      { Effect: 'Allow', Action: ['events:PutEvents'], Resource: { Ref: 'BackOfficeEventsTargetSetting' } },
+    ]);
   });
 });
 
@@ -719,11 +892,7 @@ describe('the lifecycle (docs/events.md)', () => {
       expect(text).not.toContain(LOCAL_BACK_OFFICE_KEY.kid);
     }
     // In serverless.yml, the stages' params: only `local` names a back office's JWKS; every other stage takes the environment's.
-    const params = readFileSync('serverless.yml', 'utf8').split(/^provider:/m)[0] ?? '';
-    const stages = [...params.matchAll(/^ {2}(\w+):\n((?: {4}.*\n|\n)*)/gm)].map(([, stage, block]) => ({
-      stage,
-      value: /^ {4}decisionJwksUri: (.*)$/m.exec(block ?? '')?.[1],
-    }));
+    const stages = Object.entries(stageParams()).map(([stage, params]) => ({ stage, value: at(params, 'decisionJwksUri') }));
     expect(stages.map((s) => s.stage)).toEqual(expect.arrayContaining(['default', 'prod', 'local']));
     for (const { stage, value } of stages) {
       if (stage === 'default') expect(value).toBe("${env:DECISION_JWKS_URI, ''}");
@@ -881,7 +1050,7 @@ describe('production protections', () => {
         at(r, 'DeletionPolicy'),
         at(r, 'UpdateReplacePolicy'),
       ]);
-    expect(holders(prod)).toHaveLength(2 + 11);
+    expect(holders(prod)).toHaveLength(2 + 12);
     for (const [id, deletion, replace] of holders(prod)) expect([id, deletion, replace]).toEqual([id, 'Retain', 'Retain']);
     for (const [id, deletion, replace] of holders(dev)) expect([id, deletion, replace]).toEqual([id, 'Delete', 'Delete']);
     for (const template of [prod, dev]) expect(at(resource(template, 'RequestsTable'), 'DeletionPolicy')).toBe('Retain');
@@ -1003,9 +1172,10 @@ describe('production protections', () => {
         () => 'packaged',
         (error: unknown) => `${String(at(error, 'stdout'))}${String(at(error, 'stderr'))}`,
       );
-    const noIdentity = { JWT_ISSUER: '', JWT_AUDIENCE: '', JWKS_URI: '', DECISION_JWKS_URI: '' };
+    // Nor without the one recipient of its events, the back office's bus or queue.
+    const noIdentity = { JWT_ISSUER: '', JWT_AUDIENCE: '', JWKS_URI: '', DECISION_JWKS_URI: '', BACK_OFFICE_EVENTS_TARGET_ARN: '' };
     expect(await failure('dev', noIdentity)).toMatch(
-      /Cannot package stage "dev": JWT_ISSUER, JWT_AUDIENCE, JWKS_URI, DECISION_JWKS_URI are not set/,
+      /Cannot package stage "dev": JWT_ISSUER, JWT_AUDIENCE, JWKS_URI, DECISION_JWKS_URI, BACK_OFFICE_EVENTS_TARGET_ARN are not set/,
     );
     // Without the back office's keys no deployed stage packages: none can fall back on the local back office's.
     expect(await failure('prod', { CONTRACTS_TABLE_NAME: 'contracts', DECISION_JWKS_URI: '' })).toMatch(

@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CUSTOMER_TEXT, RECIPIENT_NAME } from '../../lib/api-model/formats';
+import { CUSTOMER_TEXT, RECIPIENT_NAME } from '../../lib/api-model/characters';
 import { validateTerminationInput } from '../../lib/api-model/validator';
 import { bankDetails, validBody } from '../support/bodies';
 import { at, jsonObject } from '../support/json';

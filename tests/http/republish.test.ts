@@ -17,6 +17,7 @@ import { validBody } from '../support/bodies';
 import { newContract } from '../support/contracts';
 import { startHttpStack, type HttpStack } from '../support/http-stack';
 import { useFreshTables, type TestTables } from '../support/local-tables';
+import { verifiedEvents } from '../support/signed-events';
 
 /*
  * npm run republish on the local stack: the command as npm runs it (a child process), finding the
@@ -39,7 +40,7 @@ beforeAll(async () => {
   stack = await startHttpStack({
     dynamoDbEndpoint: tables.endpoint,
     tables: tables.names,
-    env: { EVENTBRIDGE_ENDPOINT: standIn.endpoint },
+    env: { EVENTBRIDGE_ENDPOINT: standIn.endpoint, KMS_ENDPOINT: standIn.endpoint, EVENT_SIGNING_KEY_ID: standIn.kms.key.keyId },
   });
   writeRunningStack(
     {
@@ -104,7 +105,7 @@ describe('npm run republish on the local stack', () => {
     expect([code, out]).toEqual([0, expect.stringContaining(`Request ${requestId} of contract ${contractId}`)]);
     expect(out).toContain(`eventId ${eventIdOf(requestId, 'SUBMITTED')}`);
     expect(out).toContain(`eventId ${eventIdOf(requestId, 'IN_REVIEW')}`);
-    expect(standIn.events.map((event) => [event.source, event.detailType, event.detail])).toEqual([
+    expect(verifiedEvents(standIn).map((event) => [event.source, event.detailType, event.detail])).toEqual([
       [
         'bank.contract-termination',
         'TerminationRequestSubmitted',
@@ -138,7 +139,9 @@ describe('npm run republish on the local stack', () => {
     standIn.clear();
     const one = await republish('--request', requestNumber, '--status', 'in_review');
     expect(one.code).toBe(0);
-    expect(standIn.events.map((event) => event.detail)).toEqual([expect.objectContaining({ eventId: eventIdOf(requestId, 'IN_REVIEW') })]);
+    expect(verifiedEvents(standIn).map((event) => event.detail)).toEqual([
+      expect.objectContaining({ eventId: eventIdOf(requestId, 'IN_REVIEW') }),
+    ]);
   }, 90_000);
 
   it('says so, and publishes nothing, for a number no request has', async () => {

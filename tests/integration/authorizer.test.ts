@@ -8,7 +8,7 @@ import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken, type SigningKe
 import { freePort } from '../../scripts/local/free-port';
 import { InvalidTokenError } from '../../lib/auth/token-verifier';
 import { loadAuthConfig, type AuthConfig } from '../../lib/config';
-import { forgedWithIssuer, refusedAuthorizations, sevenKilobyteIssuer } from '../support/jwt-attacks';
+import { forgedWithIssuer, refusedAuthorizations, sevenKilobyteIssuer, signatureSpellings } from '../support/jwt-attacks';
 
 const key = makeSigningKey();
 
@@ -83,6 +83,23 @@ describe('authorizer', () => {
       reason: expect.stringContaining('audience'),
     });
     expect(line).not.toContain(token.split('.')[1] ?? 'x');
+  });
+
+  it('takes one spelling of a token: of the 16 that decode to the same signature, only the canonical one is allowed', async () => {
+    const token = signToken(key, { customerId: 'customer-anna' });
+    const spellings = signatureSpellings(token);
+    expect(new Set(spellings).size).toBe(16);
+    const signatures = new Set(spellings.map((spelling) => Buffer.from(spelling.split('.')[2] ?? '', 'base64url').toString('hex')));
+    expect(signatures.size).toBe(1);
+    const outcomes = await Promise.all(
+      spellings.map((spelling) =>
+        authorize(`Bearer ${spelling}`).then(
+          (result) => result.principalId,
+          (error: unknown) => (error instanceof Error ? error.message : error),
+        ),
+      ),
+    );
+    expect(outcomes).toEqual(['customer-anna', ...Array.from({ length: 15 }, () => 'Unauthorized')]);
   });
 
   it("accepts a fresh token whose issuer's clock runs 1 s ahead", async () => {

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decisionEvent } from '../../scripts/local/decision-event';
 import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
@@ -258,15 +257,6 @@ describe('the record of processing, against what the service does', () => {
     expect(declared('decision-dead-letters')).toContainEqual({ field: 'reason', as: '`signature`' });
     const refused = signatures.slice(1);
     for (const signature of refused) expect(deadLetters.filter((message) => JSON.stringify(message).includes(signature))).toHaveLength(1);
-  });
-
-  it('stores nothing in the browser: the page uses no storage of its own', () => {
-    expect(declared('page').length).toBeGreaterThan(0);
-    for (const file of readdirSync('web').filter((name) => /\.(ts|html)$/.test(name))) {
-      expect([file, readFileSync(`web/${file}`, 'utf8').match(/localStorage|sessionStorage|indexedDB|document\.cookie|caches\./g)]).toEqual(
-        [file, null],
-      );
-    }
   });
 
   it('has a value here for every field the record names that a request carries', () => {

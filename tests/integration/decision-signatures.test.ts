@@ -18,6 +18,7 @@ import { startJwksServer } from '../../scripts/local/jwks-server';
 import { makeSigningKey, type SigningKey } from '../../scripts/local/signing-key';
 import { LOCAL_ACCOUNT_ID } from '../../scripts/local/template-patterns';
 import { headersWithKey, validBody } from '../support/bodies';
+import { signatureSpellings } from '../support/jwt-attacks';
 import { callHandler } from '../support/handler';
 import { ofKind } from '../support/local-tables';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
@@ -59,6 +60,19 @@ async function newRequest(): Promise<{ contractId: string; requestId: string }> 
 }
 
 const statusOf = async (contractId: string) => ofKind(await stack.tables.contractItems(contractId), 'REQUEST')[0]?.['status'];
+
+describe('one spelling of a signature', () => {
+  it('verifies only the canonical one of the 16 spellings of the same signature', async () => {
+    const server = await serveKeys();
+    const config = loadDecisionConfig({ ...process.env, DECISION_JWKS_URI: server.uri });
+    const check = createDecisionSignatureCheck({ ...config.signatures, issuer: config.decisionSource });
+    const { signature } = decisionEvent({ requestId: randomUUID(), contractId: randomUUID(), status: 'IN_REVIEW' }).detail;
+    const spellings = signatureSpellings(signature);
+    expect(new Set(spellings).size).toBe(16);
+    const outcomes = await Promise.all(spellings.map(async (spelling) => (await check(spelling)).ok));
+    expect(outcomes).toEqual([true, ...Array.from({ length: 15 }, () => false)]);
+  });
+});
 
 describe("an outage of the back office's JWKS", () => {
   it('fails the invocation, so Lambda tries again: nothing refused, nothing moved; once the JWKS answers, the same decision applies', async () => {

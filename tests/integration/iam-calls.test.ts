@@ -380,7 +380,7 @@ describe('the calls each function makes', () => {
   });
 
   describe('publish-request-events', () => {
-    it('confirms a stream batch of a creation and its status changes with one BatchGetItem, and publishes it with PutEvents', async () => {
+    it('confirms a stream batch of a creation and its status changes with one BatchGetItem, signs each event with KMS, and publishes them with PutEvents', async () => {
       const { handler } = await import('../../functions/publish-request-events');
       // The samples' request, its decisions applied by the service's own writes: what the records say, the table holds.
       await writeSampleRequest(stack.tables.doc, stack.tables.names);
@@ -394,7 +394,7 @@ describe('the calls each function makes', () => {
       expect(answer.batchItemFailures).toEqual([]);
       const detailTypes = stack.standIn.events.map((e) => e.detailType);
       expect(detailTypes).toEqual(['TerminationRequestSubmitted', 'TerminationRequestStatusChanged', 'TerminationRequestStatusChanged']);
-      expect(operations(calls)).toEqual(['dynamodb:BatchGetItem', 'events:PutEvents']);
+      expect(operations(calls)).toEqual(['dynamodb:BatchGetItem', 'kms:Sign', 'kms:Sign', 'kms:Sign', 'events:PutEvents']);
     });
   });
 
@@ -612,6 +612,7 @@ describe('the prod roles, against the recorded calls', () => {
         'Allowed',
       );
       expect((await through({ 'kms:CallerAccount': ACCOUNT_ID })).result).not.toBe('Allowed');
+      // Through S3 only the audit trail's files, which carry the trail's ARN in their encryption context.
       expect((await through({ 'kms:CallerAccount': ACCOUNT_ID, 'kms:ViaService': `s3.${REGION}.amazonaws.com` })).result).not.toBe(
         'Allowed',
       );

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import decisionCompletedAfterRejected from '../../events/decision-completed-after-rejected.json' with { type: 'json' };
@@ -34,6 +34,8 @@ import {
   writeWithdrawnSample,
 } from '../support/sample-request';
 import { streamEvent } from '../support/stream-events';
+import { verifiedEvents } from '../support/signed-events';
+import { PUBLISHED_SAMPLES, SAMPLES_JWKS } from '../../scripts/local/published-samples';
 
 /*
  * Replays the lifecycle's sample events (events/decision-*.json, signed with the local back
@@ -72,7 +74,7 @@ async function publish(file: keyof typeof streams) {
   stack.standIn.clear();
   const { handler } = await import('../../functions/publish-request-events');
   const response = await handler(streams[file]);
-  return { response, events: [...stack.standIn.events], calls: [...stack.standIn.putEventsCalls] };
+  return { response, events: verifiedEvents(stack.standIn), calls: [...stack.standIn.putEventsCalls] };
 }
 
 async function decide(file: string) {
@@ -96,8 +98,18 @@ describe('the samples of events/', () => {
   });
 
   it('are all replayed here', () => {
-    const files = readdirSync(new URL('../../events/', import.meta.url)).filter((file) => /^(decision|stream|withdrawal)-/.test(file));
-    expect(files.sort()).toEqual([...Object.keys(decisions), ...Object.keys(streams), 'withdrawal-sample-request.json'].sort());
+    const files = readdirSync(new URL('../../events/', import.meta.url)).filter((file) =>
+      /^(decision|stream|withdrawal|published)-/.test(file),
+    );
+    expect(files.sort()).toEqual(
+      [
+        ...Object.keys(decisions),
+        ...Object.keys(streams),
+        'withdrawal-sample-request.json',
+        ...PUBLISHED_SAMPLES.map((sample) => sample.file.replace('events/', '')),
+        SAMPLES_JWKS.replace('events/', ''),
+      ].sort(),
+    );
   });
 });
 
@@ -252,4 +264,23 @@ describe('a request, from the stream records of its creation to its rejection', 
     expect(events).toEqual([]);
     expect(calls).toEqual([]);
   });
+});
+
+describe('the samples of the published events (events/published-*.json, docs/asyncapi.yaml shows them)', () => {
+  it.each(PUBLISHED_SAMPLES.map((sample) => [sample.file, sample] as const))(
+    '%s is what the publisher sends, signed, for its stream record once the table confirms it',
+    async (file, sample) => {
+      const received = jsonObject(JSON.parse(readFileSync(file, 'utf8')));
+      const { signature: _signature, ...detail } = jsonObject(received['detail']);
+      const isStreamFile = (name: string): name is keyof typeof streams => name in streams;
+      const streamFile = Object.keys(streams)
+        .filter(isStreamFile)
+        .find((name) => sample.stream.endsWith(name));
+      if (streamFile === undefined) throw new Error(`No stream sample ${sample.stream}`);
+      const { events } = await publish(streamFile);
+      const sent = events.find((event) => jsonObject(event.detail)['eventId'] === detail['eventId']);
+      expect(sent).toMatchObject({ source: received['source'], detailType: received['detail-type'], detail });
+      expect(new Date(String(sent?.time)).toISOString().replace(/\.\d{3}Z$/, 'Z')).toBe(received['time']);
+    },
+  );
 });

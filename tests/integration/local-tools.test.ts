@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAwsStandIn, type AwsStandIn } from '../../scripts/local/aws-stand-in';
+import { startJwksServer } from '../../scripts/local/jwks-server';
 import { DEMO_CONTRACTS } from '../../scripts/local/demo-data';
 import { defaultStack, runningStack, writeRunningStack } from '../../scripts/local/running-stack';
 import { decisionRulePattern } from '../../scripts/local/template-patterns';
@@ -25,10 +26,14 @@ const dir = mkdtempSync(join(tmpdir(), 'stack-'));
 const stackFile = join(dir, 'stack.json');
 let stack: LifecycleStack;
 let bus: AwsStandIn;
+let jwks: Awaited<ReturnType<typeof startJwksServer>>;
 
 beforeAll(async () => {
   stack = await useLifecycleStack();
   await stack.tables.addContracts(DEMO_CONTRACTS);
+  // The service's events, signed by the stack's KMS stand-in, whose public key npm start's JWKS server serves.
+  jwks = await startJwksServer({ keys: [] }, 0, undefined, stack.standIn.kms.key);
+  await stack.startPublishing();
   bus = await startAwsStandIn({
     rules: [
       {
@@ -43,7 +48,7 @@ beforeAll(async () => {
       pid: process.pid,
       apiUrl: 'http://127.0.0.1:1',
       dynamoDbEndpoint: stack.tables.endpoint,
-      jwksUri: 'http://127.0.0.1:1/.well-known/jwks.json',
+      jwksUri: jwks.uri,
       lambdaPort: 1,
       awsStandIn: bus.endpoint,
       pageUrl: 'http://127.0.0.1:1',
@@ -53,6 +58,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
+  await jwks.stop();
   await bus.stop();
   await stack.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -60,7 +66,13 @@ afterAll(async () => {
 
 async function runTool(script: string, args: string[]): Promise<string> {
   const { stdout } = await promisify(execFile)(process.execPath, [tsx, script, ...args], {
-    env: { PATH: process.env['PATH'], HOME: process.env['HOME'], LOCAL_STACK_FILE: stackFile, POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    env: {
+      PATH: process.env['PATH'],
+      HOME: process.env['HOME'],
+      LOCAL_STACK_FILE: stackFile,
+      LOCAL_DIR: dir,
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+    },
     timeout: 30_000,
   });
   return stdout;
@@ -88,8 +100,24 @@ describe('tools reach a stack on other ports', () => {
     const contractId = await newContract(stack.tables);
     const created = await callHandler({ contractId, body: validBody(), headers: headersWithKey() });
     expect(created.status).toBe(201);
-    const out = await runTool('scripts/backoffice.ts', ['--request', String(created.body['requestNumber']), '--status', 'IN_REVIEW']);
+    // What npm start does with each event the publisher sends: one line of .local/events.jsonl.
+    const recording = setInterval(() => {
+      writeFileSync(join(dir, 'events.jsonl'), stack.standIn.events.map((event) => `${JSON.stringify(event)}\n`).join(''));
+    }, 50);
+    const out = await runTool('scripts/backoffice.ts', [
+      '--request',
+      String(created.body['requestNumber']),
+      '--status',
+      'IN_REVIEW',
+    ]).finally(() => clearInterval(recording));
     expect(out).toContain(`Applied. The request is now IN_REVIEW (${String(created.body['requestNumber'])}, was SUBMITTED)`);
+    const kid = stack.standIn.kms.key.keyId;
+    expect(out).toMatch(
+      new RegExp(`Event TerminationRequestSubmitted SUBMITTED \\(eventId [\\w-]+\\): signature verified \\(ES256, key ${kid}\\)`),
+    );
+    expect(out).toMatch(
+      new RegExp(`Event TerminationRequestStatusChanged IN_REVIEW \\(eventId [\\w-]+\\): signature verified \\(ES256, key ${kid}\\)`),
+    );
     expect(bus.events.map((e) => e.source)).toContain('bank.back-office');
     // Signed with the local back office's key: the consumer applies nothing unsigned.
     expect(bus.events.at(-1)?.detail).toMatchObject({

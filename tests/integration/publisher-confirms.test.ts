@@ -13,6 +13,7 @@ import { newContract } from '../support/contracts';
 import { callHandler, withdrawalOf } from '../support/handler';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 import { callsDuring, installSdkRecorder } from '../support/sdk-calls';
+import { verifiedEvents } from '../support/signed-events';
 
 /*
  * The publisher speaks for the service, so it publishes only what the requests table confirms,
@@ -252,7 +253,7 @@ describe('a record the table does not confirm publishes nothing', () => {
       ),
     );
     expect(answer).toEqual({ batchItemFailures: [] });
-    expect(stack.standIn.events.map((event) => event.detail)).toEqual([
+    expect(verifiedEvents(stack.standIn).map((event) => event.detail)).toEqual([
       expect.objectContaining({ requestId: request.requestId, comment: 'Moving abroad' }),
     ]);
     expect(unconfirmedCount(lines)).toBe(1);
@@ -264,7 +265,7 @@ describe('a genuine record handed again', () => {
     const request = await created();
     const decisionId = await decided(request, 'IN_REVIEW', 'Documents are being checked');
     await poller.drain();
-    const first = [...stack.standIn.events];
+    const first = verifiedEvents(stack.standIn);
     expect(first.map((event) => event.detailType)).toEqual(['TerminationRequestSubmitted', 'TerminationRequestStatusChanged']);
     const [insert, toReview] = await recordsOf(request.requestId);
     await decided(request, 'APPROVED');
@@ -274,8 +275,9 @@ describe('a genuine record handed again', () => {
 
     // A redrive, a stream retry: the records as the stream carried them, long after.
     expect(await publish(byName(insert, 'INSERT'), byName(toReview, 'MODIFY'))).toEqual({ batchItemFailures: [] });
-    expect(stack.standIn.events).toEqual(first);
-    expect(stack.standIn.events.map((event) => event.detail)).toEqual([
+    // Signed again: a new signature over the same event.
+    expect(verifiedEvents(stack.standIn)).toEqual(first);
+    expect(verifiedEvents(stack.standIn).map((event) => event.detail)).toEqual([
       expect.objectContaining({ eventId: eventIdOf(request.requestId, 'SUBMITTED'), status: 'SUBMITTED' }),
       expect.objectContaining({
         eventId: eventIdOf(request.requestId, 'IN_REVIEW'),
@@ -291,12 +293,59 @@ describe('a genuine record handed again', () => {
     const request = await created();
     expect((await callHandler(withdrawalOf(request, 'customer-anna'))).status).toBe(200);
     await poller.drain();
-    const first = stack.standIn.events.filter((event) => event.detailType === 'TerminationRequestStatusChanged');
+    const first = verifiedEvents(stack.standIn).filter((event) => event.detailType === 'TerminationRequestStatusChanged');
     expect(first.map((event) => event.detail)).toEqual([expect.objectContaining({ status: 'WITHDRAWN', changedBy: 'CUSTOMER' })]);
     const withdrawn = (await recordsOf(request.requestId)).find((record) => record.eventName === 'MODIFY');
     stack.standIn.clear();
     await publish(byName(withdrawn, 'MODIFY'));
-    expect(stack.standIn.events).toEqual(first);
+    // Signed again: a new signature over the same event.
+    expect(verifiedEvents(stack.standIn)).toEqual(first);
+  });
+});
+
+describe('a record repeated within one invocation', () => {
+  it('50 copies of one genuine creation record publish one event; the 49 copies are counted in DuplicateRecords and logged by ids', async () => {
+    const request = await created();
+    const [insert] = await recordsOf(request.requestId);
+    stack.standIn.clear();
+    const copies = Array.from({ length: 50 }, () => byName(insert, 'INSERT'));
+    const { answer, lines } = await output(() => publish(...copies));
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(stack.standIn.events.map((event) => event.detail)).toEqual([
+      expect.objectContaining({ eventId: eventIdOf(request.requestId, 'SUBMITTED') }),
+    ]);
+    const counted = lines.reduce((sum, line) => sum + (typeof line['DuplicateRecords'] === 'number' ? line['DuplicateRecords'] : 0), 0);
+    expect(counted).toBe(49);
+    const logged = lines.find((line) => line['message'] === 'Stream records handed more than once in one batch: each published once');
+    const sequenceNumber = insert?.dynamodb?.SequenceNumber;
+    expect(logged?.['copies']).toEqual(Array.from({ length: 49 }, () => ({ sequenceNumber, eventId: insert?.eventID })));
+  });
+
+  it('a record under another sequence number but the same event id is a copy too, and so is one with the same sequence number and another event id', async () => {
+    const request = await created();
+    const [insert] = await recordsOf(request.requestId);
+    stack.standIn.clear();
+    const sameEventId = byName(insert, 'INSERT');
+    if (sameEventId.dynamodb === undefined) throw new Error('The record has no dynamodb part');
+    sameEventId.dynamodb.SequenceNumber = `${sameEventId.dynamodb.SequenceNumber ?? ''}9`;
+    const sameSequenceNumber = { ...byName(insert, 'INSERT'), eventID: randomUUID() };
+    const { lines } = await output(() => publish(byName(insert, 'INSERT'), sameEventId, sameSequenceNumber));
+    expect(stack.standIn.events).toHaveLength(1);
+    expect(lines.reduce((sum, line) => sum + (typeof line['DuplicateRecords'] === 'number' ? line['DuplicateRecords'] : 0), 0)).toBe(2);
+  });
+
+  it("a forgery that borrows a genuine record's ids, handed first, publishes nothing and hides nothing: the genuine one after it is published", async () => {
+    const request = await created();
+    const [insert] = await recordsOf(request.requestId);
+    stack.standIn.clear();
+    const forgery = forged(byName(insert, 'INSERT'), (image) => {
+      image['comment'] = { S: 'Pay someone else' };
+    });
+    const { lines } = await output(() => publish(forgery, byName(insert, 'INSERT')));
+    expect(stack.standIn.events.map((event) => event.detail)).toEqual([
+      expect.objectContaining({ eventId: eventIdOf(request.requestId, 'SUBMITTED') }),
+    ]);
+    expect(unconfirmedCount(lines)).toBe(1);
   });
 });
 
@@ -331,11 +380,12 @@ describe('republishing from the table (npm run republish)', () => {
     await decided(request, 'IN_REVIEW');
     await decided(request, 'REJECTED', 'The contract is pledged');
     await poller.drain();
-    const published = [...stack.standIn.events];
+    const published = verifiedEvents(stack.standIn);
     expect(published).toHaveLength(3);
     stack.standIn.clear();
     const answer = await handler({ republish: request });
-    expect(stack.standIn.events).toEqual(published);
+    // The same events, eventIds included, each with a new signature (ECDSA signs differently every time).
+    expect(verifiedEvents(stack.standIn)).toEqual(published);
     expect(answer).toEqual({
       events: ['SUBMITTED', 'IN_REVIEW', 'REJECTED'].map((status, i) => ({
         detailType: i === 0 ? 'TerminationRequestSubmitted' : 'TerminationRequestStatusChanged',
@@ -347,7 +397,7 @@ describe('republishing from the table (npm run republish)', () => {
     });
     stack.standIn.clear();
     await handler({ republish: { ...request, status: 'IN_REVIEW' } });
-    expect(stack.standIn.events).toEqual([published[1]]);
+    expect(verifiedEvents(stack.standIn)).toEqual([published[1]]);
   });
 
   it('refuses a request that does not exist, a status it never reached, and anything that is not a command', async () => {

@@ -7,6 +7,7 @@ import { DynamoDbTerminationStore } from '../../lib/dynamodb/termination-table';
 import { isFinal, moveTo } from '../../lib/termination/lifecycle';
 import type { Decision } from '../../lib/termination/ports/store';
 import { localClient } from '../../scripts/local/dynamodb-local';
+import { at, templateFile } from '../../scripts/local/template-file';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { headersWithKey, validBody } from '../support/bodies';
 import { newContract } from '../support/contracts';
@@ -69,7 +70,9 @@ describe('a withdrawal', () => {
 
     expect(await item(requestKey)).toMatchObject({ status: 'WITHDRAWN', expiresAt: withdrawnAt + RETENTION_DAYS * DAY });
     // The attribute the table's TTL deletes by.
-    expect(/TimeToLiveSpecification:\s+AttributeName: (\w+)/.exec(readFileSync('resources/tables.yml', 'utf8'))?.[1]).toBe('expiresAt');
+    expect(at(templateFile('tables.yml'), 'Resources', 'RequestsTable', 'Properties', 'TimeToLiveSpecification', 'AttributeName')).toBe(
+      'expiresAt',
+    );
     expect(await item(slotKeyOf(request.contractId))).toBeUndefined();
     expect(await item(numberKeyOf(request.requestNumber))).not.toHaveProperty('expiresAt');
     const createKey = await item(idempotencyKeyOf(anna.customerId, request.key));

@@ -116,6 +116,17 @@ export class TemplateResolver {
         if (typeof delimiter !== 'string' || !Array.isArray(parts)) throw new Error(`Fn::Join of ${JSON.stringify(argument)}`);
         return parts.map((part) => (typeof part === 'string' ? part : JSON.stringify(part))).join(delimiter);
       }
+      case 'Fn::Select': {
+        const [index, items] = Array.isArray(argument) ? argument : [];
+        const list = this.value(items);
+        if (!Array.isArray(list)) throw new Error(`Fn::Select of ${JSON.stringify(argument)}`);
+        return list[Number(index)];
+      }
+      case 'Fn::Split': {
+        const [delimiter, text] = Array.isArray(argument) ? argument : [];
+        if (typeof delimiter !== 'string') throw new Error(`Fn::Split of ${JSON.stringify(argument)}`);
+        return this.string(text, 'Fn::Split').split(delimiter);
+      }
       case 'Fn::If': {
         const [condition, whenTrue, whenFalse] = Array.isArray(argument) ? argument : [];
         return this.value(this.condition(String(condition)) ? whenTrue : whenFalse);
@@ -152,6 +163,14 @@ export class TemplateResolver {
         return this.string(this.property(name, 'FunctionName'), `${name}.FunctionName`);
       case 'AWS::IAM::Role':
         return this.roleName(name);
+      // Buckets and log groups the stack names by CloudFormation's generated name or its own: the logical id stands for a generated one.
+      case 'AWS::S3::Bucket':
+        return name.toLowerCase();
+      case 'AWS::Logs::LogGroup':
+        return this.string(this.property(name, 'LogGroupName'), `${name}.LogGroupName`);
+      // A key's Ref is its id: the last part of its ARN.
+      case 'AWS::KMS::Key':
+        return keyArn(name).slice(keyArn(name).lastIndexOf('/') + 1);
       default:
         throw new Error(`Ref of a ${String(type)} (${name}) is not resolved by tests/support/cfn-intrinsics.ts: add it there`);
     }
@@ -178,6 +197,8 @@ export class TemplateResolver {
         return busArn(this.ref(logicalId));
       case 'AWS::KMS::Key.Arn':
         return keyArn(logicalId);
+      case 'AWS::S3::Bucket.Arn':
+        return `arn:${PARTITION}:s3:::${this.ref(logicalId)}`;
       case 'AWS::Events::Rule.Arn': {
         const bus = this.property(logicalId, 'EventBusName');
         const name = this.string(this.property(logicalId, 'Name'), `${logicalId}.Name`);

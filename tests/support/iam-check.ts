@@ -155,6 +155,14 @@ export function toProdAccess(
     case 'bus':
       resource = busArn(local.name === 'default' ? 'default' : prodValue(fn, localEnv, local.name));
       break;
+    case 'key': {
+      // The prod value is the key's Ref (its id): the template's key with that id, by its ARN.
+      const id = prodValue(fn, localEnv, local.id);
+      const key = resolver.resourcesOfType('AWS::KMS::Key').find(([logicalId]) => resolver.resolve({ Ref: logicalId }) === id);
+      if (key === undefined) throw new Error(`${fn.functionName} signs with ${id}, which is no key of the template`);
+      resource = String(resolver.resolve({ 'Fn::GetAtt': [key[0], 'Arn'] }));
+      break;
+    }
     case 'all':
       resource = '*';
       break;

@@ -1,4 +1,5 @@
 import { meetsCondition } from '../../lib/termination/contract-rules';
+import { periodSecondsOf } from '../../lib/termination/ports/store';
 import type {
   CustomerRequestPage,
   Decision,
@@ -114,7 +115,7 @@ export class InMemoryStore implements TerminationStore {
     const times = this.limits.get(limitKey) ?? [];
     const { count } = request.limit;
     const oldest = times[count - 1];
-    if (oldest !== undefined && oldest > nowSeconds - request.limit.periodDays * 86_400) {
+    if (oldest !== undefined && oldest > nowSeconds - periodSecondsOf(request.limit)) {
       const held = times.slice(0, count);
       return { kind: 'limit-reached', createdAtSeconds: held.includes(0) ? held.slice(0, held.indexOf(0)) : held };
     }

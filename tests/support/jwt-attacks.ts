@@ -63,3 +63,18 @@ export function refusedAuthorizations(key: SigningKey, customerId: string): [str
     ['a token over 8 KB', `Bearer ${signToken(key, { customerId, extraClaims: { padding: 'x'.repeat(6200) } })}`],
   ];
 }
+
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * Every spelling of the token's signature that decodes to the same bytes: its last character
+ * with each value of the bits decoding drops (4 of them for a 256-byte RS256 signature, so 16
+ * spellings; 2 for a 32-byte one, so 4). The token itself is the first.
+ */
+export function signatureSpellings(token: string): string[] {
+  const cut = token.length - 1;
+  const last = BASE64URL.indexOf(token.slice(cut));
+  const signatureLength = token.length - token.lastIndexOf('.') - 1;
+  const droppedBits = { 2: 4, 3: 2 }[signatureLength % 4] ?? 0;
+  return Array.from({ length: 2 ** droppedBits }, (_, extra) => `${token.slice(0, cut)}${BASE64URL[last | extra] ?? ''}`);
+}

@@ -38,6 +38,8 @@ export async function useLifecycleStack(): Promise<LifecycleStack> {
     EVENT_BUS_NAME: TEST_BUS,
     EVENTBRIDGE_ENDPOINT: standIn.endpoint,
     SQS_ENDPOINT: standIn.endpoint,
+    KMS_ENDPOINT: standIn.endpoint,
+    EVENT_SIGNING_KEY_ID: standIn.kms.key.keyId,
     DECISION_DEAD_LETTER_QUEUE_URL: deadLetterQueueUrl,
     DECISION_ACCOUNT_ID: LOCAL_ACCOUNT_ID,
     PUBLISH_MAX_ATTEMPTS: '3',

@@ -59,6 +59,7 @@ export function templatePackager(): {
           JWT_AUDIENCE: 'termination-api',
           JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
           DECISION_JWKS_URI: PACKAGED_DECISION_JWKS_URI,
+          BACK_OFFICE_EVENTS_TARGET_ARN: PACKAGED_BACK_OFFICE_EVENTS_TARGET_ARN,
           // The documents service's table, which prod must name (as it must the contracts table,
           // which each test names itself); other stages make their own.
           ...(stage === 'prod' ? { DOCUMENTS_TABLE_NAME: 'documents-owned-elsewhere' } : {}),
@@ -70,6 +71,9 @@ export function templatePackager(): {
     cleanUp: () => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })),
   };
 }
+
+/** The back office's queue the templates deliver the service's events to: a placeholder, as a deployed stage's setting. */
+export const PACKAGED_BACK_OFFICE_EVENTS_TARGET_ARN = 'arn:aws:sqs:eu-central-1:123456789012:back-office-events';
 
 /** The back office's JWKS the templates are packaged with: a placeholder, as a deployed stage's setting. */
 export const PACKAGED_DECISION_JWKS_URI = 'https://back-office.example/.well-known/jwks.json';

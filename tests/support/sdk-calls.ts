@@ -22,6 +22,8 @@ export type LocalResource =
   | { kind: 'stream'; arn: string }
   | { kind: 'queue'; url: string }
   | { kind: 'bus'; name: string }
+  /** A KMS key, by the id or ARN the call named. */
+  | { kind: 'key'; id: string }
   /** An action IAM authorizes on `*` only (dynamodb:ListStreams). */
   | { kind: 'all' }
   /** A call this recorder cannot place: the IAM check refuses it, so a new kind of call is noticed. */
@@ -187,8 +189,25 @@ function eventBridgeAccesses(operation: string, input: Record<string, unknown>):
   });
 }
 
+/** KMS's Sign, on the key it names, with the algorithm and message type the key policy's conditions read. */
+function kmsAccesses(operation: string, input: Record<string, unknown>): Access[] {
+  const id = text(input['KeyId']);
+  if (operation !== 'Sign' || id === undefined) return [access(`kms:${operation}`, unknown(`${operation} is not placed by the recorder`))];
+  const context = {
+    ...(text(input['SigningAlgorithm']) === undefined ? {} : { 'kms:SigningAlgorithm': String(input['SigningAlgorithm']) }),
+    ...(text(input['MessageType']) === undefined ? {} : { 'kms:MessageType': String(input['MessageType']) }),
+  };
+  return [access('kms:Sign', { kind: 'key', id }, {}, context)];
+}
+
 /** The client's service (its config's serviceId) as IAM's prefix. */
-const IAM_PREFIXES: Record<string, string> = { DynamoDB: 'dynamodb', 'DynamoDB Streams': 'dynamodb', SQS: 'sqs', EventBridge: 'events' };
+const IAM_PREFIXES: Record<string, string> = {
+  DynamoDB: 'dynamodb',
+  'DynamoDB Streams': 'dynamodb',
+  SQS: 'sqs',
+  EventBridge: 'events',
+  KMS: 'kms',
+};
 
 function serviceIdOf(client: unknown): string {
   const config = isRecord(client) ? client['config'] : undefined;
@@ -219,7 +238,9 @@ function describeCall(functionName: string, client: unknown, command: unknown): 
         ? sqsAccesses(operation, input)
         : prefix === 'events'
           ? eventBridgeAccesses(operation, input)
-          : [access(`${prefix}:${operation}`, unknown(`the recorder does not know ${serviceId}`))];
+          : prefix === 'kms'
+            ? kmsAccesses(operation, input)
+            : [access(`${prefix}:${operation}`, unknown(`the recorder does not know ${serviceId}`))];
   return { functionName, operation: `${prefix}:${operation}`, accesses };
 }
 

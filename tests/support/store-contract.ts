@@ -8,7 +8,7 @@ import { contractConditionFor } from '../../lib/termination/contract-rules';
 import { FINAL_STATUSES, moveTo, STATUS_SUBMITTED, WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
 import type { Decision, NewRequest, RequestLimit, TerminationStore, WithdrawalIntent } from '../../lib/termination/ports/store';
 import { newRequestNumber } from '../../lib/termination/request-number';
-import { SECONDS_PER_DAY } from '../../lib/termination/request-limit';
+import { SECONDS_PER_DAY } from '../../lib/termination/ports/store';
 
 /*
  * The contract of the store port (lib/termination/ports/store.ts): the same cases, with the same

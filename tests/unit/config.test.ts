@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { configProblems } from '../support/thrown';
+import { envVariables, stageParams } from '../support/serverless-yml';
 import {
   ConfigError,
   loadAuthConfig,
@@ -320,6 +321,7 @@ describe("serverless.yml's and docs/configuration.md's defaults", () => {
     ...AUTH_REQUIRED,
     DOCUMENTS_TABLE_NAME: 'documents',
     EVENT_BUS_NAME: 'termination-events',
+    EVENT_SIGNING_KEY_ID: '1234abcd-12ab-34cd-56ef-1234567890ab',
     DECISION_ACCOUNT_ID: '123456789012',
     DECISION_DEAD_LETTER_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/123456789012/decisions',
     DECISION_JWKS_URI: 'https://backoffice.example/.well-known/jwks.json',
@@ -328,9 +330,9 @@ describe("serverless.yml's and docs/configuration.md's defaults", () => {
 
   /** `${env:NAME, 'default'}` of the default stage, for each name whose default is a plain value. */
   function packagedDefaults(): [string, string][] {
-    const yml = readFileSync('serverless.yml', 'utf8');
-    const stage = yml.slice(yml.indexOf('\n  default:\n'), yml.indexOf('\n  prod:\n'));
-    return [...stage.matchAll(/\$\{env:([A-Z][A-Z0-9_]*), '([^'$]*)'\}/g)].map(([, name = '', value = '']) => [name, value]);
+    return envVariables(stageParams()['default']).flatMap(({ name, fallback }): [string, string][] =>
+      fallback === undefined ? [] : [[name, fallback]],
+    );
   }
 
   it('are the ones lib/config.ts applies: each, passed as packaged, loads what the setting left out loads', () => {

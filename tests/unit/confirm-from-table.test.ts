@@ -8,6 +8,7 @@ import type { Item } from '../../lib/dynamodb/items';
 import { requestKeyOf } from '../../lib/dynamodb/keys';
 import { MAX_KEYS_PER_READ, requestReader, type BatchGet, type ReadRequests, type StoredRequests } from '../../lib/dynamodb/request-reads';
 import { publishRequestEvents, type PublisherDeps } from '../../lib/events/publish-request-events';
+import { keySigner, makeEventSigningKey } from '../../scripts/local/kms-stand-in';
 import { imageValues } from '../../lib/events/stream-image';
 import { streamEvent } from '../support/stream-events';
 
@@ -92,6 +93,7 @@ describe('publishRequestEvents when the read does not answer for a request', () 
         sent.push(...entries);
         return Promise.resolve(entries.map((_, i) => ({ EventId: `e${i}` })));
       },
+      signer: keySigner(makeEventSigningKey()),
       maxAttempts: 1,
       pause: () => Promise.resolve(),
       isTransient: () => false,

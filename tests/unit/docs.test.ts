@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import {
   loadAuthConfig,
@@ -11,19 +10,21 @@ import {
   loadServiceConfig,
 } from '../../lib/config';
 import * as config from '../../lib/config';
+import { idempotencyKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, slotKeyOf, withdrawalKeyOf } from '../../lib/dynamodb/keys';
 import { ERROR_CODES, OUTCOMES } from '../../lib/http/outcomes';
 import { gatewayResponses } from '../../scripts/local/template-file';
-import { jsonObject } from '../support/json';
+import { at, jsonObject } from '../support/json';
 import { loadDocument } from '../support/openapi-document';
+import { envVariables, serverlessYml } from '../support/serverless-yml';
 
 /*
  * The docs hold lists the code also knows; each is checked here against the code, so a change of
- * either side that the other does not follow fails: the test titles any doc quotes,
- * the links between the docs, the routes of api.md and clients.md (against docs/openapi.yaml),
+ * either side that the other does not follow fails: the test files any doc names (a doc links the
+ * file that holds a claim, never quotes a test's title), the links between the docs, the routes of api.md and clients.md (against docs/openapi.yaml),
  * the settings of configuration.md (against lib/config.ts and serverless.yml), the error codes of
  * 0011 (against lib/http/outcomes.ts and the gateway's and the WAF's answers), the resources/
  * files of 0002, the log `outcome`s of operations.md, the decision records' index and every
- * record named by file, the table's keys (0015 against keys.ts) and the request limit's figures
+ * record named by file, the table's keys (0015 against what keys.ts makes) and the request limit's figures
  * (against lib/config.ts's defaults). Lists better replaced by a link (which
  * function serves a route, role grants, alarms) are docs/inventory.md, generated and held by
  * tests/deploy/inventory-doc.test.ts.
@@ -41,67 +42,16 @@ function markdownFiles(dir = 'docs'): string[] {
   return dir === 'docs' ? ['README.md', ...here] : here;
 }
 
-/** Every string and template literal of a source file, as written between its quotes, longest first; each file is parsed once. */
-const literals = new Map<string, string[]>();
-function literalsOf(file: string): string[] {
-  const known = literals.get(file);
-  if (known !== undefined) return known;
-  const source = ts.createSourceFile(file, read(file), ts.ScriptTarget.Latest, true);
-  const found: string[] = [];
-  const visit = (node: ts.Node): void => {
-    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) found.push(node.text);
-    else if (ts.isTemplateExpression(node)) found.push(node.getText(source).slice(1, -1));
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  const longestFirst = found.filter((literal) => literal !== '').sort((a, b) => b.length - a.length);
-  literals.set(file, longestFirst);
-  return longestFirst;
-}
+describe('the test files the docs name', () => {
+  /** Every test or support file a doc names in backticks; a link to one is checked with the links below. */
+  const testFilesIn = (doc: string) => [...read(doc).matchAll(/`(tests\/[\w/.-]+\.ts)`/g)].map(([, file = '']) => file);
 
-/**
- * The test titles a doc quotes: after a test file's path in backticks, each "quoted" text up to
- * the next test file, the end of the table cell or the end of the paragraph names a test (or, for
- * a parameterized one, a row of its table) in that file. A title may hold quotes of its own: the
- * longest literal of the file that the text goes on with is taken.
- */
-function quotedTitles(doc: string): { file: string; title: string; found: boolean }[] {
-  const text = read(doc);
-  const refs = [...text.matchAll(/`(tests\/[\w/.-]+\.test\.ts)`/g)];
-  return refs.flatMap((ref, i) => {
-    const file = ref[1] ?? '';
-    const start = ref.index + ref[0].length;
-    const ends = [refs[i + 1]?.index, text.indexOf('|', start), text.indexOf('\n\n', start)].filter(
-      (end): end is number => end !== undefined && end >= 0,
-    );
-    const segment = text.slice(start, Math.min(text.length, ...ends)).replace(/\s+/g, ' ');
-    if (!segment.includes('"')) return [];
-    if (!existsSync(file)) return [{ file, title: '(the file itself)', found: false }];
-    const candidates = literalsOf(file);
-    const titles: { file: string; title: string; found: boolean }[] = [];
-    for (let at = segment.indexOf('"'); at >= 0; at = segment.indexOf('"', at)) {
-      const rest = segment.slice(at + 1);
-      const literal = candidates.find((l) => rest.startsWith(`${l}"`));
-      const title = literal ?? rest.slice(0, Math.max(0, rest.search(/"([;,.):]|\s|$)/)));
-      titles.push({ file, title, found: literal !== undefined });
-      at += title.length + 2;
-    }
-    return titles;
-  });
-}
-
-describe('the tests the docs quote', () => {
-  it.each(markdownFiles())('%s names only tests that exist, in the file it names', (doc) => {
-    const missing = quotedTitles(doc)
-      .filter((quoted) => !quoted.found)
-      .map(({ file, title }) => `${file}: "${title}"`);
-    expect(missing).toEqual([]);
+  it.each(markdownFiles())('%s names only test files that exist', (doc) => {
+    expect(testFilesIn(doc).filter((file) => !existsSync(file))).toEqual([]);
   });
 
-  it('finds the quoted titles at all: security.md quotes dozens, each found', () => {
-    const titles = quotedTitles('docs/security.md');
-    expect(titles.length).toBeGreaterThan(100);
-    expect(titles.every((t) => t.found)).toBe(true);
+  it('finds them at all: security.md links the files that hold each risk', () => {
+    expect(new Set(testFilesIn('docs/security.md')).size).toBeGreaterThan(20);
   });
 });
 
@@ -206,8 +156,9 @@ describe('docs/configuration.md', () => {
 
   it('names every variable serverless.yml takes from the environment, and lists no package-time one it does not', () => {
     // The serverless-offline block is npm start's to set (its ports are in docs/local-development.md).
-    const yml = read('serverless.yml').replace(/^ {2}serverless-offline:\n(?: {4}.*\n)*/m, '');
-    const taken = new Set([...yml.matchAll(/\$\{env:([A-Z][A-Z0-9_]*)/g)].map(([, name]) => name ?? ''));
+    const { custom, ...rest } = serverlessYml();
+    const { 'serverless-offline': _offline, ...otherCustom } = jsonObject(custom);
+    const taken = new Set(envVariables({ ...rest, custom: otherCustom }).map(({ name }) => name));
     expect(taken.size).toBeGreaterThan(20);
     expect([...taken].filter((name) => !text.includes(`\`${name}\``))).toEqual([]);
     expect(packageTime().filter((name) => !taken.has(name))).toEqual([]);
@@ -240,8 +191,9 @@ describe('docs/decisions/0011-error-body.md', () => {
 
 describe('what other docs name of the code', () => {
   it('docs/decisions/0002-deployment-shape.md names each file of resources/ that serverless.yml includes', () => {
-    const included = [...read('serverless.yml').matchAll(/\$\{file\(\.\/resources\/([\w-]+\.yml)\)\}/g)]
-      .map(([, name = '']) => name)
+    const resources = at(serverlessYml(), 'resources');
+    const included = (Array.isArray(resources) ? resources : [])
+      .flatMap((entry) => /^\$\{file\(\.\/resources\/([\w-]+\.yml)\)\}$/.exec(typeof entry === 'string' ? entry : '')?.[1] ?? [])
       .sort();
     const bullet = /^- The framework is `osls`[^]*?(?=^- )/m.exec(read('docs/decisions/0002-deployment-shape.md'))?.[0] ?? '';
     const named = [...bullet.matchAll(/`([\w-]+\.yml)`/g)]
@@ -305,13 +257,19 @@ describe('the decision records', () => {
 });
 
 describe("the requests table's keys", () => {
-  it("are the same in lib/dynamodb/keys.ts's header and 0015-reading-requests.md's table", () => {
-    const inCode = [...read('lib/dynamodb/keys.ts').matchAll(/^ \* {3}(\S+) +(\S+) {2,}/gm)].map(([, pk, sk]) => `${pk} ${sk}`);
+  it("are 0015-reading-requests.md's table: each row is what lib/dynamodb/keys.ts makes of the placeholders it names", () => {
+    const made = [
+      slotKeyOf('<contractId>'),
+      requestKeyOf('<contractId>', '<requestId>'),
+      limitKeyOf('<contractId>', '<customerId>'),
+      idempotencyKeyOf('<customerId>', '<key>'),
+      numberKeyOf('<requestNumber>'),
+      withdrawalKeyOf('<customerId>', '<key>'),
+    ].map(({ pk, sk }) => `${pk} ${sk}`);
     const inDoc = [...read('docs/decisions/0015-reading-requests.md').matchAll(/^\| `([^`]+)` \| `([^`]+)` \|/gm)].map(
       ([, pk, sk]) => `${pk} ${sk}`,
     );
-    expect(inCode.length).toBeGreaterThanOrEqual(6);
-    expect(inDoc.filter((row) => row !== 'pk sk').sort()).toEqual(inCode.sort());
+    expect(inDoc.filter((row) => row !== 'pk sk').sort()).toEqual(made.sort());
   });
 });
 

@@ -9,7 +9,11 @@ const DECISION_REQUIRED = {
   DECISION_ACCOUNT_ID: '123456789012',
   DECISION_JWKS_URI: 'https://back-office.example/.well-known/jwks.json',
 };
-const PUBLISHER_REQUIRED = { EVENT_BUS_NAME: 'termination-events', REQUESTS_TABLE_NAME: 'termination-requests' };
+const PUBLISHER_REQUIRED = {
+  EVENT_BUS_NAME: 'termination-events',
+  REQUESTS_TABLE_NAME: 'termination-requests',
+  EVENT_SIGNING_KEY_ID: '1234abcd-12ab-34cd-56ef-1234567890ab',
+};
 
 describe('loadDecisionConfig', () => {
   it('applies the defaults', () => {
@@ -134,6 +138,8 @@ describe('loadPublisherConfig', () => {
       eventSource: 'bank.contract-termination',
       eventBridge: { region: 'eu-central-1', endpoint: undefined },
       maxAttempts: 3,
+      signingKeyId: PUBLISHER_REQUIRED.EVENT_SIGNING_KEY_ID,
+      kms: { region: 'eu-central-1', endpoint: undefined },
     });
   });
 
@@ -148,6 +154,8 @@ describe('loadPublisherConfig', () => {
       AWS_REGION: 'eu-west-1',
       EVENTBRIDGE_ENDPOINT: 'http://127.0.0.1:3007',
       PUBLISH_MAX_ATTEMPTS: '10',
+      EVENT_SIGNING_KEY_ID: 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+      KMS_ENDPOINT: 'http://127.0.0.1:3007',
     });
     expect(config).toEqual({
       requestsTableName: 'requests',
@@ -156,7 +164,16 @@ describe('loadPublisherConfig', () => {
       eventSource: 'bank.termination',
       eventBridge: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:3007' },
       maxAttempts: 10,
+      signingKeyId: 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+      kms: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:3007' },
     });
+  });
+
+  it('names the missing signing key, and refuses an alias: the kid is the key itself', () => {
+    expect(configProblems(() => loadPublisherConfig({}))).toContain('EVENT_SIGNING_KEY_ID is required');
+    expect(configProblems(() => loadPublisherConfig({ ...PUBLISHER_REQUIRED, EVENT_SIGNING_KEY_ID: 'alias/events' }))).toContain(
+      'EVENT_SIGNING_KEY_ID must name the key itself, not an alias',
+    );
   });
 
   it('names the missing bus and table: every event is checked against the table', () => {

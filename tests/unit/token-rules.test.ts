@@ -93,6 +93,18 @@ describe('tokenShapeBreach', () => {
   const token = (head: Record<string, unknown>, claims: Record<string, unknown>) =>
     `${b64({ ...header, ...head })}.${b64({ ...good, ...claims })}.c2ln`;
 
+  /** The token with the segment's last character's dropped bits set (the segment must not be a multiple of 3 bytes). */
+  function withLastBitsSet(value: string, segment: number): string {
+    const parts = value.split('.');
+    const text = parts[segment] ?? '';
+    const bytes = Buffer.from(text, 'base64url');
+    expect(bytes.length % 3).not.toBe(0);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    parts[segment] = `${text.slice(0, -1)}${alphabet[alphabet.indexOf(text.slice(-1)) | 1] ?? ''}`;
+    expect(Buffer.from(parts[segment], 'base64url')).toEqual(bytes);
+    return parts.join('.');
+  }
+
   it('lets through a token of the configured issuer with an asymmetric alg and a key id, whatever its signature', () => {
     expect(tokenShapeBreach(token({}, {}), shape)).toBeUndefined();
     for (const alg of ['RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'EdDSA'])
@@ -117,6 +129,11 @@ describe('tokenShapeBreach', () => {
     ['a kid with a control character', token({ kid: 'a\nb' }, {}), /kid/],
     ['a kid beyond ASCII', token({ kid: 'ключ' }, {}), /kid/],
     ['two parts', 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0', /3 parts/],
+    // The same bytes spelled with the bits decoding drops set: each segment is checked.
+    ['a header spelled with dropped bits set', withLastBitsSet(token({}, {}), 0), /canonical base64url/],
+    ['claims spelled with dropped bits set', withLastBitsSet(token({}, {}), 1), /canonical base64url/],
+    ['a signature spelled with dropped bits set', withLastBitsSet(`${token({}, {}).slice(0, -4)}c2lnbg`, 2), /canonical base64url/],
+    ['a signature of a length no bytes have', `${token({}, {}).slice(0, -4)}c2lnx`, /canonical base64url/],
     ['a header that is no JSON object', `${Buffer.from('[1]').toString('base64url')}.${b64(good)}.c2ln`, /header/],
   ])('refuses %s', (_name, value, reason) => {
     expect(tokenShapeBreach(value, shape)).toMatch(reason);

@@ -50,6 +50,11 @@ export interface RequestLimit {
   periodDays: number;
 }
 
+export const SECONDS_PER_DAY = 86_400;
+
+/** The limit's period in seconds: where the write's window starts and when the use case says a new request is possible. */
+export const periodSecondsOf = (limit: RequestLimit): number => limit.periodDays * SECONDS_PER_DAY;
+
 /** A request about to be created, with everything its one atomic write records. */
 export interface NewRequest {
   requestId: string;
