@@ -512,7 +512,7 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
         ['AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::Logs::LogGroup', 'AWS::KMS::Key'].includes(r.ResourceType ?? ''),
       );
       // The table, the dead letters, the functions', access and WAF logs, the stage's key and the events' signing key.
-      expect(kept).toHaveLength(1 + 2 + 10 + 2);
+      expect(kept).toHaveLength(1 + 2 + 12 + 2);
       await serverless('remove');
       await expect(stackStatus(STACK)).rejects.toThrow(/does not exist/);
       const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };
