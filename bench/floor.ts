@@ -15,6 +15,7 @@ import { documentConditionFor } from '../lib/termination/documents';
 import { STATUS_SUBMITTED } from '../lib/termination/lifecycle';
 import type { NewRequest } from '../lib/termination/ports/store';
 import { requestFingerprint } from '../lib/termination/fingerprint';
+import { CUSTOMER_INDEX } from '../lib/dynamodb/customer-requests';
 import { REQUEST_SORT_PREFIX, requestKeyOf, type CreateTables } from '../lib/dynamodb/keys';
 import { newRequestNumber } from '../lib/termination/request-number';
 import { validateTerminationInput } from '../lib/api-model/validator';
@@ -90,6 +91,16 @@ export const floorQuery = (table: string, contractId: string, limit: number): Qu
   TableName: table,
   KeyConditionExpression: 'pk = :pk AND begins_with(sk, :requests)',
   ExpressionAttributeValues: marshall({ ':pk': requestKeyOf(contractId, '').pk, ':requests': REQUEST_SORT_PREFIX }),
+  ScanIndexForward: false,
+  Limit: limit,
+});
+/** The customer's own list, as the service asks it of the index by customer (lib/dynamodb/customer-requests.ts). */
+export const floorCustomerQuery = (table: string, customerId: string, limit: number): QueryCommandInput => ({
+  TableName: table,
+  IndexName: CUSTOMER_INDEX.name,
+  KeyConditionExpression: '#customer = :customer',
+  ExpressionAttributeNames: { '#customer': CUSTOMER_INDEX.partitionKey },
+  ExpressionAttributeValues: marshall({ ':customer': customerId }),
   ScanIndexForward: false,
   Limit: limit,
 });

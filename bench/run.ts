@@ -12,6 +12,7 @@ import {
   GetItemCommand,
   QueryCommand,
   TransactWriteItemsCommand,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
@@ -27,8 +28,8 @@ import { freePort } from '../scripts/local/free-port';
 import { startJwksServer } from '../scripts/local/jwks-server';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, makeSigningKey, signToken } from '../scripts/local/signing-key';
 import { createTables } from '../scripts/local/tables';
-import { limitKeyOf, slotKeyOf } from '../lib/dynamodb/keys';
-import { floorGet, floorQuery, floorTransaction, transactionItems } from './floor';
+import { limitKeyOf, requestKeyOf, slotKeyOf } from '../lib/dynamodb/keys';
+import { floorCustomerQuery, floorGet, floorQuery, floorTransaction, transactionItems } from './floor';
 import { measureAuthorizer, measureLatency, runChild, startProxy, statusOf, stopAll, stops, type Impl, type Row } from './measure';
 import { ALONE_PROCESSES, measureAlone } from './alone';
 import { benchLifecycle } from './lifecycle';
@@ -235,9 +236,9 @@ async function main(): Promise<void> {
   const perPass = warmup + iterations;
   // A fresh process's first calls tier its code up: each process of the bundle and its source alone warms up with as many as it times.
   const alonePerProcess = 2 * iterations;
-  // + 5: the seeds, the reads' contract, the empty list's and the sized sample's; then the creates of the processes alone.
+  // + 6: the seeds, the reads' contract, the empty list's, the sized sample's and the decided request's; then the creates of the processes alone.
   const contracts = Array.from(
-    { length: 16 * perPass + 5 + ALONE_PROCESSES * alonePerProcess + 2 * coldRuns + Math.ceil(memoryInvocations / 50) },
+    { length: 16 * perPass + 6 + ALONE_PROCESSES * alonePerProcess + 2 * coldRuns + Math.ceil(memoryInvocations / 50) },
     () => ({
       contractId: randomUUID(),
       customerId: CUSTOMER,
@@ -275,6 +276,8 @@ async function main(): Promise<void> {
   const service: Handler = (await import('../functions/create-termination-request')).handler;
   const serviceGet: Handler = (await import('../functions/get-termination-request')).handler;
   const serviceList: Handler = (await import('../functions/list-termination-requests')).handler;
+  const serviceDetails: Handler = (await import('../functions/get-termination-request-details')).handler;
+  const serviceMine: Handler = (await import('../functions/list-customer-termination-requests')).handler;
   DynamoDBDocumentClient.from = from;
   // Only to check that the bundles read what the source reads; they are timed alone (bench/alone.ts).
   const [bundleGet, bundleList] = await Promise.all([bundleHandler(getOne.file), bundleHandler(getList.file)]);
@@ -310,12 +313,22 @@ async function main(): Promise<void> {
   const readId = requestIds[0] ?? '';
   // A contract of the customer's with no requests: its empty list also reads the contract (0015-reading-requests.md).
   const emptyContract = nextContract();
-  const readEvent = (requestId?: string, contractId = readContract) =>
+  const readEvent = (requestId?: string, contractId: string = readContract) =>
     apiEvent({
       method: 'GET',
       customerId: CUSTOMER,
       contractId,
       ...(requestId === undefined ? { query: { limit: String(PAGE) } } : { requestId }),
+      headers: { 'X-Correlation-Id': randomUUID() },
+    });
+  const detailsEvent = (requestId: string, contractId: string = readContract) =>
+    apiEvent({ method: 'GET', details: true, customerId: CUSTOMER, contractId, requestId, headers: { 'X-Correlation-Id': randomUUID() } });
+  const mineEvent = () =>
+    apiEvent({
+      method: 'GET',
+      allContracts: true,
+      customerId: CUSTOMER,
+      query: { limit: String(PAGE) },
       headers: { 'X-Correlation-Id': randomUUID() },
     });
   const [getInput, queryInput] = [floorGet(TABLES.requests, readContract, readId), floorQuery(TABLES.requests, readContract, PAGE)];
@@ -332,6 +345,49 @@ async function main(): Promise<void> {
   }
   if (found.some((id) => id !== readId) || listed.some((n) => n !== READ_REQUESTS))
     throw new Error(`the reads disagree: found ${found.join(', ')}, listed ${listed.join(', ')} (expected ${readId}, ${READ_REQUESTS})`);
+
+  // What the details answer costs in bytes against the GET's (docs/decisions/0022-what-a-customer-sees-of-a-request.md):
+  // the request as created, and one that went its whole way with the bank's longest words at each step.
+  const answerBytes = async (handler: Handler, event: APIGatewayProxyEvent): Promise<number> => {
+    const result = await handler(event, lambdaContext());
+    if (statusOf(result) !== 200) throw new Error(`a read answered ${JSON.stringify(result)}`);
+    return typeof result === 'object' && result !== null && 'body' in result ? Buffer.byteLength(String(result.body)) : Number.NaN;
+  };
+  const decided = await seed(service);
+  const longest = 'Ж'.repeat(1000);
+  const steps = ['IN_REVIEW', 'APPROVED', 'COMPLETED'].map((status, i) => ({
+    status,
+    eventId: randomUUID(),
+    occurredAt: `2026-12-0${i + 1}T09:00:00.000Z`,
+    appliedAt: `2026-12-0${i + 1}T09:00:01.000Z`,
+    reason: longest,
+  }));
+  await db.client.send(
+    new UpdateItemCommand({
+      TableName: TABLES.requests,
+      Key: marshall(requestKeyOf(decided.contractId, decided.requestId)),
+      UpdateExpression: 'SET #status = :status, statusReason = :reason, statusHistory = :steps',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: marshall({ ':status': 'COMPLETED', ':reason': longest, ':steps': steps }),
+    }),
+  );
+  const answerSizes = [
+    { what: 'as created (two documents, a comment)', contractId: readContract, requestId: readId },
+    {
+      what: 'COMPLETED, a 1000-character Cyrillic reason at each of 3 steps',
+      contractId: decided.contractId,
+      requestId: decided.requestId,
+    },
+  ].map(async ({ what, contractId, requestId }) => [
+    what,
+    String(await answerBytes(serviceGet, readEvent(requestId, contractId))),
+    String(await answerBytes(serviceDetails, detailsEvent(requestId, contractId))),
+  ]);
+  const sizesTable = report.table(
+    'Answer bytes: GET one request against its details',
+    ['request', 'GET', 'details'],
+    await Promise.all(answerSizes),
+  );
 
   const handlerRows = (impl: Impl, scenarios: [string, number, Handler, () => APIGatewayProxyEvent][]): Row[] =>
     scenarios.map(([path, expect, handler, event]) => ({
@@ -369,8 +425,10 @@ async function main(): Promise<void> {
   const readRows = (impl: Impl, get: Handler, list: Handler): Row[] =>
     handlerRows(impl, [
       ['GET one', 200, get, () => readEvent(readId)],
+      ['GET details', 200, serviceDetails, () => detailsEvent(readId)],
       ['GET list', 200, list, () => readEvent()],
       ['GET list empty', 200, list, () => readEvent(undefined, emptyContract)],
+      ['GET my requests', 200, serviceMine, mineEvent],
     ]);
   // Each floor is the bare DynamoDBClient sending what the path sends, marshalled before timing.
   const floorRow = (path: string, prepare: () => () => Promise<unknown>): Row => ({
@@ -390,9 +448,12 @@ async function main(): Promise<void> {
   });
   const readFloors = [
     floorRow('GET one', () => () => floorClient.send(new GetItemCommand(getInput))),
+    // The details read the same item as GET one: what they add is the work of the answer.
+    floorRow('GET details', () => () => floorClient.send(new GetItemCommand(getInput))),
     floorRow('GET list', () => () => floorClient.send(new QueryCommand(queryInput))),
     // What an empty list would cost in one call: the Query alone.
     floorRow('GET list empty', () => () => floorClient.send(new QueryCommand(floorQuery(TABLES.requests, emptyContract, PAGE)))),
+    floorRow('GET my requests', () => () => floorClient.send(new QueryCommand(floorCustomerQuery(TABLES.requests, CUSTOMER, PAGE)))),
   ];
   const counters = {
     http: () => proxy.operations.length,
@@ -413,6 +474,7 @@ async function main(): Promise<void> {
     say(report.latencyTable({ name, results }, iterations));
   }
   proxy.delayMs = 0;
+  say(sizesTable);
   progress('the bundle against its source, each alone in a process...');
   const aloneRows = [
     {

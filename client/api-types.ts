@@ -48,6 +48,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contracts/{contractId}/termination-requests/{requestId}/details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One termination request with what the customer submitted and every status it reached
+         * @description For the customer who made the request: the GET's answer, what they submitted (the account number only by its last 4 digits: the full number is never shown again) and its timeline, each status with its time and, where the bank gave one, its reason. A request made by someone else is as if it did not exist, as for the GET (docs/decisions/0022-what-a-customer-sees-of-a-request.md).
+         */
+        get: operations["getTerminationRequestDetails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/termination-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's termination requests on every contract, newest first
+         * @description Every request the caller made, whichever contract it is on, a page at a time; follow nextCursor for the next page. A contract's earlier or later owner's requests never show. Read from an index that follows the requests within about a second: a request made a moment ago may show a moment later (docs/decisions/0023-a-customers-requests-by-index.md).
+         */
+        get: operations["listCustomerTerminationRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/termination-reasons": {
         parameters: {
             query?: never;
@@ -141,6 +181,48 @@ export interface components {
              */
             nextRequestAllowedAt?: string;
         };
+        TerminationRequestDetails: {
+            request: components["schemas"]["TerminationRequest"];
+            submitted: components["schemas"]["SubmittedRequest"];
+            /** @description Each status the request reached, oldest first: SUBMITTED at its creation, then every move since. */
+            timeline: components["schemas"]["TimelineEntry"][];
+        };
+        /** @description What the customer sent when they made the request. The full account number is never shown again. */
+        SubmittedRequest: {
+            reasonCode: components["schemas"]["ReasonCode"];
+            /** Format: date */
+            desiredTerminationDate: string;
+            bankDetails: components["schemas"]["SubmittedBankDetails"];
+            /** @description As the customer wrote it. Plain text. */
+            comment?: string;
+            documentIds?: string[];
+        };
+        SubmittedBankDetails: {
+            bik: string;
+            /** @description The last 4 digits of the account the refund goes to. */
+            accountNumberLast4: string;
+            /** @description As the customer wrote it. Plain text. */
+            recipientName: string;
+        };
+        TimelineEntry: {
+            status: components["schemas"]["TerminationRequestStatus"];
+            /**
+             * Format: date-time
+             * @description When it reached the status: its creation, the bank's decision, or the withdrawal.
+             */
+            at: string;
+            /** @description The bank's words on this status, where it gave some. Plain text: render it as text, never as HTML. */
+            reason?: string;
+        };
+        CustomerTerminationRequestList: {
+            items: components["schemas"]["CustomerTerminationRequest"][];
+            nextCursor?: string;
+        };
+        CustomerTerminationRequest: {
+            /** Format: uuid */
+            contractId: string;
+            request: components["schemas"]["TerminationRequest"];
+        };
         Withdrawal: {
             /** Format: uuid */
             requestId: string;
@@ -216,19 +298,19 @@ export interface components {
          * @description The errorCodes this operation answers with: its function's, and those API Gateway and the WAF answer themselves.
          * @enum {string}
          */
-        WithdrawErrorCode: "MALFORMED_REQUEST" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_MISSING" | "UNAUTHORIZED" | "CONTRACT_ACCESS_DENIED" | "CONTRACT_NOT_FOUND" | "TERMINATION_REQUEST_NOT_FOUND" | "REQUEST_NOT_WITHDRAWABLE" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
-        /** @description An error answer of this operation: ErrorBody with one of WithdrawErrorCode. */
-        WithdrawErrorBody: components["schemas"]["ErrorBody"] & {
-            errorCode: components["schemas"]["WithdrawErrorCode"];
+        ReasonsErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
+        /** @description An error answer of this operation: ErrorBody with one of ReasonsErrorCode. */
+        ReasonsErrorBody: components["schemas"]["ErrorBody"] & {
+            errorCode: components["schemas"]["ReasonsErrorCode"];
         };
         /**
          * @description The errorCodes this operation answers with: its function's, and those API Gateway and the WAF answer themselves.
          * @enum {string}
          */
-        ReasonsErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
-        /** @description An error answer of this operation: ErrorBody with one of ReasonsErrorCode. */
-        ReasonsErrorBody: components["schemas"]["ErrorBody"] & {
-            errorCode: components["schemas"]["ReasonsErrorCode"];
+        WithdrawErrorCode: "MALFORMED_REQUEST" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_MISSING" | "UNAUTHORIZED" | "CONTRACT_ACCESS_DENIED" | "CONTRACT_NOT_FOUND" | "TERMINATION_REQUEST_NOT_FOUND" | "REQUEST_NOT_WITHDRAWABLE" | "IDEMPOTENCY_KEY_REUSED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
+        /** @description An error answer of this operation: ErrorBody with one of WithdrawErrorCode. */
+        WithdrawErrorBody: components["schemas"]["ErrorBody"] & {
+            errorCode: components["schemas"]["WithdrawErrorCode"];
         };
         /**
          * @description A reason a customer may give; GET /api/v1/termination-reasons labels each, in the order a form shows them.
@@ -793,6 +875,351 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GetErrorBody"];
+                };
+            };
+        };
+    };
+    getTerminationRequestDetails: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A UUID naming the user action, the same on each of its retries; the answer carries it back. Not a UUID: 400 VALIDATION_ERROR. */
+                "X-Correlation-Id"?: components["parameters"]["X-Correlation-Id"];
+                /** @description ru for Russian texts; English otherwise. At most 512 characters (longer: 400 VALIDATION_ERROR). */
+                "Accept-Language"?: components["parameters"]["Accept-Language"];
+            };
+            path: {
+                contractId: string;
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request, what was submitted and its timeline, oldest first. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "request": {
+                     *         "requestId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *         "requestNumber": "TR-7KQM-X2PF",
+                     *         "status": "REJECTED",
+                     *         "createdAt": "2026-11-21T09:30:00.000Z",
+                     *         "message": "Your early termination request No. TR-7KQM-X2PF has been rejected. Reason: The contract has an unpaid balance.",
+                     *         "statusReason": "The contract has an unpaid balance."
+                     *       },
+                     *       "submitted": {
+                     *         "reasonCode": "RELOCATION",
+                     *         "desiredTerminationDate": "2030-06-30",
+                     *         "bankDetails": {
+                     *           "bik": "044525225",
+                     *           "accountNumberLast4": "0001",
+                     *           "recipientName": "Anna Ivanova"
+                     *         },
+                     *         "comment": "Moving abroad"
+                     *       },
+                     *       "timeline": [
+                     *         {
+                     *           "status": "SUBMITTED",
+                     *           "at": "2026-11-21T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "status": "IN_REVIEW",
+                     *           "at": "2026-11-22T08:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "status": "REJECTED",
+                     *           "at": "2026-11-23T14:10:00.000Z",
+                     *           "reason": "The contract has an unpaid balance."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TerminationRequestDetails"];
+                };
+            };
+            /** @description A path or header value is not valid (details lists each). */
+            400: {
+                headers: {
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetErrorBody"];
+                };
+            };
+            /** @description No valid bearer token: API Gateway refused it, or on prod the WAF found no well-formed bearer token in the call. Sign in again, then resend the same action. */
+            401: {
+                headers: {
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (UNAUTHORIZED): its own request id, whatever the client sent. None on the WAF's own answers (UNAUTHORIZED, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Bearer, on every 401. */
+                    "WWW-Authenticate": "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetErrorBody"];
+                };
+            };
+            /** @description The contract belongs to another customer, or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
+            403: {
+                headers: {
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetErrorBody"];
+                };
+            };
+            /** @description No such contract, or no such request on it, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
+            404: {
+                headers: {
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetErrorBody"];
+                };
+            };
+            /** @description The body is too large. On a stage with the WAF (prod): over 16384 bytes, the WAF's REQUEST_TOO_LARGE, with an empty correlationId and no X-Correlation-Id. On every stage: over API Gateway's 10 MB, API Gateway's REQUEST_TOO_LARGE. Without the WAF, a body between the two reaches the service: this call reads no body, and answers as if none was sent. */
+            413: {
+                headers: {
+                    /** @description From API Gateway itself (REQUEST_TOO_LARGE): its own request id, whatever the client sent. None on the WAF's own answers (REQUEST_TOO_LARGE, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetErrorBody"];
+                };
+            };
+            /** @description Too many calls: the stage throttled the call (API Gateway, Retry-After 1), or on prod the WAF the address or the token (Retry-After 60). Retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description From API Gateway itself (THROTTLED): its own request id, whatever the client sent. None on the WAF's own answers (THROTTLED, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before retrying: 1 from API Gateway, 60 from the WAF (prod). */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetErrorBody"];
+                };
+            };
+            /** @description Internal error: the function, or API Gateway itself. The body carries no internals; quote the correlationId. Retry (a create or a withdrawal with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable: DynamoDB, the authorizer, or the function could not be reached in time. Retry after Retry-After seconds (a create or a withdrawal with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before retrying: 1 from the function (RETRY_AFTER_SECONDS), 1 from API Gateway. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetErrorBody"];
+                };
+            };
+            /** @description Another failure API Gateway answers itself, keeping its own status (e.g. 502 when a function fails or runs out of time): INTERNAL_ERROR. Retry (a create or a withdrawal with the same Idempotency-Key). */
+            "5XX": {
+                headers: {
+                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetErrorBody"];
+                };
+            };
+        };
+    };
+    listCustomerTerminationRequests: {
+        parameters: {
+            query?: {
+                /** @description Requests per page, 1 to 100; 20 when absent. */
+                limit?: number;
+                /** @description The nextCursor of the previous page, as it came. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description A UUID naming the user action, the same on each of its retries; the answer carries it back. Not a UUID: 400 VALIDATION_ERROR. */
+                "X-Correlation-Id"?: components["parameters"]["X-Correlation-Id"];
+                /** @description ru for Russian texts; English otherwise. At most 512 characters (longer: 400 VALIDATION_ERROR). */
+                "Accept-Language"?: components["parameters"]["Accept-Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of requests, each with its contract; nextCursor is present when there are more. */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "contractId": "3b241101-e2bb-4255-8caf-4136c566a962",
+                     *           "request": {
+                     *             "requestId": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *             "requestNumber": "TR-7KQM-X2PF",
+                     *             "status": "REJECTED",
+                     *             "createdAt": "2026-11-21T09:30:00.000Z",
+                     *             "message": "Your early termination request No. TR-7KQM-X2PF has been rejected. Reason: The contract has an unpaid balance.",
+                     *             "statusReason": "The contract has an unpaid balance."
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "D4-tW9nLRp-hZXCGdyiVDjskEQHiu0JVjK9BNsVmqWI"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomerTerminationRequestList"];
+                };
+            };
+            /** @description A query or header value is not valid (details lists each). */
+            400: {
+                headers: {
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
+                };
+            };
+            /** @description No valid bearer token: API Gateway refused it, or on prod the WAF found no well-formed bearer token in the call. Sign in again, then resend the same action. */
+            401: {
+                headers: {
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (UNAUTHORIZED): its own request id, whatever the client sent. None on the WAF's own answers (UNAUTHORIZED, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Bearer, on every 401. */
+                    "WWW-Authenticate": "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
+                };
+            };
+            /** @description API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED). */
+            403: {
+                headers: {
+                    /** @description From API Gateway itself (ACCESS_DENIED, WAF_FILTERED): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
+                };
+            };
+            /** @description There is no such route (ROUTE_NOT_FOUND, from API Gateway). */
+            404: {
+                headers: {
+                    /** @description From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
+                };
+            };
+            /** @description The body is too large. On a stage with the WAF (prod): over 16384 bytes, the WAF's REQUEST_TOO_LARGE, with an empty correlationId and no X-Correlation-Id. On every stage: over API Gateway's 10 MB, API Gateway's REQUEST_TOO_LARGE. Without the WAF, a body between the two reaches the service: this call reads no body, and answers as if none was sent. */
+            413: {
+                headers: {
+                    /** @description From API Gateway itself (REQUEST_TOO_LARGE): its own request id, whatever the client sent. None on the WAF's own answers (REQUEST_TOO_LARGE, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
+                };
+            };
+            /** @description Too many calls: the stage throttled the call (API Gateway, Retry-After 1), or on prod the WAF the address or the token (Retry-After 60). Retry after Retry-After seconds. */
+            429: {
+                headers: {
+                    /** @description From API Gateway itself (THROTTLED): its own request id, whatever the client sent. None on the WAF's own answers (THROTTLED, prod), whose correlationId is empty. Where present, the same as the body's correlationId. */
+                    "X-Correlation-Id"?: string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before retrying: 1 from API Gateway, 60 from the WAF (prod). */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
+                };
+            };
+            /** @description Internal error: the function, or API Gateway itself. The body carries no internals; quote the correlationId. Retry (a create or a withdrawal with the same Idempotency-Key). */
+            500: {
+                headers: {
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable: DynamoDB, the authorizer, or the function could not be reached in time. Retry after Retry-After seconds (a create or a withdrawal with the same Idempotency-Key). */
+            503: {
+                headers: {
+                    /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (SERVICE_UNAVAILABLE): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before retrying: 1 from the function (RETRY_AFTER_SECONDS), 1 from API Gateway. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
+                };
+            };
+            /** @description Another failure API Gateway answers itself, keeping its own status (e.g. 502 when a function fails or runs out of time): INTERNAL_ERROR. Retry (a create or a withdrawal with the same Idempotency-Key). */
+            "5XX": {
+                headers: {
+                    /** @description From API Gateway itself (INTERNAL_ERROR): its own request id, whatever the client sent. The same as the body's correlationId. */
+                    "X-Correlation-Id": string;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReasonsErrorBody"];
                 };
             };
         };

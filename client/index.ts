@@ -15,6 +15,8 @@ import type { components, paths } from './api-types';
 export type TerminationRequest = components['schemas']['TerminationRequest'];
 export type TerminationRequestInput = components['schemas']['TerminationRequestInput'];
 export type TerminationRequestList = components['schemas']['TerminationRequestList'];
+export type TerminationRequestDetails = components['schemas']['TerminationRequestDetails'];
+export type CustomerTerminationRequestList = components['schemas']['CustomerTerminationRequestList'];
 export type TerminationRequestStatus = components['schemas']['TerminationRequestStatus'];
 export type Withdrawal = components['schemas']['Withdrawal'];
 export type TerminationReasonList = components['schemas']['TerminationReasonList'];
@@ -25,12 +27,17 @@ export type ErrorCode = components['schemas']['ErrorCode'];
 const COLLECTION = '/api/v1/contracts/{contractId}/termination-requests';
 const ONE = '/api/v1/contracts/{contractId}/termination-requests/{requestId}';
 const WITHDRAWAL = '/api/v1/contracts/{contractId}/termination-requests/{requestId}/withdrawal';
+const DETAILS = '/api/v1/contracts/{contractId}/termination-requests/{requestId}/details';
+const MINE = '/api/v1/termination-requests';
 const REASONS = '/api/v1/termination-reasons';
 
 /** The error bodies of each route, each with the literal errorCodes that route answers with. */
 export type CreateError = components['schemas']['CreateErrorBody'];
 export type ListError = components['schemas']['ListErrorBody'];
 export type GetError = components['schemas']['GetErrorBody'];
+/** The details answer a GET's refusals; the customer's own list, which names no contract, the reasons dictionary's. */
+export type DetailsError = GetError;
+export type CustomerListError = ReasonsError;
 export type WithdrawError = components['schemas']['WithdrawErrorBody'];
 export type ReasonsError = components['schemas']['ReasonsErrorBody'];
 export type CreateErrorCode = components['schemas']['CreateErrorCode'];
@@ -231,6 +238,27 @@ export function createTerminationClient(options: ClientOptions) {
       const correlationId = newUuid();
       return withRetries<TerminationRequest, GetError>(correlationId, async (signal) =>
         api.GET(ONE, { params: { path: { contractId, requestId } }, headers: await headers(correlationId), signal }),
+      );
+    },
+
+    /** One request with what the customer submitted (the account by its last 4 digits) and every status it reached. */
+    getTerminationRequestDetails(contractId: string, requestId: string): Promise<Result<TerminationRequestDetails, DetailsError>> {
+      const correlationId = newUuid();
+      return withRetries<TerminationRequestDetails, DetailsError>(correlationId, async (signal) =>
+        api.GET(DETAILS, { params: { path: { contractId, requestId } }, headers: await headers(correlationId), signal }),
+      );
+    },
+
+    /**
+     * One page of the caller's requests on every contract, newest first; pass the page's
+     * nextCursor for the next. A request made a moment ago may show a moment later.
+     */
+    listCustomerTerminationRequests(
+      page: { limit?: number; cursor?: string } = {},
+    ): Promise<Result<CustomerTerminationRequestList, CustomerListError>> {
+      const correlationId = newUuid();
+      return withRetries<CustomerTerminationRequestList, CustomerListError>(correlationId, async (signal) =>
+        api.GET(MINE, { params: { query: page }, headers: await headers(correlationId), signal }),
       );
     },
 

@@ -13,6 +13,12 @@ import { buildOpenApi } from './openapi';
  * page of them, the withdrawal, the reasons, and ErrorBody with ErrorCode. Each operation's own
  * list of codes (CreateErrorCode, ...) is left to the TypeScript client, which narrows on it: an
  * app switches on the errorCode it reads, and one enum of every code is what it needs.
+ *
+ * Not yet among them: a request's details and the customer's own list
+ * (docs/decisions/0022-what-a-customer-sees-of-a-request.md, 0023-a-customers-requests-by-index.md).
+ * Both hold TerminationRequest as the list does, and quicktype, given several roots that share a
+ * schema, makes a copy of it for each under a name of its own making (ItemElement, RequestClass).
+ * The TypeScript client types them (client/api-types.ts).
  */
 
 /** A namespace for the schemas' addresses, never fetched. */

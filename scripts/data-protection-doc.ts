@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { pathToFileURL } from 'node:url';
 import { statusChangedEventSchema, statusDecisionSchema, submittedEventSchema } from '../lib/api-model/event-schemas';
-import { terminationRequestInputSchema, terminationRequestSchema } from '../lib/api-model/schemas';
+import { terminationRequestDetailsSchema, terminationRequestInputSchema, terminationRequestSchema } from '../lib/api-model/schemas';
+import { CUSTOMER_INDEX, CUSTOMER_INDEX_ATTRIBUTES } from '../lib/dynamodb/customer-requests';
 import { limitKeyOf, requestKeyOf, slotKeyOf, type TableKey } from '../lib/dynamodb/keys';
 import { FINAL_STATUSES } from '../lib/termination/lifecycle';
 import { packagedProdTemplate } from './inventory-doc';
@@ -78,14 +79,23 @@ export function personalPaths(schema: unknown, prefix = ''): string[] {
   return Object.entries(schema['properties']).flatMap(([name, property]) => {
     if (!isObject(property)) return [];
     const path = `${prefix}${name}`;
-    return [...(property['x-personal-data'] === true ? [path] : []), ...personalPaths(property, `${path}.`)];
+    // An array's items by `[]` (the details' timeline[].reason).
+    return [
+      ...(property['x-personal-data'] === true ? [path] : []),
+      ...personalPaths(property, `${path}.`),
+      ...personalPaths(property['items'], `${path}[].`),
+    ];
   });
 }
 
 /** The schemas that carry personal fields, by name, with where each is seen. */
 export const SCHEMAS = {
   TerminationRequestInput: { schema: terminationRequestInputSchema, seen: "the create's body" },
-  TerminationRequest: { schema: terminationRequestSchema, seen: 'the answers of the create, the get and the list' },
+  TerminationRequest: {
+    schema: terminationRequestSchema,
+    seen: "the answers of the create, the get and both lists, and the details' `request`",
+  },
+  TerminationRequestDetails: { schema: terminationRequestDetailsSchema, seen: 'the details of a request, to the customer who made it' },
   TerminationRequestSubmitted: { schema: submittedEventSchema, seen: 'the event the service publishes for a new request' },
   TerminationRequestStatusChanged: { schema: statusChangedEventSchema, seen: 'the event the service publishes for a status change' },
   StatusDecision: { schema: statusDecisionSchema, seen: "the back office's decision" },
@@ -109,20 +119,30 @@ export const FIELDS: PersonalField[] = [
     from: 'the token (the authorizer hands it to the function)',
     paths: ['customerId'],
   },
-  { id: 'accountNumber', what: 'the account the refund goes to', from: "the create's body", paths: ['bankDetails.accountNumber'] },
-  { id: 'recipientName', what: "the refund's recipient", from: "the create's body", paths: ['bankDetails.recipientName'] },
-  { id: 'comment', what: "the customer's own words on the request", from: "the create's body", paths: ['comment'] },
+  {
+    id: 'accountNumber',
+    what: 'the account the refund goes to',
+    from: "the create's body",
+    paths: ['bankDetails.accountNumber', 'submitted.bankDetails.accountNumberLast4'],
+  },
+  {
+    id: 'recipientName',
+    what: "the refund's recipient",
+    from: "the create's body",
+    paths: ['bankDetails.recipientName', 'submitted.bankDetails.recipientName'],
+  },
+  { id: 'comment', what: "the customer's own words on the request", from: "the create's body", paths: ['comment', 'submitted.comment'] },
   {
     id: 'documentIds',
     what: "the ids of documents the customer uploaded (their contents stay with the documents' owner)",
     from: "the create's body",
-    paths: ['documentIds'],
+    paths: ['documentIds', 'submitted.documentIds'],
   },
   {
     id: 'reason',
     what: "the bank's reason text, written by the back office for the customer (a decision's signature repeats it, encoded, not encrypted)",
     from: "the back office's decision",
-    paths: ['reason', 'statusReason', 'signature'],
+    paths: ['reason', 'statusReason', 'signature', 'timeline[].reason'],
   },
   { id: 'sourceIp', what: "the caller's IP address", from: 'API Gateway', paths: [] },
   { id: 'userAgent', what: "the caller's `User-Agent`", from: 'API Gateway', paths: [] },
@@ -258,12 +278,26 @@ export const PLACES: Place[] = [
     name: `the requests table: the request item (${keyName(requestKeyOf('<contractId>', '<requestId>'))})`,
     fields: () =>
       TABLE_FIELDS.map((field) =>
-        field === 'reason' ? { field, as: "`statusReason`, and each status change's in `statusHistory`" } : { field },
+        field === 'reason'
+          ? { field, as: "`statusReason`, and each status change's in `statusHistory`" }
+          : field === 'customerId'
+            ? { field, as: '`customerId`, and `requestedBy`, the key of the index by customer' }
+            : { field },
       ),
     kept: (template) =>
       `while the request is active; once final (${FINAL_STATUSES.map(code).join(', ')}), ${retention(template)} (the write that made it final set its \`expiresAt\`), when DynamoDB's TTL deletes it, usually within days; erased sooner only as ${ERASURE_RUNBOOK} says`,
     key: tableKey,
     expiresBy: 'REQUEST_RETENTION_YEARS',
+  },
+  {
+    id: 'customer-index',
+    name: `the requests table's index by customer (\`${CUSTOMER_INDEX.name}\`): each request item's ${CUSTOMER_INDEX_ATTRIBUTES.map(code).join(', ')}, no bank details`,
+    fields: () => [
+      { field: 'customerId', as: `\`${CUSTOMER_INDEX.partitionKey}\`, its partition key` },
+      { field: 'reason', as: '`statusReason`' },
+    ],
+    kept: () => 'as long as its request item: DynamoDB deletes the index item with it (its expiry or an erasure)',
+    key: tableKey,
   },
   {
     id: 'slot-item',
@@ -421,8 +455,8 @@ export const PLACES: Place[] = [
   },
   {
     id: 'answers',
-    name: "the API's answers (create, get, list)",
-    fields: () => schemaFields('TerminationRequest'),
+    name: "the API's answers (create, get, both lists, a request's details to its owner)",
+    fields: () => [...schemaFields('TerminationRequest'), ...schemaFields('TerminationRequestDetails')],
     kept: () => 'not kept: `Cache-Control: no-store`',
     key: () => 'TLS in transit',
   },
@@ -430,8 +464,11 @@ export const PLACES: Place[] = [
     id: 'page',
     name: 'the demo page (`web/`)',
     fields: () => [
-      ...['accountNumber', 'recipientName', 'comment', 'documentIds'].map((field) => ({ field, as: 'typed into the form and sent' })),
-      { field: 'reason', as: 'shown with the status' },
+      ...['accountNumber', 'recipientName', 'comment', 'documentIds'].map((field) => ({
+        field,
+        as: `typed into the form and sent; ${field === 'accountNumber' ? 'its last four digits shown again' : 'shown again, as sent,'} under a request (its details)`,
+      })),
+      { field: 'reason', as: 'shown with the status, and each step’s under a request' },
     ],
     kept: () => "the page's life: it stores nothing in the browser",
     key: () => 'TLS in transit',

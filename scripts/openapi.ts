@@ -12,12 +12,14 @@ import { needsComment } from '../lib/termination/reason-rules';
 import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE } from '../lib/termination/read-termination-requests';
 import type { Problem } from '../lib/api-model/problems';
 import {
+  customerTerminationRequestListSchema,
   errorBodySchema,
   REASON_CODES,
   STATUSES,
   type Status,
   terminationRequestInputSchema,
   terminationReasonListSchema,
+  terminationRequestDetailsSchema,
   terminationRequestListSchema,
   withdrawalSchema,
   terminationRequestSchema,
@@ -211,6 +213,18 @@ const READ_TEXTS = {
   '403': `The contract belongs to another customer, ${GATEWAY_403}.`,
 };
 
+/** A GET of one request; a request's details answer the same refusals. */
+const GET: Operation = {
+  name: 'Get',
+  codes: [...READ_CODES, 'TERMINATION_REQUEST_NOT_FOUND'],
+  texts: {
+    ...READ_TEXTS,
+    '400': 'A path or header value is not valid (details lists each).',
+    '404': `No such contract, or no such request on it, ${GATEWAY_404}.`,
+  },
+  examples: { VALIDATION_ERROR: [{ field: 'requestId', code: 'mustBeUuid' }] },
+};
+
 const OPERATIONS = {
   create: {
     name: 'Create',
@@ -241,15 +255,24 @@ const OPERATIONS = {
       ],
     },
   },
-  get: {
-    name: 'Get',
-    codes: [...READ_CODES, 'TERMINATION_REQUEST_NOT_FOUND'],
+  get: GET,
+  // The same refusals as a GET of the request, so the same error body.
+  details: GET,
+  // A call that names no contract meets the reasons dictionary's refusals alone: the same error body.
+  customerList: {
+    name: 'Reasons',
+    codes: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
     texts: {
-      ...READ_TEXTS,
-      '400': 'A path or header value is not valid (details lists each).',
-      '404': `No such contract, or no such request on it, ${GATEWAY_404}.`,
+      '400': 'A query or header value is not valid (details lists each).',
+      '403': 'API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED).',
+      '404': 'There is no such route (ROUTE_NOT_FOUND, from API Gateway).',
     },
-    examples: { VALIDATION_ERROR: [{ field: 'requestId', code: 'mustBeUuid' }] },
+    examples: {
+      VALIDATION_ERROR: [
+        { field: 'limit', code: 'range', min: 1, max: MAX_PAGE_SIZE },
+        { field: 'cursor', code: 'invalid' },
+      ],
+    },
   },
   withdraw: {
     name: 'Withdraw',
@@ -451,6 +474,7 @@ function componentSchemas(): Record<string, unknown> {
   const input = terminationRequestInputSchema.properties;
   const reasons = terminationReasonListSchema.properties.items;
   const details = errorBodySchema.properties.details;
+  const { submitted, timeline } = terminationRequestDetailsSchema.properties;
   const schemas: Record<string, unknown> = {
     TerminationRequestInput: publishWith(terminationRequestInputSchema, named, {
       desiredTerminationDate: {
@@ -480,6 +504,22 @@ function componentSchemas(): Record<string, unknown> {
         examples: [LIMIT_EXAMPLE_TIME],
       },
     }),
+    TerminationRequestDetails: publishWith(terminationRequestDetailsSchema, named, {
+      submitted: ref('SubmittedRequest'),
+      timeline: { ...publishObject(timeline, named), items: ref('TimelineEntry') },
+    }),
+    SubmittedRequest: publishWith(submitted, named, { bankDetails: ref('SubmittedBankDetails') }),
+    SubmittedBankDetails: publish(submitted.properties.bankDetails, named),
+    TimelineEntry: publish(timeline.items, named),
+    CustomerTerminationRequestList: publishWith(customerTerminationRequestListSchema, named, {
+      items: { type: 'array', maxItems: MAX_PAGE_SIZE, items: ref('CustomerTerminationRequest') },
+      nextCursor: {
+        ...customerTerminationRequestListSchema.properties.nextCursor,
+        maxLength: MAX_CURSOR_LENGTH,
+        pattern: '^[A-Za-z0-9_-]+$',
+      },
+    }),
+    CustomerTerminationRequest: publish(customerTerminationRequestListSchema.properties.items.items, named),
     // Its one status value gets a name of its own: code generators would call it Status.
     Withdrawal: publishWith(withdrawalSchema, named, {
       status: { title: 'WithdrawalStatus', ...publishObject(withdrawalSchema.properties.status, named) },
@@ -527,6 +567,20 @@ export function buildOpenApi(): Record<string, unknown> {
     schema: { type: 'string', format: 'uuid', maxLength: UUID_LENGTH },
   });
   const contractIdParameter = uuidPath('contractId');
+  const pageLimit = {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: `Requests per page, 1 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when absent.`,
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
+  };
+  const pageCursor = (description: string) => ({
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description,
+    schema: { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+$' },
+  });
   const commonHeaders = [{ $ref: '#/components/parameters/X-Correlation-Id' }, { $ref: '#/components/parameters/Accept-Language' }];
   const idempotencyKey = (scope: string) => ({
     name: 'Idempotency-Key',
@@ -616,21 +670,10 @@ export function buildOpenApi(): Record<string, unknown> {
           tags: ['termination-requests'],
           parameters: [
             contractIdParameter,
-            {
-              name: 'limit',
-              in: 'query',
-              required: false,
-              description: `Requests per page, 1 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when absent.`,
-              schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
-            },
-            {
-              name: 'cursor',
-              in: 'query',
-              required: false,
-              description:
-                "The nextCursor of the previous page of this contract's list, as it came; a cursor of another contract's list is 400 VALIDATION_ERROR (cursor).",
-              schema: { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+$' },
-            },
+            pageLimit,
+            pageCursor(
+              "The nextCursor of the previous page of this contract's list, as it came; a cursor of another contract's list is 400 VALIDATION_ERROR (cursor).",
+            ),
             ...commonHeaders,
           ],
           responses: {
@@ -662,6 +705,68 @@ export function buildOpenApi(): Record<string, unknown> {
               content: { 'application/json': { schema: ref('TerminationRequest'), example: read } },
             },
             ...errorResponses(OPERATIONS.get),
+          },
+        },
+      },
+      [`${API_PATH}/{requestId}/details`]: {
+        get: {
+          operationId: 'getTerminationRequestDetails',
+          summary: 'One termination request with what the customer submitted and every status it reached',
+          description:
+            "For the customer who made the request: the GET's answer, what they submitted (the account number only by its last 4 digits: the full number is never shown again) and its timeline, each status with its time and, where the bank gave one, its reason. A request made by someone else is as if it did not exist, as for the GET (docs/decisions/0022-what-a-customer-sees-of-a-request.md).",
+          tags: ['termination-requests'],
+          parameters: [contractIdParameter, uuidPath('requestId'), ...commonHeaders],
+          responses: {
+            '200': {
+              description: 'The request, what was submitted and its timeline, oldest first.',
+              headers: successHeaders,
+              content: {
+                'application/json': {
+                  schema: ref('TerminationRequestDetails'),
+                  example: {
+                    request: read,
+                    submitted: {
+                      reasonCode: 'RELOCATION',
+                      desiredTerminationDate: '2030-06-30',
+                      bankDetails: { bik: '044525225', accountNumberLast4: '0001', recipientName: 'Anna Ivanova' },
+                      comment: 'Moving abroad',
+                    },
+                    timeline: [
+                      { status: 'SUBMITTED', at: created.createdAt },
+                      { status: 'IN_REVIEW', at: '2026-11-22T08:00:00.000Z' },
+                      { status: 'REJECTED', at: '2026-11-23T14:10:00.000Z', reason: decided.statusReason },
+                    ],
+                  },
+                },
+              },
+            },
+            ...errorResponses(OPERATIONS.details),
+          },
+        },
+      },
+      '/api/v1/termination-requests': {
+        get: {
+          operationId: 'listCustomerTerminationRequests',
+          summary: "The caller's termination requests on every contract, newest first",
+          description:
+            "Every request the caller made, whichever contract it is on, a page at a time; follow nextCursor for the next page. A contract's earlier or later owner's requests never show. Read from an index that follows the requests within about a second: a request made a moment ago may show a moment later (docs/decisions/0023-a-customers-requests-by-index.md).",
+          tags: ['termination-requests'],
+          parameters: [pageLimit, pageCursor('The nextCursor of the previous page, as it came.'), ...commonHeaders],
+          responses: {
+            '200': {
+              description: 'One page of requests, each with its contract; nextCursor is present when there are more.',
+              headers: successHeaders,
+              content: {
+                'application/json': {
+                  schema: ref('CustomerTerminationRequestList'),
+                  example: {
+                    items: [{ contractId: exampleContractId, request: read }],
+                    nextCursor: encodeCursor(exampleContractId, requestId),
+                  },
+                },
+              },
+            },
+            ...errorResponses(OPERATIONS.customerList),
           },
         },
       },

@@ -32,7 +32,7 @@ import { activeRequestOf, PAGE_SIZE, remember, requestOf, state, withdrawActions
  * follows: a contract with a request in progress shows that request instead of the form.
  */
 
-const client = (loaded: PageConfig) =>
+export const client = (loaded: PageConfig) =>
   createTerminationClient({ baseUrl: loaded.apiUrl, token: () => loaded.token, language: state.language });
 
 const newAction = () => ({ idempotencyKey: crypto.randomUUID(), correlationId: crypto.randomUUID() });

@@ -42,3 +42,10 @@ export function dayInDays(days: number): string {
 
 /** The API's texts name days as YYYY-MM-DD: the page shows them as the customer reads dates. */
 export const withLocalDays = (text: string) => text.replace(/\b(\d{4}-\d{2}-\d{2})\b/g, (day) => formatDay(day));
+
+/** A moment (ISO 8601) as the day and the time it was where the customer is: "25 Dec 2026, 14:05". */
+export function formatMomentWithTime(iso: string): string {
+  const date = new Date(iso);
+  const time = new Intl.DateTimeFormat(LOCALES[state.language], { hour: '2-digit', minute: '2-digit', hour12: false }).format(date);
+  return `${formatMoment(iso)}, ${time}`;
+}

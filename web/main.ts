@@ -22,6 +22,7 @@ import {
 } from './elements.ts';
 import { applyLanguage, checkAsTyped, checkOnLeaving, contractChosen, setFormState, syncForm } from './form.ts';
 import { offerBankDetails } from './new-request.ts';
+import { loadMyRequests, wireMyRequests } from './my-requests.ts';
 import { renderCommentLabel } from './render.ts';
 import { fieldErrors, state, type Field } from './state.ts';
 
@@ -50,7 +51,7 @@ async function start(): Promise<void> {
       applyLanguage();
     }
     if (!(await loadReasons(state.config))) return;
-    await loadRequests(state.config, chosenContractId());
+    await Promise.all([loadRequests(state.config, chosenContractId()), loadMyRequests(state.config)]);
     syncForm();
   } finally {
     loadRetry.disabled = false;
@@ -74,7 +75,7 @@ function wire(): void {
       if (chosen !== 'en' && chosen !== 'ru') return;
       state.language = chosen;
       applyLanguage();
-      whenLoaded((config) => Promise.all([loadReasons(config), refreshShown(config), refreshRequests(config)]));
+      whenLoaded((config) => Promise.all([loadReasons(config), refreshShown(config), refreshRequests(config), loadMyRequests(config)]));
     });
   }
   byId('withdraw-cancel', HTMLButtonElement).addEventListener('click', () => withdrawDialog.close('cancel'));
@@ -82,7 +83,8 @@ function wire(): void {
   loadRetry.addEventListener('click', () => void start());
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    whenLoaded(submit);
+    // "All my requests" follows: the request just made shows there at once (my-requests.ts).
+    whenLoaded((config) => submit(config).then(() => loadMyRequests(config)));
   });
   // Enter in a field of a form not yet complete goes on to the next field to fill, instead of submitting half of it.
   form.addEventListener('keydown', (event) => {
@@ -127,16 +129,19 @@ function wire(): void {
     const button = event.target instanceof HTMLElement ? event.target.closest('button.withdraw') : null;
     if (!(button instanceof HTMLButtonElement)) return;
     const { requestId, requestNumber } = button.dataset;
-    if (requestId !== undefined && requestNumber !== undefined) whenLoaded((config) => withdraw(config, requestId, requestNumber, 'list'));
+    if (requestId !== undefined && requestNumber !== undefined)
+      whenLoaded((config) => withdraw(config, requestId, requestNumber, 'list').then(() => loadMyRequests(config)));
   });
   resultWithdraw.addEventListener('click', () => {
     const { requestId, requestNumber } = resultWithdraw.dataset;
-    if (requestId !== undefined && requestNumber !== undefined) whenLoaded((config) => withdraw(config, requestId, requestNumber, 'panel'));
+    if (requestId !== undefined && requestNumber !== undefined)
+      whenLoaded((config) => withdraw(config, requestId, requestNumber, 'panel').then(() => loadMyRequests(config)));
   });
 }
 
 async function main(): Promise<void> {
   wire();
+  wireMyRequests();
   setFormState('loading');
   applyLanguage();
   await start();
@@ -146,7 +151,7 @@ async function main(): Promise<void> {
   setInterval(() => {
     if (refreshing || document.hidden || state.config === undefined || state.reasonChoices.length === 0) return;
     refreshing = true;
-    void refreshRequests(state.config).finally(() => (refreshing = false));
+    void Promise.all([refreshRequests(state.config), loadMyRequests(state.config)]).finally(() => (refreshing = false));
   }, every);
 }
 

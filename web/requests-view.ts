@@ -14,6 +14,7 @@ import {
   resultWithdraw,
 } from './elements.ts';
 import { apiText, paragraph, span, withNumber } from './render.ts';
+import { detailsDisclosure } from './request-details.ts';
 import { requestOf, state, t, withdrawing } from './state.ts';
 import { STATUS_LABELS, type TextKey } from './texts.ts';
 
@@ -110,6 +111,7 @@ function renderRequest(request: TerminationRequest): HTMLLIElement {
     button.setAttribute('aria-label', t('withdrawLabel', { number: request.requestNumber }));
     item.append(button);
   }
+  if (state.listed !== undefined) item.append(detailsDisclosure(state.listed.contractId, request));
   return item;
 }
 

@@ -162,6 +162,102 @@ export const terminationRequestListSchema = {
   },
 } as const;
 
+/**
+ * A request as its owner may see all of it (docs/decisions/0022-what-a-customer-sees-of-a-request.md):
+ * the answer of a GET, what they submitted with the account number cut to its last 4 digits,
+ * and each status it reached, in order.
+ */
+export const terminationRequestDetailsSchema = {
+  $id: 'TerminationRequestDetails',
+  type: 'object',
+  additionalProperties: false,
+  required: ['request', 'submitted', 'timeline'],
+  properties: {
+    request: { $ref: 'TerminationRequest' },
+    submitted: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'What the customer sent when they made the request. The full account number is never shown again.',
+      required: ['reasonCode', 'desiredTerminationDate', 'bankDetails'],
+      properties: {
+        reasonCode: terminationRequestInputSchema.properties.reasonCode,
+        desiredTerminationDate: { type: 'string', format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' },
+        bankDetails: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['bik', 'accountNumberLast4', 'recipientName'],
+          properties: {
+            bik: terminationRequestInputSchema.properties.bankDetails.properties.bik,
+            accountNumberLast4: {
+              type: 'string',
+              pattern: '^[0-9]{4}$',
+              description: 'The last 4 digits of the account the refund goes to.',
+              ...PERSONAL,
+            },
+            recipientName: { type: 'string', maxLength: 255, description: 'As the customer wrote it. Plain text.', ...PERSONAL },
+          },
+        },
+        comment: { type: 'string', maxLength: 1000, description: 'As the customer wrote it. Plain text.', ...PERSONAL },
+        documentIds: { type: 'array', maxItems: 10, items: uuid, ...PERSONAL },
+      },
+    },
+    timeline: {
+      type: 'array',
+      minItems: 1,
+      // A request reaches each status at most once (lib/termination/lifecycle.ts).
+      maxItems: STATUSES.length,
+      description: 'Each status the request reached, oldest first: SUBMITTED at its creation, then every move since.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['status', 'at'],
+        properties: {
+          status: { type: 'string', enum: STATUSES },
+          at: {
+            type: 'string',
+            format: 'date-time',
+            description: "When it reached the status: its creation, the bank's decision, or the withdrawal.",
+          },
+          reason: {
+            type: 'string',
+            maxLength: 1000,
+            description: "The bank's words on this status, where it gave some. Plain text: render it as text, never as HTML.",
+            ...PERSONAL,
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export type TerminationRequestDetails = FromSchema<
+  typeof terminationRequestDetailsSchema,
+  { references: [typeof terminationRequestSchema] }
+>;
+
+/**
+ * A page of the caller's requests on every contract, newest first
+ * (docs/decisions/0023-a-customers-requests-by-index.md): each a GET's answer with the contract it is on.
+ */
+export const customerTerminationRequestListSchema = {
+  $id: 'CustomerTerminationRequestList',
+  type: 'object',
+  additionalProperties: false,
+  required: ['items'],
+  properties: {
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['contractId', 'request'],
+        properties: { contractId: uuid, request: { $ref: 'TerminationRequest' } },
+      },
+    },
+    nextCursor: { type: 'string', minLength: 1 },
+  },
+} as const;
+
 /** Every error answer (named ErrorBody, not Error: generated code must not shadow the language's own Error). */
 export const errorBodySchema = {
   $id: 'ErrorBody',

@@ -16,6 +16,7 @@ import type {
   Decision,
   DecisionWriteOutcome,
   IdempotencyRecord,
+  CustomerRequestPage,
   NewRequest,
   RequestLimit,
   RequestPage,
@@ -28,6 +29,8 @@ import type {
 } from '../termination/ports/store';
 import { asIdempotencyRecord, type Item } from './items';
 import { asStoredRequest } from './request-item';
+import { queryCustomerRequests, readRequestHistory } from './customer-requests';
+import type { RequestHistory } from '../termination/ports/request-history';
 import { explainStatusRefusal, type StatusPart } from './status-write';
 import { buildWithdrawalTransaction, explainWithdrawalRefusal, type WithdrawalPart } from './withdrawal-write';
 import type { Failure, NamedTransaction, PartName, WriteItem } from './write-parts';
@@ -217,6 +220,16 @@ export class DynamoDbTerminationStore implements TerminationStore {
       );
       return Item === undefined ? undefined : asStoredRequest(Item);
     });
+  }
+
+  /** A request of a contract whole: what was submitted and its statusHistory (customer-requests.ts). */
+  findRequestHistory(contractId: string, requestId: string, abortSignal?: AbortSignal): Promise<RequestHistory | undefined> {
+    return guarded(() => readRequestHistory(this.client, this.tables.requests, contractId, requestId, abortSignal));
+  }
+
+  /** A page of a customer's requests on every contract, from the index by customer (customer-requests.ts). */
+  listCustomerRequests(customerId: string, limit: number, after?: string, abortSignal?: AbortSignal): Promise<CustomerRequestPage> {
+    return guarded(() => queryCustomerRequests(this.client, this.tables.requests, customerId, limit, after, abortSignal));
   }
 
   /**

@@ -105,6 +105,16 @@ export function answerFor(outcome: Outcome, context: AnswerContext): Answer {
       };
       return success(outcome.kind, body, context, { count: outcome.requests.length });
     }
+    case 'details': {
+      const { request, submitted, timeline } = outcome.details;
+      const body = { request: shown(request, context.texts), submitted, timeline };
+      return success(outcome.kind, body, context, { requestId: request.requestId });
+    }
+    case 'customer-listed': {
+      const items = outcome.requests.map(({ contractId, request }) => ({ contractId, request: shown(request, context.texts) }));
+      const body = { items, ...(outcome.nextCursor === undefined ? {} : { nextCursor: outcome.nextCursor }) };
+      return success(outcome.kind, body, context, { count: outcome.requests.length });
+    }
     case 'withdrawn':
     case 'withdrawal-replayed': {
       const headers: Record<string, string> = outcome.kind === 'withdrawal-replayed' ? { 'Idempotent-Replayed': 'true' } : {};

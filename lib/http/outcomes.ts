@@ -1,4 +1,6 @@
 import type { CreateOutcome } from '../termination/create-termination-request';
+import type { CustomerListOutcome } from '../termination/customer-requests';
+import type { DetailsOutcome } from '../termination/request-details';
 import type { ReadOutcome } from '../termination/read-termination-requests';
 import type { ReasonsOutcome } from '../termination/reasons';
 import type { Refusal } from '../termination/refusals';
@@ -17,6 +19,8 @@ import type { DecisionOutcome } from '../termination/apply-status-decision';
 export type Outcome =
   | CreateOutcome
   | ReadOutcome
+  | DetailsOutcome
+  | CustomerListOutcome
   | WithdrawOutcome
   | ReasonsOutcome
   | { kind: 'refused'; refusal: Refusal<ErrorCode> }
@@ -55,6 +59,8 @@ export const OUTCOMES = {
   replayed: { status: 200, log: line('request answered', 'replayed'), metric: 'RequestsReplayed' },
   found: { status: 200, log: line('request read', 'read'), metric: 'RequestsRead' },
   listed: { status: 200, log: line('requests listed', 'read'), metric: 'RequestsRead' },
+  details: { status: 200, log: line('request details read', 'read'), metric: 'RequestsRead' },
+  'customer-listed': { status: 200, log: line("customer's requests listed", 'read'), metric: 'RequestsRead' },
   reasons: { status: 200, log: line('reasons listed', 'read'), metric: 'RequestsRead' },
   withdrawn: { status: 200, log: line('request withdrawn', 'withdrawn'), metric: 'RequestsWithdrawn' },
   'withdrawal-replayed': { status: 200, log: line('request withdrawn', 'replayed'), metric: 'RequestsReplayed' },

@@ -44,7 +44,7 @@ export type ReadOutcome =
   | { kind: 'refused'; refusal: Refusal }
   | { kind: 'unavailable'; cause: unknown };
 
-const view = ({ customerId: _customerId, ...shown }: StoredRequest): RequestView => shown;
+export const view = ({ customerId: _customerId, ...shown }: StoredRequest): RequestView => shown;
 
 /** GET .../termination-requests/{requestId} */
 export function getTerminationRequest(
@@ -82,29 +82,54 @@ export const encodeCursor = (contractId: string, requestId: string) =>
 /** Every cursor is this long: a longer one is not ours, and is not decoded. */
 export const MAX_CURSOR_LENGTH = encodeCursor('00000000-0000-0000-0000-000000000000', '00000000-0000-0000-0000-000000000000').length;
 
-/** The request id a cursor stands on, or undefined when it is not a cursor of this contract's list. */
-export function cursorPosition(cursor: string, contractId: string): string | undefined {
+/** The request and the contract a cursor names, or undefined when it is not one encodeCursor made. */
+export function cursorParts(cursor: string): { requestId: string; contractId: string } | undefined {
   const bytes = Buffer.from(cursor, 'base64url');
   // Only the one spelling encodeCursor writes: base64url decoding skips what it does not read.
   if (bytes.length !== 32 || bytes.toString('base64url') !== cursor) return undefined;
   const requestId = uuidOf(bytes.subarray(0, 16));
-  return isUuid(requestId) && uuidOf(bytes.subarray(16)) === contractId.toLowerCase() ? requestId : undefined;
+  return isUuid(requestId) ? { requestId, contractId: uuidOf(bytes.subarray(16)) } : undefined;
+}
+
+/** The request id a cursor stands on, or undefined when it is not a cursor of this contract's list. */
+export function cursorPosition(cursor: string, contractId: string): string | undefined {
+  const parts = cursorParts(cursor);
+  return parts?.contractId === contractId.toLowerCase() ? parts.requestId : undefined;
+}
+
+/**
+ * The page a list call asks for: its size and the request id it starts after (where `position`
+ * puts the cursor); each problem added to the form.
+ */
+export function pageAsked(
+  form: CallForm,
+  call: PageCall,
+  position: (cursor: string) => string | undefined,
+): { limit: number; after: string | undefined } {
+  const limit = call.limit === undefined ? DEFAULT_PAGE_SIZE : /^\d{1,3}$/.test(call.limit) ? Number(call.limit) : Number.NaN;
+  if (!(limit >= 1 && limit <= MAX_PAGE_SIZE)) form.add({ field: 'limit', code: 'range', min: 1, max: MAX_PAGE_SIZE });
+  const tooLong = call.cursor !== undefined && call.cursor.length > MAX_CURSOR_LENGTH;
+  const after = call.cursor === undefined || tooLong ? undefined : position(call.cursor);
+  if (tooLong) form.add({ field: 'cursor', code: 'maxLength', limit: MAX_CURSOR_LENGTH });
+  else if (call.cursor !== undefined && after === undefined) form.add({ field: 'cursor', code: 'invalid' });
+  return { limit, after };
+}
+
+/** What a list call says of its page: `limit` and `cursor` as they came. */
+export interface PageCall {
+  limit: string | undefined;
+  cursor: string | undefined;
 }
 
 /** GET .../termination-requests?limit=&cursor= : newest first. */
 export function listTerminationRequests(
   { store, budgetMs, limit: requestLimit, now = () => new Date() }: ListDeps,
-  call: ReadCall & { limit: string | undefined; cursor: string | undefined },
+  call: ReadCall & PageCall,
 ): Promise<ReadOutcome> {
   return withinBudget(budgetMs, call.context.invocation, async (abortSignal) => {
     const form = new CallForm(call.context.problems);
     const contractId = form.uuid(call.contractId, 'contractId');
-    const limit = call.limit === undefined ? DEFAULT_PAGE_SIZE : /^\d{1,3}$/.test(call.limit) ? Number(call.limit) : Number.NaN;
-    if (!(limit >= 1 && limit <= MAX_PAGE_SIZE)) form.add({ field: 'limit', code: 'range', min: 1, max: MAX_PAGE_SIZE });
-    const tooLong = call.cursor !== undefined && call.cursor.length > MAX_CURSOR_LENGTH;
-    const after = call.cursor === undefined || tooLong ? undefined : cursorPosition(call.cursor, contractId);
-    if (tooLong) form.add({ field: 'cursor', code: 'maxLength', limit: MAX_CURSOR_LENGTH });
-    else if (call.cursor !== undefined && after === undefined) form.add({ field: 'cursor', code: 'invalid' });
+    const { limit, after } = pageAsked(form, call, (cursor) => cursorPosition(cursor, contractId));
     const malformed = form.verdict();
     if (malformed) return malformed;
 

@@ -13,6 +13,10 @@ export interface EventOptions {
   query?: Record<string, string>;
   /** A POST of the request's withdrawal (requestId given): no body. */
   withdrawal?: boolean;
+  /** A GET of the request's details (requestId given). */
+  details?: boolean;
+  /** A GET of the caller's requests on every contract: no contract in the path. */
+  allContracts?: boolean;
 }
 
 /** A REST API (v1) proxy event as API Gateway sends it to this route after the authorizer. */
@@ -27,9 +31,12 @@ export function apiEvent(options: EventOptions): APIGatewayProxyEvent {
   };
   const body = method === 'GET' || withdrawal ? null : options.rawBody !== undefined ? options.rawBody : JSON.stringify(options.body ?? {});
   const one = options.requestId !== undefined;
-  const tail = withdrawal ? '/withdrawal' : '';
-  const resource = `/api/v1/contracts/{contractId}/termination-requests${one ? '/{requestId}' : ''}${tail}`;
-  const path = `/api/v1/contracts/${contractId}/termination-requests${one ? `/${options.requestId ?? ''}` : ''}${tail}`;
+  const tail = withdrawal ? '/withdrawal' : options.details === true ? '/details' : '';
+  const all = options.allContracts === true;
+  const resource = all
+    ? '/api/v1/termination-requests'
+    : `/api/v1/contracts/{contractId}/termination-requests${one ? '/{requestId}' : ''}${tail}`;
+  const path = all ? resource : `/api/v1/contracts/${contractId}/termination-requests${one ? `/${options.requestId ?? ''}` : ''}${tail}`;
   const query = options.query && Object.keys(options.query).length > 0 ? options.query : null;
   return {
     resource,
@@ -39,7 +46,7 @@ export function apiEvent(options: EventOptions): APIGatewayProxyEvent {
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
     queryStringParameters: query,
     multiValueQueryStringParameters: query && Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])),
-    pathParameters: one ? { contractId, requestId: options.requestId ?? '' } : { contractId },
+    pathParameters: all ? null : one ? { contractId, requestId: options.requestId ?? '' } : { contractId },
     stageVariables: null,
     requestContext: {
       accountId: '123456789012',

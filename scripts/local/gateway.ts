@@ -30,6 +30,8 @@ const ROUTES: { pattern: RegExp; methods: string[] }[] = [
   { pattern: /^\/api\/v1\/contracts\/[^/]+\/termination-requests$/, methods: ['GET', 'POST'] },
   { pattern: /^\/api\/v1\/contracts\/[^/]+\/termination-requests\/[^/]+$/, methods: ['GET'] },
   { pattern: /^\/api\/v1\/contracts\/[^/]+\/termination-requests\/[^/]+\/withdrawal$/, methods: ['POST'] },
+  { pattern: /^\/api\/v1\/contracts\/[^/]+\/termination-requests\/[^/]+\/details$/, methods: ['GET'] },
+  { pattern: /^\/api\/v1\/termination-requests$/, methods: ['GET'] },
   { pattern: /^\/api\/v1\/termination-reasons$/, methods: ['GET'] },
 ];
 

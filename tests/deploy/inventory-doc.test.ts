@@ -64,7 +64,7 @@ describe('docs/inventory.md', () => {
     const users = [...ofType(prod, 'AWS::IAM::Role'), ...ofType(prod, 'AWS::IAM::ManagedPolicy')]
       .filter(([, r]) => JSON.stringify(r).includes('"Resource":{"Fn::GetAtt":["StageKey","Arn"]}'))
       .map(([id]) => id);
-    expect(users.length).toBe(8);
+    expect(users.length).toBe(10);
     for (const id of users.filter((user) => user !== 'OnCallPolicy')) expect(section).toContain(`- \`${id}\`: `);
     expect(section).toContain('- the policy `contract-termination-prod-on-call` (on-call): `kms:Decrypt`');
   });

@@ -351,8 +351,8 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
       );
     }, 120_000);
 
-    it('runs all eight functions on nodejs22.x, each with every table, bus and queue its settings name in existence', async () => {
-      expect(functions.size).toBe(8);
+    it('runs all ten functions on nodejs22.x, each with every table, bus and queue its settings name in existence', async () => {
+      expect(functions.size).toBe(10);
       for (const deployed of functions.values()) {
         expect(deployed.runtime).toBe('nodejs22.x');
         for (const [name, value] of Object.entries(deployed.environment)) {
@@ -512,7 +512,7 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
         ['AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::Logs::LogGroup', 'AWS::KMS::Key'].includes(r.ResourceType ?? ''),
       );
       // The requests table and the erasure ledger, the dead letters, the functions', access and WAF logs, the stage's key and the events' signing key.
-      expect(kept).toHaveLength(2 + 2 + 10 + 2);
+      expect(kept).toHaveLength(2 + 2 + 12 + 2);
       await serverless('remove');
       await expect(stackStatus(STACK)).rejects.toThrow(/does not exist/);
       const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };

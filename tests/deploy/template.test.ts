@@ -41,13 +41,13 @@ beforeAll(async () => {
 afterAll(() => cleanUp());
 
 describe('the API', () => {
-  it('has the five routes, each behind the Lambda authorizer, proxied to its own function', () => {
+  it('has the seven routes, each behind the Lambda authorizer, proxied to its own function', () => {
     const methods = ofType(prod, 'AWS::ApiGateway::Method').map(([, method]) => ({
       method: at(method, 'Properties', 'HttpMethod'),
       authorization: at(method, 'Properties', 'AuthorizationType'),
       integration: at(method, 'Properties', 'Integration', 'Type'),
     }));
-    expect(methods.map((m) => m.method).sort()).toEqual(['GET', 'GET', 'GET', 'POST', 'POST']);
+    expect(methods.map((m) => m.method).sort()).toEqual(['GET', 'GET', 'GET', 'GET', 'GET', 'POST', 'POST']);
     for (const m of methods) expect(m).toMatchObject({ authorization: 'CUSTOM', integration: 'AWS_PROXY' });
   });
 
@@ -122,7 +122,9 @@ describe('the functions', () => {
       'ApplyStatusDecisionLambdaFunction',
       'AuthorizeCustomerLambdaFunction',
       'CreateTerminationRequestLambdaFunction',
+      'GetTerminationRequestDetailsLambdaFunction',
       'GetTerminationRequestLambdaFunction',
+      'ListCustomerTerminationRequestsLambdaFunction',
       'ListTerminationReasonsLambdaFunction',
       'ListTerminationRequestsLambdaFunction',
       'PublishRequestEventsLambdaFunction',
@@ -143,7 +145,7 @@ describe('the functions', () => {
 
   it("keep their logs, the API access log and the WAF's log, for a set time (90 days on prod)", () => {
     const groups = ofType(prod, 'AWS::Logs::LogGroup');
-    expect(groups).toHaveLength(10);
+    expect(groups).toHaveLength(12);
     for (const [, group] of groups) expect(Number(at(group, 'Properties', 'RetentionInDays'))).toBe(90);
     for (const [, group] of ofType(dev, 'AWS::Logs::LogGroup')) expect(Number(at(group, 'Properties', 'RetentionInDays'))).toBe(30);
   });
@@ -211,6 +213,16 @@ describe('least privilege', () => {
     expect(JSON.stringify(list[1]?.resource)).toContain('table/contract-termination-prod-requests');
     expect(JSON.stringify(list[2]?.resource)).toContain('table/contracts-owned-elsewhere');
     for (const x of [...get, ...list]) expect(JSON.stringify(x.resource)).not.toMatch(/"\*"|table\/\*/);
+  });
+
+  it("lets the details get the request and the contract, and the customer's list query the index by customer alone", () => {
+    const details = statements(prod, 'GetTerminationRequestDetailsRole');
+    expect(details.map((x) => x.actions)).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents'], ['dynamodb:GetItem']]);
+    expect(JSON.stringify(details[1]?.resource)).toMatch(/table\/contract-termination-prod-requests.*table\/contracts-owned-elsewhere/);
+    const mine = statements(prod, 'ListCustomerTerminationRequestsRole');
+    expect(mine.map((x) => x.actions)).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents'], ['dynamodb:Query']]);
+    // The index only: a Query of the table itself, or of any other index, is refused.
+    expect(JSON.stringify(mine[1]?.resource)).toMatch(/table\/contract-termination-prod-requests\/index\/RequestsByCustomer"/);
   });
 
   it('lets the decision consumer update, delete and get on the requests table and send to its dead-letter queue: nothing else', () => {
@@ -283,6 +295,8 @@ describe('least privilege', () => {
       'AuthorizerRole',
       'GetTerminationRequestRole',
       'ListTerminationRequestsRole',
+      'GetTerminationRequestDetailsRole',
+      'ListCustomerTerminationRequestsRole',
       'ApplyStatusDecisionRole',
       'PublishRequestEventsRole',
       'WithdrawTerminationRequestRole',
@@ -302,7 +316,7 @@ describe('least privilege', () => {
 
   it("grants X-Ray, and only the two X-Ray actions, to every function's role exactly when tracing is switched on", () => {
     const roles = ofType(prod, 'AWS::Lambda::Function').map(([, fn]) => String(at(fn, 'Properties', 'Role', 'Fn::GetAtt', 0)));
-    expect(new Set(roles).size).toBe(8);
+    expect(new Set(roles).size).toBe(10);
     // One policy, attached to every function's role, made only when traced (docs/deploy.md: no Fn::If in a role's list).
     const traces = resource(prod, 'WriteTracesPolicy');
     expect(at(traces, 'Condition')).toBe('TracingEnabled');
@@ -477,7 +491,7 @@ describe("the stage's key", () => {
       // moto accepts and ignores these two, so the rehearsal cannot show them: they are checked here.
       expect(at(resource(template, 'EventBus'), 'Properties', 'KmsKeyIdentifier')).toEqual(STAGE_KEY);
       const logGroups = ofType(template, 'AWS::Logs::LogGroup');
-      expect(logGroups).toHaveLength(10);
+      expect(logGroups).toHaveLength(12);
       for (const [id, group] of logGroups) expect([id, at(group, 'Properties', 'KmsKeyId')]).toEqual([id, STAGE_KEY]);
       const queues = ofType(template, 'AWS::SQS::Queue');
       expect(queues).toHaveLength(2);
@@ -577,6 +591,8 @@ describe("the stage's key", () => {
     ['WithdrawTerminationRequestRole', ['dynamodb']],
     ['GetTerminationRequestRole', ['dynamodb']],
     ['ListTerminationRequestsRole', ['dynamodb']],
+    ['GetTerminationRequestDetailsRole', ['dynamodb']],
+    ['ListCustomerTerminationRequestsRole', ['dynamodb']],
     ['ApplyStatusDecisionRole', ['dynamodb', 'sqs']],
     ['PublishRequestEventsRole', ['dynamodb', 'sqs']],
     ['AuthorizerRole', []],
@@ -1039,7 +1055,7 @@ describe('production protections', () => {
         at(r, 'DeletionPolicy'),
         at(r, 'UpdateReplacePolicy'),
       ]);
-    expect(holders(prod)).toHaveLength(2 + 10);
+    expect(holders(prod)).toHaveLength(2 + 12);
     for (const [id, deletion, replace] of holders(prod)) expect([id, deletion, replace]).toEqual([id, 'Retain', 'Retain']);
     for (const [id, deletion, replace] of holders(dev)) expect([id, deletion, replace]).toEqual([id, 'Delete', 'Delete']);
     for (const template of [prod, dev]) expect(at(resource(template, 'RequestsTable'), 'DeletionPolicy')).toBe('Retain');
@@ -1098,6 +1114,10 @@ describe('production protections', () => {
     expect(reserved(prod, 'WithdrawTerminationRequestLambdaFunction')).toBe(20);
     expect(reserved(dev, 'CreateTerminationRequestLambdaFunction')).toBeUndefined();
     expect(reserved(dev, 'WithdrawTerminationRequestLambdaFunction')).toBeUndefined();
+    for (const fn of ['GetTerminationRequestDetailsLambdaFunction', 'ListCustomerTerminationRequestsLambdaFunction']) {
+      expect(reserved(prod, fn)).toBe(20);
+      expect(reserved(dev, fn)).toBeUndefined();
+    }
   });
 
   it('keeps the requests table when the stack is deleted or the table replaced', () => {
@@ -1198,7 +1218,7 @@ describe('production protections', () => {
 describe('browsers (CORS)', () => {
   it('answers preflights on each route without the authorizer, echoing only the configured origins', () => {
     const preflights = ofType(dev, 'AWS::ApiGateway::Method').filter(([, m]) => at(m, 'Properties', 'HttpMethod') === 'OPTIONS');
-    expect(preflights).toHaveLength(4);
+    expect(preflights).toHaveLength(6);
     for (const [, method] of preflights) {
       expect(at(method, 'Properties', 'AuthorizationType')).toBe('NONE');
       const response = at(method, 'Properties', 'Integration', 'IntegrationResponses', 0);

@@ -116,6 +116,8 @@ const COLLECTION = '/api/v1/contracts/{contractId}/termination-requests';
 const LIST: Operation = { path: COLLECTION, method: 'get' };
 const WITHDRAWAL: Operation = { path: `${COLLECTION}/{requestId}/withdrawal`, method: 'post' };
 const REASONS: Operation = { path: '/api/v1/termination-reasons', method: 'get' };
+const DETAILS: Operation = { path: `${COLLECTION}/{requestId}/details`, method: 'get' };
+const MINE: Operation = { path: '/api/v1/termination-requests', method: 'get' };
 
 /** One call to the stack, any route. */
 async function call(method: string, path: string, options: { headers?: Record<string, string>; body?: string } = {}): Promise<HttpAnswer> {
@@ -189,5 +191,27 @@ describe('the bounds and the body rule the description states, as the service ho
     expect(withdrawn.status).toBe(200);
     expect(withdrawn.body['status']).toBe('WITHDRAWN');
     expect(breaches(withdrawn, WITHDRAWAL)).toEqual([]);
+  });
+});
+
+describe("a request's details and the customer's own list, as the description states them", () => {
+  it('answer 200 in their documented shape, and each refusal as documented', async () => {
+    const made = await stack.post(anna.contracts.withEndDate, { authorization: token, body });
+    expect([201, 409]).toContain(made.status);
+    const mine = await call('GET', '/api/v1/termination-requests?limit=5');
+    expect(mine.status).toBe(200);
+    expect(breaches(mine, MINE)).toEqual([]);
+    const [first] = [at(mine.body, 'items', 0)];
+    const contractId = String(at(first, 'contractId'));
+    const requestId = String(at(first, 'request', 'requestId'));
+    const details = await call('GET', `/api/v1/contracts/${contractId}/termination-requests/${requestId}/details`);
+    expect(details.status).toBe(200);
+    expect(breaches(details, DETAILS)).toEqual([]);
+    const unknown = await call('GET', `/api/v1/contracts/${contractId}/termination-requests/${randomUUID()}/details`);
+    expect(unknown.status).toBe(404);
+    expect(breaches(unknown, DETAILS)).toEqual([]);
+    const invalid = await call('GET', '/api/v1/termination-requests?limit=0');
+    expect(invalid.status).toBe(400);
+    expect(breaches(invalid, MINE)).toEqual([]);
   });
 });

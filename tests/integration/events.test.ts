@@ -14,6 +14,8 @@ import invalidBody from '../../events/invalid-body.json' with { type: 'json' };
 import malformedJson from '../../events/malformed-json.json' with { type: 'json' };
 import missingIdempotencyKey from '../../events/missing-idempotency-key.json' with { type: 'json' };
 import getUnknownRequest from '../../events/get-unknown-request.json' with { type: 'json' };
+import getUnknownRequestDetails from '../../events/get-unknown-request-details.json' with { type: 'json' };
+import listMyRequests from '../../events/list-my-requests.json' with { type: 'json' };
 import listRequests from '../../events/list-requests.json' with { type: 'json' };
 import noAuthorizerContext from '../../events/no-authorizer-context.json' with { type: 'json' };
 import otherCustomersContract from '../../events/other-customers-contract.json' with { type: 'json' };
@@ -114,6 +116,26 @@ const steps: Step[] = [
       const { requestId, requestNumber } = createdAnswer().body;
       expect(answer.body).toEqual({ items: [expect.objectContaining({ requestId, requestNumber, status: 'SUBMITTED' })] });
     },
+  },
+  {
+    file: 'list-my-requests.json',
+    event: listMyRequests,
+    title: "lists the caller's requests on every contract: the one just created, with its contract",
+    status: 200,
+    check: (answer) => {
+      const { requestId, requestNumber } = createdAnswer().body;
+      expect(answer.body).toEqual({
+        items: [{ contractId: anna.contracts.active, request: expect.objectContaining({ requestId, requestNumber, status: 'SUBMITTED' }) }],
+      });
+    },
+  },
+  {
+    file: 'get-unknown-request-details.json',
+    event: getUnknownRequestDetails,
+    title: 'refuses the details of a request id that is not on the contract',
+    status: 404,
+    errorCode: 'TERMINATION_REQUEST_NOT_FOUND',
+    fields: ['requestId'],
   },
   {
     file: 'get-unknown-request.json',
@@ -287,10 +309,14 @@ describe('events/', () => {
   it.each(steps.map((s) => [s.file, s] as const))('%s is a consistent event of its route and contract', (_file, { event }) => {
     const contractId = event.pathParameters?.['contractId'];
     const requestId = event.pathParameters?.['requestId'];
-    expect(contractId).toMatch(UUID);
     expect(['POST', 'GET']).toContain(event.httpMethod);
-    const withdrawal = event.resource.endsWith('/withdrawal') ? '/withdrawal' : '';
-    const resource = `/api/v1/contracts/{contractId}/termination-requests${requestId === undefined ? '' : '/{requestId}'}${withdrawal}`;
+    const withdrawal = /\/(withdrawal|details)$/.exec(event.resource)?.[0] ?? '';
+    // The caller's requests on every contract name no contract.
+    const resource =
+      event.pathParameters === null
+        ? '/api/v1/termination-requests'
+        : `/api/v1/contracts/{contractId}/termination-requests${requestId === undefined ? '' : '/{requestId}'}${withdrawal}`;
+    if (event.pathParameters !== null) expect(contractId).toMatch(UUID);
     expect(event.resource).toBe(resource);
     expect(event.requestContext.resourcePath).toBe(resource);
     expect(event.path).toBe(resource.replace('{contractId}', String(contractId)).replace('{requestId}', String(requestId)));

@@ -51,6 +51,8 @@ const FUNCTIONS = [
   'authorize-customer',
   'create-termination-request',
   'get-termination-request',
+  'get-termination-request-details',
+  'list-customer-termination-requests',
   'list-termination-reasons',
   'list-termination-requests',
   'publish-request-events',
@@ -83,6 +85,8 @@ const UNUSED_BY_DESIGN = [
   ...ownLogs('ListTerminationReasonsRole', 'listTerminationReasons'),
   ...ownLogs('GetTerminationRequestRole', 'getTerminationRequest'),
   ...ownLogs('ListTerminationRequestsRole', 'listTerminationRequests'),
+  ...ownLogs('GetTerminationRequestDetailsRole', 'getTerminationRequestDetails'),
+  ...ownLogs('ListCustomerTerminationRequestsRole', 'listCustomerTerminationRequests'),
   ...ownLogs('ApplyStatusDecisionRole', 'applyStatusDecision'),
   ...ownLogs('PublishRequestEventsRole', 'publishRequestEvents'),
   // Lambda's event source mapping reads the requests table's stream with the publisher's role;
@@ -274,6 +278,43 @@ describe('the calls each function makes', () => {
       const { answer, calls } = await list(contractId, {}, boris.customerId);
       expect(answer.status).toBe(403);
       expect(operations(calls)).toEqual(['dynamodb:Query', 'dynamodb:GetItem']);
+    });
+  });
+
+  describe('get-termination-request-details', () => {
+    it('200: the request item by its key; 404: a miss, explained by the contract', async () => {
+      const { contractId, requestId } = await submitted();
+      const found = await api('get-termination-request-details', {
+        method: 'GET',
+        details: true,
+        contractId,
+        requestId,
+        customerId: anna.customerId,
+      });
+      expect(found.answer.status).toBe(200);
+      expect(operations(found.calls)).toEqual(['dynamodb:GetItem']);
+      const missed = await api('get-termination-request-details', {
+        method: 'GET',
+        details: true,
+        contractId,
+        requestId: randomUUID(),
+        customerId: anna.customerId,
+      });
+      expect(missed.answer.status).toBe(404);
+      expect(operations(missed.calls)).toEqual(['dynamodb:GetItem', 'dynamodb:GetItem']);
+    });
+  });
+
+  describe('list-customer-termination-requests', () => {
+    it('200: one Query of the index by customer', async () => {
+      await submitted();
+      const { answer, calls } = await api('list-customer-termination-requests', {
+        method: 'GET',
+        allContracts: true,
+        customerId: anna.customerId,
+      });
+      expect(answer.status).toBe(200);
+      expect(operations(calls)).toEqual(['dynamodb:Query']);
     });
   });
 

@@ -14,6 +14,9 @@ export interface HandlerAnswer {
 /** The handler API Gateway would call for the event's method and resource. */
 async function routeOf(event: APIGatewayProxyEvent): Promise<(event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>> {
   if (event.resource.endsWith('/withdrawal')) return (await import('../../functions/withdraw-termination-request')).handler;
+  if (event.resource.endsWith('/details')) return (await import('../../functions/get-termination-request-details')).handler;
+  if (event.resource === '/api/v1/termination-requests')
+    return (await import('../../functions/list-customer-termination-requests')).handler;
   if (event.httpMethod === 'POST') return (await import('../../functions/create-termination-request')).handler;
   if (event.resource.endsWith('{requestId}')) return (await import('../../functions/get-termination-request')).handler;
   return (await import('../../functions/list-termination-requests')).handler;

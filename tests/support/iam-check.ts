@@ -88,13 +88,21 @@ function prodValue(fn: FunctionRole, localEnv: Record<string, string | undefined
   return value;
 }
 
-/** The template's table of this name, created here or not (the contracts table belongs to another system in prod). */
-function partitionKeyOf(resolver: TemplateResolver, tableName: string): string {
+/**
+ * The partition key of the template's table of this name (created here or not: the contracts table
+ * belongs to another system in prod), or of its index when the call named one: what
+ * dynamodb:LeadingKeys is then about.
+ */
+function partitionKeyOf(resolver: TemplateResolver, tableName: string, indexName?: string): string {
   const table = resolver
     .resourcesOfType('AWS::DynamoDB::Table', false)
     .find(([logicalId]) => resolver.property(logicalId, 'TableName') === tableName);
   if (table === undefined) throw new Error(`The template defines no table ${tableName}: its partition key is unknown`);
-  const hash = list(resolver.property(table[0], 'KeySchema'))
+  const index = list(resolver.property(table[0], 'GlobalSecondaryIndexes'))
+    .map(jsonObject)
+    .find((candidate) => candidate['IndexName'] === indexName);
+  if (indexName !== undefined && index === undefined) throw new Error(`${table[0]} has no index ${indexName}`);
+  const hash = list(index === undefined ? resolver.property(table[0], 'KeySchema') : index['KeySchema'])
     .map(jsonObject)
     .find((key) => key['KeyType'] === 'HASH');
   const name = hash?.['AttributeName'];
@@ -128,7 +136,7 @@ export function toProdAccess(
       const name = prodValue(fn, localEnv, local.name);
       resource = local.index === undefined ? tableArn(name) : `${tableArn(name)}/index/${local.index}`;
       if (Object.keys(access.attributes).length > 0) {
-        const partitionKey = partitionKeyOf(resolver, name);
+        const partitionKey = partitionKeyOf(resolver, name, local.index);
         const value = access.attributes[partitionKey];
         if (value === undefined) throw new Error(`${call.operation} of ${fn.functionName} on ${name} names no ${partitionKey}`);
         context['dynamodb:LeadingKeys'] = [value];

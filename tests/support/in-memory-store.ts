@@ -1,6 +1,7 @@
 import { meetsCondition } from '../../lib/termination/contract-rules';
 import { periodSecondsOf } from '../../lib/termination/ports/store';
 import type {
+  CustomerRequestPage,
   Decision,
   DecisionWriteOutcome,
   IdempotencyRecord,
@@ -16,6 +17,8 @@ import type {
   WithdrawalRecord,
   WriteOutcome,
 } from '../../lib/termination/ports/store';
+import type { RequestHistory, StatusChange } from '../../lib/termination/ports/request-history';
+import type { TerminationRequestInput } from '../../lib/api-model/schemas';
 
 /*
  * The store port kept in memory, for unit tests of the use cases' order of checks
@@ -29,6 +32,8 @@ import type {
 interface StoredState extends StoredRequest {
   contractId: string;
   decisionIds: string[];
+  submission: TerminationRequestInput;
+  changes: StatusChange[];
 }
 
 /** A record that TTL would have deleted by now counts as absent, as in the real table's conditions. */
@@ -130,6 +135,8 @@ export class InMemoryStore implements TerminationStore {
       status: request.response.status,
       createdAt: request.response.createdAt,
       decisionIds: [],
+      submission: request.input,
+      changes: [],
     });
     return { kind: 'created' };
   }
@@ -163,6 +170,24 @@ export class InMemoryStore implements TerminationStore {
     return Promise.resolve(held.includes(0) ? held.slice(0, held.indexOf(0)) : held);
   }
 
+  findRequestHistory(contractId: string, requestId: string): Promise<RequestHistory | undefined> {
+    this.calls.push('findRequestHistory');
+    const found = this.requestOn(contractId, requestId);
+    if (found === undefined) return Promise.resolve(undefined);
+    const { requestNumber, customerId, createdAt, status, submission, changes } = found;
+    return Promise.resolve({ requestId, requestNumber, contractId, customerId, createdAt, status, submission, changes: [...changes] });
+  }
+
+  listCustomerRequests(customerId: string, limit: number, after?: string): Promise<CustomerRequestPage> {
+    this.calls.push('listCustomerRequests');
+    const mine = [...this.requests.values()]
+      .filter((r) => r.customerId === customerId && (after === undefined || r.requestId < after))
+      .sort((a, b) => (a.requestId < b.requestId ? 1 : -1));
+    const items = mine.slice(0, limit).map((r) => ({ ...stored(r), contractId: r.contractId }));
+    const last = items.at(-1);
+    return Promise.resolve(mine.length > limit && last ? { items, lastRequestId: last.requestId } : { items });
+  }
+
   findContract(contractId: string): Promise<Record<string, unknown> | undefined> {
     this.calls.push('findContract');
     return Promise.resolve(this.contracts.get(contractId));
@@ -180,6 +205,12 @@ export class InMemoryStore implements TerminationStore {
     const slotRequestId = this.slots.get(intent.contractId)?.requestId;
     if (slotRequestId !== intent.requestId) return Promise.resolve({ kind: 'slot-condition-failed', slotRequestId });
     this.withdrawalKeys.set(key, { fingerprint: intent.fingerprint, response: intent.response, expiresAt: intent.expiresAt });
+    request.changes.push({
+      status: intent.response.status,
+      previousStatus: request.status,
+      changedAt: intent.response.withdrawnAt,
+      changedBy: 'CUSTOMER',
+    });
     request.status = intent.response.status;
     delete request.statusReason;
     this.slots.delete(intent.contractId);
@@ -194,6 +225,14 @@ export class InMemoryStore implements TerminationStore {
     }
     const slotRequestId = this.slots.get(decision.contractId)?.requestId;
     if (move.freesSlot && slotRequestId !== decision.requestId) return Promise.resolve({ kind: 'slot-condition-failed', slotRequestId });
+    request.changes.push({
+      status: decision.status,
+      previousStatus: request.status,
+      changedAt: decision.occurredAt,
+      ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+      changedBy: 'BACK_OFFICE',
+      decisionEventId: decision.eventId,
+    });
     request.status = decision.status;
     request.decisionIds.push(decision.eventId);
     if (decision.reason === undefined) delete request.statusReason;

@@ -234,7 +234,7 @@ describe('docs/openapi.yaml says what each answer carries', () => {
           : [`${method} ${path} ${status}`];
       }),
     );
-    expect(operations).toHaveLength(5);
+    expect(operations).toHaveLength(7);
     expect(missing).toEqual([]);
   });
 

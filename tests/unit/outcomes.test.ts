@@ -14,6 +14,8 @@ const EXPECTED: Record<OutcomeKey, [number, string]> = {
   replayed: [200, 'RequestsReplayed'],
   found: [200, 'RequestsRead'],
   listed: [200, 'RequestsRead'],
+  details: [200, 'RequestsRead'],
+  'customer-listed': [200, 'RequestsRead'],
   reasons: [200, 'RequestsRead'],
   withdrawn: [200, 'RequestsWithdrawn'],
   'withdrawal-replayed': [200, 'RequestsReplayed'],

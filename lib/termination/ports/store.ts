@@ -1,5 +1,6 @@
 import type { DECISION_STATUSES } from '../../api-model/event-schemas';
 import { STATUSES, type Status, type TerminationRequest, type TerminationRequestInput, type Withdrawal } from '../../api-model/schemas';
+import type { RequestHistory } from './request-history';
 
 /*
  * The store port: what the use cases need of the table, in the domain's words. lib/dynamodb implements the
@@ -125,6 +126,17 @@ export interface RequestPage {
   lastRequestId?: string;
 }
 
+/** One of a customer's requests as the index by customer lists it: with the contract it is on (0023-a-customers-requests-by-index.md). */
+export interface CustomerRequest extends StoredRequest {
+  contractId: string;
+}
+
+export interface CustomerRequestPage {
+  items: CustomerRequest[];
+  /** Set when another page may follow: the last request id of this one. */
+  lastRequestId?: string;
+}
+
 /** A back-office decision, checked and normalised (docs/decisions/0017-lifecycle.md). */
 export interface Decision {
   /** The back office's id of the decision: a request remembers the ids it applied. */
@@ -223,6 +235,10 @@ export interface TerminationStore {
    * holds (docs/decisions/0020-request-limit.md), up to `limit.count`; undefined for no record.
    */
   findLimitTimes(contractId: string, customerId: string, limit: RequestLimit, abortSignal?: AbortSignal): Promise<number[] | undefined>;
+  /** The request with what was submitted and every change of its status (0022-what-a-customer-sees-of-a-request.md). */
+  findRequestHistory(contractId: string, requestId: string, abortSignal?: AbortSignal): Promise<RequestHistory | undefined>;
+  /** A page of the requests `customerId` made on any contract, newest first, after `after`: from an eventually consistent index. */
+  listCustomerRequests(customerId: string, limit: number, after?: string, abortSignal?: AbortSignal): Promise<CustomerRequestPage>;
   /** The contract as its owner stored it: another system's data, judged by contract-rules.ts. */
   findContract(contractId: string, abortSignal?: AbortSignal): Promise<Record<string, unknown> | undefined>;
   /** One attempt to move the request to the decision's status, moving as `move` allows. */
