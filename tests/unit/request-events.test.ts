@@ -91,7 +91,7 @@ describe('claimOf', () => {
           status: 'SUBMITTED',
           reasonCode: 'RELOCATION',
           desiredTerminationDate: '2045-06-30',
-          bankDetails: { bik: '044525225', accountNumber: '40817810700000000001', recipientName: 'Anna Ivanova' },
+          bankDetails: { bik: '044525225', accountNumber: '40817810700000000001', recipientName: 'Анна Иванова' },
           comment: 'Moving abroad',
           createdAt: '2026-11-23T09:15:00.000Z',
         },
