@@ -77,7 +77,7 @@ describe('a creation', () => {
         customerId: anna.customerId,
         status: 'SUBMITTED',
         reasonCode: 'RELOCATION',
-        bankDetails: { bik: '044525225', accountNumber: '40817810700000000001', recipientName: 'Anna Ivanova' },
+        bankDetails: { bik: '044525225', accountNumber: '40817810700000000001', recipientName: 'Анна Иванова' },
         comment: 'Moving abroad',
       },
     });

@@ -89,7 +89,11 @@ describe('the limit of requests per contract (5 in 30 days by default)', () => {
     // Thirty days after the first of the five, its creation rounded up to the second; the message names the same moment.
     const allowedAt = new Date((countedFrom(first.body['createdAt']) + 30 * DAY) * 1000);
     expect(refused.body['nextRequestAllowedAt']).toBe(allowedAt.toISOString());
-    expect(refused.body['message']).toContain(`${allowedAt.toISOString().slice(0, 19).replace('T', ' ')} UTC.`);
+    // ...as a customer reads it: the same second on the bank's business clock (Europe/Moscow by default).
+    const businessTime = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Moscow', dateStyle: 'short', timeStyle: 'medium' }).format(
+      allowedAt,
+    );
+    expect(refused.body['message']).toContain(businessTime);
     expect(await stack.tables.contractItems(contractId)).toEqual(before);
   });
 
