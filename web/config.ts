@@ -43,8 +43,6 @@ export interface PageConfig {
   /** The demo's customers the page can be shown as (`?customer=<id>`), each named in each language, and the one it is shown as. */
   customers?: { id: string; name: Record<Language, string> }[];
   customer?: string;
-  /** The bank's business time zone (IANA), in which the page gives times, as the API's texts do; the browser's when absent. */
-  timeZone?: string;
 }
 
 /** The demo customer the page is shown as: `?customer=<id>` (page-server.ts offers Anna and Boris). */
@@ -137,7 +135,6 @@ export function parseConfig(value: unknown): PageConfig {
         )
     : [];
   const customer = value['customer'];
-  const timeZone = value['timeZone'];
   const documents = value['documents'];
   if (documents !== undefined && !Array.isArray(documents)) throw new Error('config.json: documents must be a list');
   return {
@@ -151,6 +148,5 @@ export function parseConfig(value: unknown): PageConfig {
     ...(bankDetails ? { bankDetails } : {}),
     ...(customers.length > 0 ? { customers } : {}),
     ...(typeof customer === 'string' ? { customer } : {}),
-    ...(typeof timeZone === 'string' ? { timeZone } : {}),
   };
 }

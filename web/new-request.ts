@@ -32,7 +32,7 @@ function businessTime(iso: string): string {
     year: 'numeric',
     hour: '2-digit',
     minute: '2-digit',
-    timeZone: state.config?.timeZone,
+    timeZone: state.config?.businessTimeZone,
     timeZoneName: 'long',
   });
 }

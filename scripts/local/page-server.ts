@@ -51,8 +51,6 @@ export interface PageConfig {
   /** The demo customers the page offers a switch between (`/?customer=<id>`), each named in each language, and the one this config is for. */
   customers?: { id: string; name: { en: string; ru: string } }[];
   customer?: string;
-  /** The bank's business time zone (IANA), in which the page gives times, as the API's texts do. */
-  timeZone?: string;
 }
 
 export interface PageServer {
@@ -110,7 +108,6 @@ export async function demoPageConfig(
     bankDetails: { ...bankDetails },
     customers: Object.entries(DEMO_CUSTOMERS).map(([demo, { name }]) => ({ id: demo, name: { ...name } })),
     customer: id,
-    timeZone: DEFAULT_BUSINESS_TIME_ZONE,
   };
 }
 

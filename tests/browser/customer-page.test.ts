@@ -61,8 +61,6 @@ beforeAll(async () => {
       customerId: anna.customerId,
       contracts: offered,
       refreshSeconds: 3600,
-      // The bank's business time zone, as npm start's page gives it.
-      timeZone: 'Europe/Moscow',
     }),
   });
   http = await startHttpStack({

@@ -49,7 +49,6 @@ beforeAll(async () => {
       ),
       bankDetails: { ...DEMO_BANK_DETAILS },
       refreshSeconds: 1,
-      timeZone: 'Europe/Moscow',
     }),
   });
   http = await startHttpStack({
