@@ -31,10 +31,11 @@ let couldNotRead = false;
 /** Counts the reads: only the newest one's answer is shown. */
 let generation = 0;
 
-/** The contract as the customer knows it ("Credit card •• 4821"), or its id when the page does not offer it. */
+/** The contract as the customer knows it ("Credit card •• 4821"), or words saying the page does not list it. */
 function contractName(contractId: string): string {
   const contract = state.config?.contracts.find((choice) => choice.contractId === contractId);
-  return contract === undefined ? contractId : `${contract.product[state.language]} ${contract.maskedNumber}`;
+  // A contract the page does not list (closed and gone from the contracts table) is never named by its id: an id is no word for a customer.
+  return contract === undefined ? t('contractNotListed') : `${contract.product[state.language]} ${contract.maskedNumber}`;
 }
 
 /** The request as the page knows it now (a withdrawal on this page, a newer read), else as listed. */

@@ -159,9 +159,9 @@ describe('the termination form in Chromium', () => {
     expect(shown.number).toBe(requests[0]?.['requestNumber']);
     expect(shown.status).toBe('Submitted');
     expect(shown.message).toContain(shown.number);
-    // One create, the request fetched back by its requestId, and the contract's list read again.
+    // One create, the request fetched back by its requestId, the contract's list and the customer's list read again.
     expect(proxy().forwarded('POST') - posts).toBe(1);
-    expect(proxy().forwarded('GET') - gets).toBe(2);
+    expect(proxy().forwarded('GET') - gets).toBe(3);
   });
 
   it('keeps nothing in the browser once a request is made: no storage, no cookie, no cache, no database (docs/data-protection.md)', async () => {
