@@ -124,7 +124,6 @@ describe('npm run republish on the local stack', () => {
           eventId: eventIdOf(requestId, 'IN_REVIEW'),
           requestId,
           contractId,
-          customerId: anna.customerId,
           requestNumber,
           previousStatus: 'SUBMITTED',
           status: 'IN_REVIEW',
