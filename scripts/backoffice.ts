@@ -15,7 +15,7 @@ import { localEndpoint } from '../lib/aws/local-endpoint';
 import { existsSync, readFileSync } from 'node:fs';
 import { verifyEvent, type EventKey } from '../lib/events/event-signature';
 import { eventIdOf } from '../lib/events/request-events';
-import { EVENT_JWKS_PATH } from './local/jwks-server';
+import { EVENT_SIGNING_KEYS_PATH } from '../lib/events/event-signing-keys';
 
 /*
  * npm run backoffice -- --request <requestNumber or requestId> --status <STATUS> [--reason "..."]
@@ -211,7 +211,7 @@ async function eventsAbout(requestId: string, awaited: string): Promise<Record<s
 
 /** Verifies each of the request's events as a back office does; false when one does not verify. */
 async function verifyEvents(requestId: string): Promise<boolean> {
-  const keysUrl = new URL(EVENT_JWKS_PATH, stack.jwksUri);
+  const keysUrl = new URL(EVENT_SIGNING_KEYS_PATH, stack.jwksUri);
   // A stack that serves no event keys (one a test put together) signs nothing: say so, and judge the decision alone.
   const response = await fetch(keysUrl).catch(() => undefined);
   if (response === undefined) {
