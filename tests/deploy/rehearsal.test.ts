@@ -124,15 +124,17 @@ async function deploy(stage: string, env: Record<string, string> = {}): Promise<
  * back office reads it. (The stack's outputs name the bucket in AWS; moto's change sets leave the
  * outputs as the stack's creation made them, so the bucket is found among the stack's resources.)
  */
-async function keysDocument(): Promise<{ contentType?: string; cacheControl?: string; jwks: { keys: EventKey[] } }> {
-  const bucket = (await stackResources(cloudFormation, STACK)).find((r) => r.LogicalResourceId === 'EventSigningKeysBucket');
+async function keysDocument(bucketName?: string): Promise<{ contentType?: string; cacheControl?: string; jwks: { keys: EventKey[] } }> {
+  const bucket =
+    bucketName ??
+    (await stackResources(cloudFormation, STACK)).find((r) => r.LogicalResourceId === 'EventSigningKeysBucket')?.PhysicalResourceId;
   const s3 = new S3Client({
     region: moto.env['AWS_REGION'],
     endpoint: moto.endpoint,
     forcePathStyle: true,
     credentials: { accessKeyId: 'r', secretAccessKey: 'r' },
   });
-  const answer = await s3.send(new GetObjectCommand({ Bucket: bucket?.PhysicalResourceId, Key: EVENT_SIGNING_KEYS_OBJECT_KEY }));
+  const answer = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: EVENT_SIGNING_KEYS_OBJECT_KEY }));
   const parsed = jsonObject(JSON.parse((await answer.Body?.transformToString()) ?? '{}'));
   const keys = Array.isArray(parsed['keys']) ? parsed['keys'].map((key) => jsonObject(key)) : [];
   return { contentType: answer.ContentType, cacheControl: answer.CacheControl, jwks: { keys } };
@@ -531,7 +533,7 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
   });
 
   it(
-    "rolls back and removes with docs/deploy.md's commands; removal keeps the requests, the dead letters, the logs of prod and the key",
+    "rolls back and removes with docs/deploy.md's commands; removal keeps the requests, the dead letters, the logs of prod, the keys and their published document",
     async () => {
       const serverless = async (...args: string[]) =>
         (
@@ -549,8 +551,14 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
       );
       // The requests table and the erasure ledger, the dead letters, the functions', access and WAF logs, the stage's key and the events' signing key.
       expect(kept).toHaveLength(2 + 2 + 12 + 2);
+      const keysBucket = (await stackResources(cloudFormation, STACK)).find(
+        (r) => r.LogicalResourceId === 'EventSigningKeysBucket',
+      )?.PhysicalResourceId;
+      const published = await keysDocument(keysBucket);
       await serverless('remove');
       await expect(stackStatus(STACK)).rejects.toThrow(/does not exist/);
+      // The document of the events' public keys stays with its bucket: events already sent still verify.
+      expect(await keysDocument(keysBucket)).toEqual(published);
       const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };
       const logs = new CloudWatchLogsClient(client);
       const kms = new KMSClient(client);
