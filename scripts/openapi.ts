@@ -95,11 +95,15 @@ function publish(schema: unknown, named: Record<string, Record<string, unknown>>
   if (!isObject(schema)) return schema;
   const enumOf = [...NAMED_ENUMS].find(([values]) => values === schema['enum'])?.[1];
   if (enumOf !== undefined) {
-    // Its own words, else those of its first use, which then need not be repeated there.
-    const { description, ...shape } = schema;
+    // Its own words, else those of its first use, which then need not be repeated there. A use's
+    // personal-data mark is the use's (a reason the customer gave), never the named list's.
+    const { description, 'x-personal-data': personal, ...shape } = schema;
     const words = enumOf.description ?? description;
     const first = (named[enumOf.name] ??= { ...shape, ...(words === undefined ? {} : { description: words }) });
-    return description === undefined || first['description'] === description ? ref(enumOf.name) : { ...ref(enumOf.name), description };
+    const mark = personal === undefined ? {} : { 'x-personal-data': personal };
+    return description === undefined || first['description'] === description
+      ? { ...ref(enumOf.name), ...mark }
+      : { ...ref(enumOf.name), description, ...mark };
   }
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
