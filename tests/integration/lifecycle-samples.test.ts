@@ -106,6 +106,8 @@ describe('the samples of events/', () => {
       [
         ...Object.keys(decisions),
         ...Object.keys(streams),
+        // The erasure ledger's record of an erasure of the withdrawn sample: tests/integration/erasure-events.test.ts.
+        'stream-erasure-recorded.json',
         'withdrawal-sample-request.json',
         ...PUBLISHED_SAMPLES.map((sample) => sample.file.replace('events/', '')),
         SAMPLES_JWKS.replace('events/', ''),
@@ -294,6 +296,7 @@ describe('a request, from the stream records of its creation to its rejection', 
           counted.puts++;
           return Promise.reject(new Error('no PutEvents expected'));
         },
+        readLedger: () => Promise.reject(new Error('no ledger read expected')),
         signer: { kid: 'unused', signDer: () => Promise.reject(new Error('no signature expected')) },
         maxAttempts: 1,
         pause: () => Promise.resolve(),

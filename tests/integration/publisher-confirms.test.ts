@@ -165,7 +165,7 @@ describe('a record the table does not confirm publishes nothing', () => {
     expect(stack.standIn.events).toEqual([]);
     expect(stack.standIn.putEventsCalls).toEqual([]);
     expect(unconfirmedCount(lines)).toBe(1);
-    const logged = lines.filter((line) => line['message'] === 'Stream record not confirmed by the requests table: nothing published');
+    const logged = lines.filter((line) => line['message'] === 'Stream record not confirmed by the tables: nothing published');
     expect(logged).toEqual([
       expect.objectContaining({
         level: 'ERROR',
