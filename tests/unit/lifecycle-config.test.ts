@@ -55,7 +55,6 @@ describe('loadDecisionConfig', () => {
     });
     expect(config).toEqual({
       requestsTableName: 'requests',
-      erasureLedgerTableName: 'erasures',
       dynamodb: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:8000', requestTimeoutMs: 2000, connectTimeoutMs: 1000, maxAttempts: 5 },
       retention: { kind: 'days', days: 3 },
       decisionSource: 'bank.core',
