@@ -236,7 +236,9 @@ async function verifyEvents(about: AboutRequest, awaited: string | undefined, wh
   for (const event of events) {
     const detail = isRecord(event['detail']) ? event['detail'] : {};
     const verdict = verifyEvent({ source: String(event['source']), 'detail-type': String(event['detailType']), detail }, jwks);
-    const name = `${String(event['detailType'])}${detail['status'] === undefined ? '' : ` ${String(detail['status'])}`} (eventId ${String(detail['eventId'])})`;
+    // An erasure has no status.
+    const reached = typeof detail['status'] === 'string' ? ` ${detail['status']}` : '';
+    const name = `${String(event['detailType'])}${reached} (eventId ${String(detail['eventId'])})`;
     console.log(verdict.ok ? `Event ${name}: signature verified (ES256, key ${verdict.kid}).` : `Event ${name}: REFUSED, ${verdict.why}.`);
     allVerified &&= verdict.ok;
   }

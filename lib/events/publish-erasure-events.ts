@@ -117,7 +117,7 @@ export async function publishErasureEvents(
   }
   if (entries.failedAt !== undefined && failed === undefined) {
     const at = claims[entries.failedAt];
-    if (at !== undefined) failed = { sequenceNumber: at.sequenceNumber, reason: entries.reason ?? '' };
+    if (at !== undefined) failed = { sequenceNumber: at.sequenceNumber, reason: entries.reason };
   }
   const { records: unique, copies } = firstOfEach(confirmed);
   const signing = await signedEntries(unique, config, deps);

@@ -11,7 +11,7 @@ import { isStatus } from '../termination/ports/store';
 import { MalformedItemError } from '../termination/ports/errors';
 import type { RequestHistory } from '../termination/ports/request-history';
 import type { Status } from '../api-model/schemas';
-import { publishInOrder, type PendingEntry, type PublishDeps, type PublishResult } from './publish-batches';
+import { publishInOrder, type PublishDeps, type PublishResult } from './publish-batches';
 import { firstOfEach, type RecordIds } from './record-copies';
 import {
   claimOf,
