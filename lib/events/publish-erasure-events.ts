@@ -3,7 +3,6 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { ledgerEntryOf, type LedgerEntry } from '../dynamodb/erasure-ledger';
 import type { Item } from '../dynamodb/items';
 import { erasedEventOf, erasureClaimOf, type ErasedEvent, type ErasureClaim } from './erasure-events';
-import { publishInOrder } from './publish-batches';
 import {
   readAll,
   reasonOf,
@@ -12,10 +11,9 @@ import {
   type UnconfirmedReason,
   type UnconfirmedRecord,
 } from './publish-request-events';
-import { firstOfEach, type RecordIds } from './record-copies';
-import { MalformedRecordError } from './request-events';
-import { signedEntries, type EntryConfig } from './signed-entries';
-import { UnreadableImageError } from './stream-image';
+import type { RecordIds } from './record-copies';
+import type { EntryConfig } from './signed-entries';
+import { claimsOf, sendConfirmed, type Claimed } from './stream-claims';
 
 /*
  * The erasure ledger's stream out as TerminationRequestErased events
@@ -29,9 +27,7 @@ import { UnreadableImageError } from './stream-image';
  * and is reported by ids, as a request record is (UnconfirmedRecords).
  */
 
-interface Confirming extends RecordIds {
-  claim: ErasureClaim;
-}
+type Confirming = Claimed<ErasureClaim>;
 
 /** The names of the entry's fields the record and the ledger tell differently. */
 function differences(claimed: LedgerEntry, truth: LedgerEntry): string[] {
@@ -67,23 +63,8 @@ export async function publishErasureEvents(
   config: EntryConfig,
   deps: PublisherDeps,
 ): Promise<StreamPublishResult> {
-  const claims: Confirming[] = [];
-  let skipped = 0;
-  let failed: { sequenceNumber: string; reason: string } | undefined;
-  for (const record of records) {
-    const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
-    let claim;
-    try {
-      claim = erasureClaimOf(record);
-    } catch (error) {
-      if (!(error instanceof MalformedRecordError) && !(error instanceof UnreadableImageError)) throw error;
-      // Everything before it is published; it and what follows go back to the stream.
-      failed = { sequenceNumber, reason: error.message };
-      break;
-    }
-    if (claim === undefined) skipped++;
-    else claims.push({ sequenceNumber, eventId: record.eventID ?? '', claim });
-  }
+  const { claims, skipped, failed: unreadable } = claimsOf(records, erasureClaimOf);
+  let failed = unreadable;
 
   const entries = await readEntries(claims, deps);
   const readable = entries.failedAt === undefined ? claims : claims.slice(0, entries.failedAt);
@@ -119,11 +100,7 @@ export async function publishErasureEvents(
     const at = claims[entries.failedAt];
     if (at !== undefined) failed = { sequenceNumber: at.sequenceNumber, reason: entries.reason };
   }
-  const { records: unique, copies } = firstOfEach(confirmed);
-  const signing = await signedEntries(unique, config, deps);
-  const result = await publishInOrder(signing.pending, deps);
   // A GetItem per entry, all sent, and the requests' BatchGetItem calls.
   const reads = claims.length + ('error' in stored ? 1 : stored.calls);
-  const first = result.failed ?? signing.failed ?? failed;
-  return { ...result, skipped, unconfirmed, reads, copies, ...(first === undefined ? {} : { failed: first }) };
+  return { ...(await sendConfirmed(confirmed, config, deps, failed)), skipped, unconfirmed, reads };
 }

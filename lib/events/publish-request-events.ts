@@ -12,19 +12,11 @@ import { MalformedItemError } from '../termination/ports/errors';
 import type { RequestHistory } from '../termination/ports/request-history';
 import type { Status } from '../api-model/schemas';
 import { publishInOrder, type PublishDeps, type PublishResult } from './publish-batches';
-import { firstOfEach, type RecordIds } from './record-copies';
-import {
-  claimOf,
-  eventsOf,
-  MalformedRecordError,
-  statusChangedEventOf,
-  submittedEventOf,
-  type Claim,
-  type RequestEvent,
-} from './request-events';
+import type { RecordIds } from './record-copies';
+import { claimOf, eventsOf, statusChangedEventOf, submittedEventOf, type Claim, type RequestEvent } from './request-events';
 import type { SigningDeps } from './sign-events';
 import { signedEntries, type EntryConfig } from './signed-entries';
-import { UnreadableImageError } from './stream-image';
+import { claimsOf, sendConfirmed } from './stream-claims';
 
 /*
  * The stream's records out as events (docs/decisions/0017-lifecycle.md). The publisher speaks for
@@ -130,24 +122,8 @@ export async function readAll(readRequests: ReadRequests, claims: { request: Req
 }
 
 export async function publishRequestEvents(records: DynamoDBRecord[], config: Config, deps: PublisherDeps): Promise<StreamPublishResult> {
-  const claims: (RecordIds & { claim: Claim })[] = [];
-  let skipped = 0;
-  let failed: { sequenceNumber: string; reason: string } | undefined;
-  for (const record of records) {
-    const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
-    let claim;
-    try {
-      claim = claimOf(record);
-    } catch (error) {
-      if (!(error instanceof MalformedRecordError) && !(error instanceof UnreadableImageError)) throw error;
-      // Everything before it is published; it and what follows go back to the stream.
-      failed = { sequenceNumber, reason: error.message };
-      break;
-    }
-    if (claim === undefined) skipped++;
-    else claims.push({ sequenceNumber, eventId: record.eventID ?? '', claim });
-  }
-
+  const { claims, skipped, failed: unreadable } = claimsOf(records, claimOf);
+  let failed = unreadable;
   const stored = await readAll(
     deps.readRequests,
     claims.map(({ claim }) => claim),
@@ -185,13 +161,8 @@ export async function publishRequestEvents(records: DynamoDBRecord[], config: Co
     }
     confirmed.push({ sequenceNumber, eventId, event: truth });
   }
-  const { records: unique, copies } = firstOfEach(confirmed);
-  const signing = await signedEntries(unique, config, deps);
-  const result = await publishInOrder(signing.pending, deps);
   const reads = 'error' in stored ? 1 : stored.calls;
-  // A failure while publishing comes first in stream order, then one while signing: each is before the one that stopped the reading.
-  const first = result.failed ?? signing.failed ?? failed;
-  return { ...result, skipped, unconfirmed, reads, copies, ...(first === undefined ? {} : { failed: first }) };
+  return { ...(await sendConfirmed(confirmed, config, deps, failed)), skipped, unconfirmed, reads };
 }
 
 /**

@@ -18,6 +18,7 @@ import { headersWithKey, validBody } from '../support/bodies';
 import { newContract } from '../support/contracts';
 import { callHandler, withdrawalOf } from '../support/handler';
 import { jsonObject } from '../support/json';
+import { keepJsonLines } from '../support/json-lines';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 import { WITHDRAWN_SAMPLE, WITHDRAWN_SAMPLE_CONTRACT_ID, WITHDRAWN_SAMPLE_ID, writeWithdrawnSample } from '../support/sample-request';
 import { callsDuring, installSdkRecorder } from '../support/sdk-calls';
@@ -46,31 +47,8 @@ const anna = 'customer-anna';
 const lines: Record<string, unknown>[] = [];
 let restoreOutput: () => void = () => undefined;
 
-/** The JSON lines of stdout and stderr (log lines, EMF metric lines), kept out of the test output; other output passes. */
-function keepJsonLines(): () => void {
-  const restores = [process.stdout, process.stderr].map((stream) => {
-    const original = stream.write.bind(stream);
-    stream.write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
-      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-      const others = text.split('\n').filter((line) => {
-        if (!line.startsWith('{')) return line !== '';
-        const parsed: unknown = JSON.parse(line);
-        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) lines.push({ ...parsed });
-        return false;
-      });
-      if (others.length > 0) original(`${others.join('\n')}\n`);
-      rest.find((r): r is () => void => typeof r === 'function')?.();
-      return true;
-    };
-    return () => {
-      stream.write = original;
-    };
-  });
-  return () => restores.forEach((restore) => restore());
-}
-
 beforeAll(async () => {
-  restoreOutput = keepJsonLines();
+  restoreOutput = keepJsonLines(lines);
   stack = await useLifecycleStack();
   Object.assign(process.env, {
     POWERTOOLS_LOG_LEVEL: 'ERROR',
