@@ -32,14 +32,15 @@ import { EVENT_JWKS_PATH } from './local/jwks-server';
  * the request, as a back office does, and verifies each one's signature with the stack's event
  * keys (the JWKS npm start serves), saying so: an event that does not verify exits 1.
  *
- * npm run backoffice -- --request <requestNumber or requestId> --events: only the second half,
- * deciding nothing: the service's events about the request so far, each verified. It finds them
- * by the ids they carry, so it shows the TerminationRequestErased of a request npm run erase took
- * (the table no longer knows its number).
+ * npm run backoffice -- --request <requestNumber or requestId> --events [--wait-for <detail-type>]:
+ * only the second half, deciding nothing: the service's events about the request so far (after
+ * waiting up to 15 s for one of that detail-type), each verified. It finds them by the ids they
+ * carry, so it shows the TerminationRequestErased of a request npm run erase took (the table no
+ * longer knows its number).
  */
 
 const usage = `usage: npm run backoffice -- --request <requestNumber or requestId> --status <${DECISION_STATUSES.join('|')}> [--reason "..."] [--event-id <id>]
-       npm run backoffice -- --request <requestNumber or requestId> --events   (the service's events about it, verified; no decision)`;
+       npm run backoffice -- --request <requestNumber or requestId> --events [--wait-for <detail-type>]   (the service's events about it, verified; no decision)`;
 
 function fail(message: string): never {
   console.error(`${message}\n${usage}`);
@@ -53,6 +54,7 @@ const { values } = parseArgs({
     reason: { type: 'string' },
     'event-id': { type: 'string' },
     events: { type: 'boolean', default: false },
+    'wait-for': { type: 'string' },
   },
 });
 const status = DECISION_STATUSES.find((s) => s === values.status?.toUpperCase());
@@ -200,8 +202,11 @@ const isKeys = (value: unknown): value is { keys: EventKey[] } => isRecord(value
 /** What names a request in an event's detail: its id, or its number. */
 type AboutRequest = (detail: Record<string, unknown>) => boolean;
 
-/** The service's events about the request that npm start recorded, waiting (up to 15 s) for the one this decision made, if any. */
-async function eventsAbout(about: AboutRequest, awaited: string | undefined): Promise<Record<string, unknown>[]> {
+/** The service's events about the request that npm start recorded, waiting (up to 15 s) for the one awaited, if any. */
+async function eventsAbout(
+  about: AboutRequest,
+  awaited: ((event: Record<string, unknown>) => boolean) | undefined,
+): Promise<Record<string, unknown>[]> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const lines = existsSync(localDefaults.eventsFile) ? readFileSync(localDefaults.eventsFile, 'utf8').split('\n') : [];
@@ -211,14 +216,18 @@ async function eventsAbout(about: AboutRequest, awaited: string | undefined): Pr
       .filter(isRecord)
       // The service's events, not the back office's own decisions, which the bus carries too.
       .filter((event) => event['source'] !== LOCAL_DECISION_SOURCE && isRecord(event['detail']) && about(event['detail']));
-    const found = awaited === undefined || events.some((event) => isRecord(event['detail']) && event['detail']['eventId'] === awaited);
+    const found = awaited === undefined || events.some(awaited);
     if (found || Date.now() > deadline) return events;
     await sleep(200);
   }
 }
 
 /** Verifies each of the request's events as a back office does; false when one does not verify. */
-async function verifyEvents(about: AboutRequest, awaited: string | undefined, what: string): Promise<boolean> {
+async function verifyEvents(
+  about: AboutRequest,
+  awaited: ((event: Record<string, unknown>) => boolean) | undefined,
+  what: string,
+): Promise<boolean> {
   const keysUrl = new URL(EVENT_JWKS_PATH, stack.jwksUri);
   // A stack that serves no event keys (one a test put together) signs nothing: say so, and judge the decision alone.
   const response = await fetch(keysUrl).catch(() => undefined);
@@ -271,7 +280,8 @@ async function closeContract(contractId: string): Promise<void> {
 async function showEvents(request: string): Promise<boolean> {
   const about: AboutRequest = (detail) =>
     detail['requestId'] === request.toLowerCase() || detail['requestNumber'] === request.toUpperCase();
-  return verifyEvents(about, undefined, request);
+  const detailType = values['wait-for'];
+  return verifyEvents(about, detailType === undefined ? undefined : (event) => event['detailType'] === detailType, request);
 }
 
 /** The decision, what became of it, and the request's events verified: the exit code. */
@@ -304,7 +314,7 @@ async function decide(request: string): Promise<number> {
   const code = await report(await fateOf(eventId), found, before, event.detail.eventId);
   const verified = await verifyEvents(
     (detail) => detail['requestId'] === found.requestId,
-    eventIdOf(found.requestId, status),
+    (event) => isRecord(event['detail']) && event['detail']['eventId'] === eventIdOf(found.requestId, status),
     found.requestId,
   );
   if (status === 'COMPLETED' && code === 0) await closeContract(found.contractId);
