@@ -13,7 +13,7 @@ import {
 } from './publish-request-events';
 import type { RecordIds } from './record-copies';
 import type { EntryConfig } from './signed-entries';
-import { claimsOf, sendConfirmed, type Claimed } from './stream-claims';
+import { claimsOf, sendConfirmed, type Claimed, type Failure } from './stream-claims';
 
 /*
  * The erasure ledger's stream out as TerminationRequestErased events
@@ -64,7 +64,7 @@ export async function publishErasureEvents(
   deps: PublisherDeps,
 ): Promise<StreamPublishResult> {
   const { claims, skipped, failed: unreadable } = claimsOf(records, erasureClaimOf);
-  let failed = unreadable;
+  let failed: Failure | undefined;
 
   const entries = await readEntries(claims, deps);
   const readable = entries.failedAt === undefined ? claims : claims.slice(0, entries.failedAt);
@@ -96,11 +96,12 @@ export async function publishErasureEvents(
     }
     confirmed.push({ sequenceNumber, eventId, event: truth.event });
   }
-  if (entries.failedAt !== undefined && failed === undefined) {
-    const at = claims[entries.failedAt];
-    if (at !== undefined) failed = { sequenceNumber: at.sequenceNumber, reason: entries.reason };
-  }
+  const unreadEntry = entries.failedAt === undefined ? undefined : claims[entries.failedAt];
+  const ledgerFailure =
+    unreadEntry === undefined ? undefined : { sequenceNumber: unreadEntry.sequenceNumber, reason: entries.reason ?? '' };
+  // In stream order: a request left unread (before the entry that could not be read), that entry, then a record that could not be read at all.
+  const first = failed ?? ledgerFailure ?? unreadable;
   // A GetItem per entry, all sent, and the requests' BatchGetItem calls.
   const reads = claims.length + ('error' in stored ? 1 : stored.calls);
-  return { ...(await sendConfirmed(confirmed, config, deps, failed)), skipped, unconfirmed, reads };
+  return { ...(await sendConfirmed(confirmed, config, deps, first)), skipped, unconfirmed, reads };
 }
