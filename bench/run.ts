@@ -331,7 +331,10 @@ async function main(): Promise<void> {
       query: { limit: String(PAGE) },
       headers: { 'X-Correlation-Id': randomUUID() },
     });
-  const [getInput, queryInput] = [floorGet(TABLES.requests, readContract, readId), floorQuery(TABLES.requests, readContract, PAGE)];
+  const [getInput, queryInput] = [
+    floorGet(TABLES.requests, readContract, readId),
+    floorQuery(TABLES.requests, readContract, CUSTOMER, PAGE),
+  ];
   // Every side reads the same items: the request, and the contract's whole list in one page.
   const found = [(await floorClient.send(new GetItemCommand(getInput))).Item?.['requestId']?.S];
   const listed = [(await floorClient.send(new QueryCommand(queryInput))).Items?.length];
@@ -452,7 +455,7 @@ async function main(): Promise<void> {
     floorRow('GET details', () => () => floorClient.send(new GetItemCommand(getInput))),
     floorRow('GET list', () => () => floorClient.send(new QueryCommand(queryInput))),
     // What an empty list would cost in one call: the Query alone.
-    floorRow('GET list empty', () => () => floorClient.send(new QueryCommand(floorQuery(TABLES.requests, emptyContract, PAGE)))),
+    floorRow('GET list empty', () => () => floorClient.send(new QueryCommand(floorQuery(TABLES.requests, emptyContract, CUSTOMER, PAGE)))),
     floorRow('GET my requests', () => () => floorClient.send(new QueryCommand(floorCustomerQuery(TABLES.requests, CUSTOMER, PAGE)))),
   ];
   const counters = {

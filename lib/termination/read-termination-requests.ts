@@ -9,8 +9,9 @@ import { withinBudget } from './within-budget';
 
 /*
  * Reading requests back (docs/decisions/0015-reading-requests.md): one DynamoDB call when the
- * answer is there; a miss (an empty list included) costs one read of the contract, to tell the
- * caller which 404 or 403, or that the list of their own contract is empty.
+ * answer is there (the list's first page reads the caller's limit record in that call too); a
+ * miss (an empty list included) costs one read of the contract, to tell the caller which 404 or
+ * 403, or that the list of their own contract is empty.
  */
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -33,7 +34,6 @@ export interface ReadDeps {
 
 /** The list's: the limit of requests per contract, to say when the next is possible (0020-request-limit.md). */
 export interface ListDeps extends ReadDeps {
-  store: ReadDeps['store'] & Pick<TerminationStore, 'findLimitTimes'>;
   limit: RequestLimit;
   now?: () => Date;
 }
@@ -134,12 +134,9 @@ export function listTerminationRequests(
     if (malformed) return malformed;
 
     // Only the caller's own requests are listed (0015-reading-requests.md, after a change of owner); the
-    // first page says, beside them, when the next request is possible while the limit holds (one more read, at once).
-    const [page, times] = await Promise.all([
-      store.listRequests(contractId, call.customerId, limit, after, abortSignal),
-      after === undefined ? store.findLimitTimes(contractId, call.customerId, requestLimit, abortSignal) : undefined,
-    ]);
-    const allowedAt = nextRequestAllowedAt(times, requestLimit, Math.floor(now().getTime() / 1000));
+    // first page says, beside them, when the next request is possible while the limit holds (read in the same call).
+    const page = await store.listRequests(contractId, call.customerId, { limit, after, requestLimit }, abortSignal);
+    const allowedAt = nextRequestAllowedAt(page.limitTimes, requestLimit, Math.floor(now().getTime() / 1000));
     if (page.items.length === 0) {
       const refusal = await accessRefusal(store, contractId, call.customerId, abortSignal);
       if (refusal) return refusal;
