@@ -17,13 +17,15 @@ const deps: CreateDeps = {
 
 /** POST /api/v1/contracts/{contractId}/termination-requests */
 export const handler = withLambdaContext((event: APIGatewayProxyEvent, invocation): Promise<APIGatewayProxyResult> =>
-  answerCall(event, invocation, config, (customerId, context) =>
-    createTerminationRequest(deps, {
+  answerCall(event, invocation, config, (customerId, context) => {
+    const read = readJsonObjectBody(event);
+    if (read.kind === 'refused') return read;
+    return createTerminationRequest(deps, {
       customerId,
       contractId: event.pathParameters?.['contractId'],
       idempotencyKey: header(event, 'Idempotency-Key'),
-      body: readJsonObjectBody(event),
+      body: read.body,
       context,
-    }),
-  ),
+    });
+  }),
 );

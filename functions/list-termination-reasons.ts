@@ -8,5 +8,5 @@ const config = loadEdgeConfig();
 
 /** GET /api/v1/termination-reasons: the reasons a customer may give, labelled in their language. */
 export const handler = withLambdaContext((event: APIGatewayProxyEvent, invocation): Promise<APIGatewayProxyResult> =>
-  answerCall(event, invocation, config, (_customerId, context) => Promise.resolve(listTerminationReasons(context))),
+  answerCall(event, invocation, config, (_customerId, context) => listTerminationReasons(context)),
 );

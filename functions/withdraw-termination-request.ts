@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { loadServiceConfig } from '../lib/config';
 import { storeFor } from '../lib/dynamodb/termination-table';
 import { answerCall } from '../lib/http/edge';
-import { assertNoBody, header } from '../lib/http/request';
+import { bodyRefusal, header } from '../lib/http/request';
 import { withLambdaContext } from '../lib/observability/lambda-context';
 import { withdrawTerminationRequest, type WithdrawDeps } from '../lib/termination/withdraw-termination-request';
 
@@ -16,14 +16,18 @@ const deps: WithdrawDeps = {
 
 /** POST /api/v1/contracts/{contractId}/termination-requests/{requestId}/withdrawal: no body. */
 export const handler = withLambdaContext((event: APIGatewayProxyEvent, invocation): Promise<APIGatewayProxyResult> =>
-  answerCall(event, invocation, config, (customerId, context) => {
-    assertNoBody(event);
-    return withdrawTerminationRequest(deps, {
-      customerId,
-      contractId: event.pathParameters?.['contractId'],
-      requestId: event.pathParameters?.['requestId'],
-      idempotencyKey: header(event, 'Idempotency-Key'),
-      context,
-    });
-  }),
+  answerCall(
+    event,
+    invocation,
+    config,
+    (customerId, context) =>
+      bodyRefusal(event) ??
+      withdrawTerminationRequest(deps, {
+        customerId,
+        contractId: event.pathParameters?.['contractId'],
+        requestId: event.pathParameters?.['requestId'],
+        idempotencyKey: header(event, 'Idempotency-Key'),
+        context,
+      }),
+  ),
 );
