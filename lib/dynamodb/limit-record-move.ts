@@ -1,6 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, ScanCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { MAX_LIMIT_COUNT } from '../termination/request-limit';
 import type { Item } from './items';
 import { LEGACY_LIMIT_SORT_PREFIX, limitKeyOf, tableKeyOf, type TableKey } from './keys';
 import { createdAtSecondsOf, LIMIT_KIND } from './request-limit';
@@ -21,8 +20,8 @@ export interface LimitRecordMove {
   expired: number;
 }
 
-/** Every time a record holds, up to the most any setting keeps. */
-const timesOf = (item: Item | undefined) => createdAtSecondsOf(item, { count: MAX_LIMIT_COUNT, periodDays: 1 }) ?? [];
+/** Every time a record holds, newest first, up to the first it has none for. */
+const timesOf = (item: Item | undefined) => createdAtSecondsOf(item, { count: Number.POSITIVE_INFINITY, periodDays: 1 }) ?? [];
 const expiryOf = (item: Item | undefined) => (typeof item?.['expiresAt'] === 'number' ? item['expiresAt'] : 0);
 
 const ATTEMPTS = 5;
@@ -72,7 +71,9 @@ async function moveOne(
       },
     };
     const expired = expiryOf(old) <= nowSeconds;
-    const times = [...timesOf(old), ...timesOf(current)].sort((a, b) => b - a).slice(0, MAX_LIMIT_COUNT);
+    // As many times as the longer of the two kept: the most the setting has counted.
+    const [oldTimes, currentTimes] = [timesOf(old), timesOf(current)];
+    const times = [...oldTimes, ...currentTimes].sort((a, b) => b - a).slice(0, Math.max(oldTimes.length, currentTimes.length));
     const merged = {
       Put: {
         TableName: tableName,

@@ -1,4 +1,5 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { withLambdaContext } from '../observability/lambda-context';
 import { logger } from '../observability/logger';
 import { recordOutcome } from '../observability/metrics';
 import type { Problem } from '../api-model/problems';
@@ -84,6 +85,12 @@ export interface RouteOptions {
   allowedOrigins: readonly string[];
 }
 
+/** An API function's dependencies (lib/dependencies/routes.ts): how the edge answers, and what its use case needs. */
+export interface RouteDependencies<Deps> {
+  route: RouteOptions;
+  deps: Deps;
+}
+
 /**
  * One API call from event to answer: the edge is read, a call without a customer is refused,
  * the use case runs with the customer and the call's context (the edge's problems, the words
@@ -107,4 +114,18 @@ export async function answerCall(
     outcome = { kind: 'failed', error };
   }
   return respond(edge, outcome, options);
+}
+
+/**
+ * An API function: built by `build` (lib/dependencies/routes.ts) and wrapped as every function
+ * is (withLambdaContext); each call answered by answerCall, with `run` the route's own part: the
+ * use case, called with what the event says.
+ */
+export function apiRoute<Deps>(
+  build: () => RouteDependencies<Deps>,
+  run: (event: APIGatewayProxyEvent, deps: Deps, customerId: string, context: CallContext) => Outcome | Promise<Outcome>,
+): (event: APIGatewayProxyEvent, context?: Context) => Promise<APIGatewayProxyResult> {
+  return withLambdaContext(build, (event: APIGatewayProxyEvent, { route, deps }, invocation) =>
+    answerCall(event, invocation, route, (customerId, context) => run(event, deps, customerId, context)),
+  );
 }

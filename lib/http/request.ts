@@ -87,3 +87,15 @@ export function bodyRefusal(event: Pick<APIGatewayProxyEvent, 'body'>): EdgeRefu
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
+
+/** The contract and the request a route's path names, as they came. */
+export const requestPath = (event: Pick<APIGatewayProxyEvent, 'pathParameters'>) => ({
+  contractId: event.pathParameters?.['contractId'],
+  requestId: event.pathParameters?.['requestId'],
+});
+
+/** The page a list call asks for (`limit`, `cursor`), as it came. */
+export const pageQuery = (event: Pick<APIGatewayProxyEvent, 'queryStringParameters'>) => ({
+  limit: event.queryStringParameters?.['limit'],
+  cursor: event.queryStringParameters?.['cursor'],
+});

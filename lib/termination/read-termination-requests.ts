@@ -5,7 +5,7 @@ import { isUuid } from '../api-model/validator';
 import { refuse, type Refusal } from './refusals';
 import type { RequestLimit, StoredRequest, TerminationStore } from './ports/store';
 import { nextRequestAllowedAt } from './request-limit';
-import { withinBudget } from './within-budget';
+import { withinBudget, type EndedEarly } from './within-budget';
 
 /*
  * Reading requests back (docs/decisions/0015-reading-requests.md): one DynamoDB call when the
@@ -46,11 +46,20 @@ export type ReadOutcome =
 
 export const view = ({ customerId: _customerId, ...shown }: StoredRequest): RequestView => shown;
 
-/** GET .../termination-requests/{requestId} */
-export function getTerminationRequest(
-  { store, budgetMs }: ReadDeps,
-  call: ReadCall & { requestId: string | undefined },
-): Promise<ReadOutcome> {
+/** A call that names one request by its contract and id. */
+export type RequestCall = ReadCall & { requestId: string | undefined };
+
+/**
+ * One request read by its contract and id (0015-reading-requests.md): what `find` reads of it is
+ * shown, as `found` makes it, to the customer who made it; to anyone else it is as if it did not
+ * exist, and the contract decides between 404 and 403. GET of one request and of its details.
+ */
+export function readOwnRequest<Item extends { customerId: string }, Found>(
+  { store, budgetMs }: { store: Pick<TerminationStore, 'findContract'>; budgetMs: number },
+  call: RequestCall,
+  find: (contractId: string, requestId: string, abortSignal: AbortSignal) => Promise<Item | undefined>,
+  found: (item: Item) => Found,
+): Promise<Found | EndedEarly> {
   return withinBudget(budgetMs, call.context.invocation, async (abortSignal) => {
     const form = new CallForm(call.context.problems);
     const contractId = form.uuid(call.contractId, 'contractId');
@@ -58,15 +67,18 @@ export function getTerminationRequest(
     const malformed = form.verdict();
     if (malformed) return malformed;
 
-    const item = await store.findRequest(contractId, requestId, abortSignal);
-    // A request is shown to the customer who made it; to anyone else it is as if it did not exist,
-    // and the contract decides between 404 and 403 (0015-reading-requests.md).
-    if (item?.customerId === call.customerId) return { kind: 'found', request: view(item) };
+    const item = await find(contractId, requestId, abortSignal);
+    if (item?.customerId === call.customerId) return found(item);
     return (
       (await accessRefusal(store, contractId, call.customerId, abortSignal)) ??
       refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
     );
   });
+}
+
+/** GET .../termination-requests/{requestId} */
+export function getTerminationRequest(deps: ReadDeps, call: RequestCall): Promise<ReadOutcome> {
+  return readOwnRequest(deps, call, deps.store.findRequest.bind(deps.store), (item) => ({ kind: 'found', request: view(item) }));
 }
 
 const uuidBytes = (uuid: string) => Buffer.from(uuid.replaceAll('-', ''), 'hex');

@@ -45,10 +45,10 @@ describe('the limit record in the create transaction', () => {
   it('keeps one time when one request is allowed, and names no value it does not use (DynamoDB refuses the update then)', () => {
     const update = requestLimitUpdate('requests', 'c-1', 'customer-anna', { count: 1, periodDays: 1 }, NOW, NOW);
     expect([update.UpdateExpression, update.ConditionExpression]).toEqual([
-      'SET #kind = :kind, expiresAt = :expiresAt, t0 = :now',
+      'SET #kind = :kind, customerId = :customerId, expiresAt = :expiresAt, t0 = :now',
       'attribute_not_exists(t0) OR t0 <= :windowStart',
     ]);
-    expect(Object.keys(update.ExpressionAttributeValues ?? {}).sort()).toEqual([':expiresAt', ':kind', ':now', ':windowStart']);
+    expect(Object.keys(update.ExpressionAttributeValues ?? {}).sort()).toEqual([':customerId', ':expiresAt', ':kind', ':now', ':windowStart']);
   });
 
   it('comes last in the transaction, after the request and the documents', () => {
