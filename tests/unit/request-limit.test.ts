@@ -48,7 +48,13 @@ describe('the limit record in the create transaction', () => {
       'SET #kind = :kind, customerId = :customerId, expiresAt = :expiresAt, t0 = :now',
       'attribute_not_exists(t0) OR t0 <= :windowStart',
     ]);
-    expect(Object.keys(update.ExpressionAttributeValues ?? {}).sort()).toEqual([':customerId', ':expiresAt', ':kind', ':now', ':windowStart']);
+    expect(Object.keys(update.ExpressionAttributeValues ?? {}).sort()).toEqual([
+      ':customerId',
+      ':expiresAt',
+      ':kind',
+      ':now',
+      ':windowStart',
+    ]);
   });
 
   it('comes last in the transaction, after the request and the documents', () => {
