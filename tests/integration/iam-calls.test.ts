@@ -31,7 +31,7 @@ import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-sta
 import { templatePackager } from '../support/packaged-template';
 import { callsDuring, installSdkRecorder, recordedCalls, type SdkCall } from '../support/sdk-calls';
 import { writeSampleRequest } from '../support/sample-request';
-import { streamEvent } from '../support/stream-events';
+import { streamEvent } from '../../scripts/local/stream-events';
 
 /*
  * IAM, checked against recorded calls (docs/security.md): each function's handler is
