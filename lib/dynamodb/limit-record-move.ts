@@ -71,9 +71,8 @@ async function moveOne(
       },
     };
     const expired = expiryOf(old) <= nowSeconds;
-    // As many times as the longer of the two kept: the most the setting has counted.
-    const [oldTimes, currentTimes] = [timesOf(old), timesOf(current)];
-    const times = [...oldTimes, ...currentTimes].sort((a, b) => b - a).slice(0, Math.max(oldTimes.length, currentTimes.length));
+    // Every time of both: each a request made, so counting one the setting no longer reaches is never stricter than the rule.
+    const times = [...timesOf(old), ...timesOf(current)].sort((a, b) => b - a);
     const merged = {
       Put: {
         TableName: tableName,
