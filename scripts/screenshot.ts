@@ -139,8 +139,8 @@ export async function openPage(
   await page.locator('form:is([data-state="ready"], [data-state="done"])').waitFor();
   if (view.language === 'ru') {
     await page.click('button[data-lang="ru"]');
-    // The reasons come from the API in the new language; an option is never "visible".
-    await page.locator('#reason option', { hasText: 'Переезд' }).waitFor({ state: 'attached' });
+    // The reasons come from the API in the new language (hidden while a request in progress is shown instead of the form).
+    await page.locator('#reasons label', { hasText: 'Переезд' }).waitFor({ state: 'attached' });
   }
   return page;
 }
@@ -160,9 +160,14 @@ async function choose(page: Page, contractId: string): Promise<void> {
   if (!(await radio.isChecked())) await radio.check();
 }
 
+/** Chooses a reason of the form by its code (its radio's value), as a click on its words would. */
+export async function chooseReason(page: Page, reasonCode: string): Promise<void> {
+  await page.check(`input[name="reason"][value="${reasonCode}"]`);
+}
+
 /** A form the page lets through: the demo's bank details, unless told otherwise. */
 export async function fillForm(page: Page, bank: { accountNumber?: string } = {}): Promise<void> {
-  await page.selectOption('#reason', 'RELOCATION');
+  await chooseReason(page, 'RELOCATION');
   const inMonth = new Date(Date.now() + 30 * 86_400_000);
   const pad = (n: number) => String(n).padStart(2, '0');
   await page.fill(

@@ -9,7 +9,7 @@ import {
   contractNote,
   dateInput,
   documentBoxes,
-  reasonSelect,
+  reasonRadios,
   recipientInput,
 } from './elements.ts';
 import { isAvailable, renderCommentLabel } from './render.ts';
@@ -70,7 +70,7 @@ export function offerBankDetails(): void {
 
 /** The form empty for a new request, after the last one ended: the bank details the customer's own again. */
 export function resetForm(): void {
-  reasonSelect.value = '';
+  for (const radio of reasonRadios()) radio.checked = false;
   dateInput.value = '';
   commentInput.value = '';
   for (const box of documentBoxes()) box.checked = false;

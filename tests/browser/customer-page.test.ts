@@ -6,6 +6,7 @@ import { DEMO_CUSTOMERS, DEMO_END_DATE, demoContractDisplay } from '../../script
 import { businessToday } from '../../lib/termination/business-date';
 import { localBusinessTimeZone, pageContract, startPageServer, type PageContract, type PageServer } from '../../scripts/local/page-server';
 import { signToken } from '../../scripts/local/signing-key';
+import { textsFor } from '../../lib/http/texts';
 import {
   ENDING_DISPLAYS,
   openPage,
@@ -207,6 +208,40 @@ describe('the page as a customer reads it', () => {
     }
   }, 120_000);
 
+  it('shows every reason of the form whole at 390 px in Russian: each one laid out on the page, inside the window, nothing cut', async () => {
+    await contracts('ru');
+    const page = await open('ru', 390);
+    const labels = Object.values(textsFor('ru').reasons);
+    // Each reason's words as laid out: the boxes of its text, and whether the element that holds it, or one around it, cuts it.
+    const laidOut = await strings(
+      page,
+      `${JSON.stringify(labels)}.map((label) => {
+        const width = document.documentElement.clientWidth;
+        const holders = [...document.querySelectorAll('#termination-form *')].filter(
+          (element) => [...element.childNodes].some((node) => node.nodeType === Node.TEXT_NODE && node.data.trim() === label),
+        );
+        const shown = holders.filter((element) => {
+          const range = document.createRange();
+          range.selectNodeContents(element);
+          const boxes = [...range.getClientRects()].filter((box) => box.width > 0 && box.height > 0);
+          if (boxes.length === 0 || boxes.some((box) => box.left < 0 || box.right > width)) return false;
+          for (let around = element; around && around !== document.body; around = around.parentElement) {
+            const style = getComputedStyle(around);
+            if (style.visibility === 'hidden' || style.display === 'none') return false;
+            if (around.scrollWidth > around.clientWidth && style.overflowX !== 'visible') return false;
+            if (around.scrollHeight > around.clientHeight && style.overflowY !== 'visible' && around === element) return false;
+            const frame = around.getBoundingClientRect();
+            if (boxes.some((box) => box.left < frame.left - 1 || box.right > frame.right + 1)) return false;
+          }
+          return true;
+        });
+        return JSON.stringify({ label, shown: shown.length });
+      })`,
+    );
+    expect(laidOut.map((line) => jsonObject(JSON.parse(line)))).toEqual(labels.map((label) => ({ label, shown: 1 })));
+    expect(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
+  });
+
   it('offers a closed contract as not available and says why; chosen, it locks the form, so nothing is sent (24.2)', async () => {
     const { closed } = await contracts('en');
     const page = await open('en', 390, recordCalls);
@@ -217,9 +252,11 @@ describe('the page as a customer reads it', () => {
     expect(await page.locator('#contract-note').textContent()).toBe(
       'This contract cannot be terminated: it is not active. Its earlier requests, if any, are listed below.',
     );
-    for (const control of ['#reason', '#date', '#bik', '#account', '#recipient', '#comment', '#submit']) {
+    for (const control of ['#date', '#bik', '#account', '#recipient', '#comment', '#submit']) {
       expect(await page.locator(control).isDisabled(), control).toBe(true);
     }
+    expect(await page.locator('input[name="reason"]').count()).toBe(6);
+    expect(await page.locator('input[name="reason"]:enabled').count()).toBe(0);
     // The closed contract's (empty) history is read: the page has done all the choice makes it do.
     await page.locator('#requests-empty').waitFor();
     expect(await postsOf(page)).toEqual([]);
