@@ -656,3 +656,49 @@ describe('the termination form in Chromium', () => {
     expect(await tables.contractItems(contractId)).toHaveLength(0);
   });
 });
+
+describe('an outage and the recovery from it, on a page left open', () => {
+  it('says the list could not be read again, never "no requests", while every refresh fails, and shows the list once a read succeeds', async () => {
+    await offerContract();
+    refreshSeconds = 1;
+    const page = await open(allowedPage);
+    await page.locator('#requests-empty').waitFor();
+    // The bank out of reach: every timed refresh of the list fails.
+    proxy().down(true);
+    await page.locator('#requests-stale').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#requests-stale').textContent()).toBe(TEXTS.en.requestsStale);
+    expect(await page.locator('#requests-empty').isHidden()).toBe(true);
+    expect(String(await page.evaluate('document.body.innerText'))).not.toContain(TEXTS.en.requestsEmpty);
+    proxy().down(false);
+    await page.locator('#requests-stale').waitFor({ state: 'hidden', timeout: 30_000 });
+    expect(await page.locator('#requests-empty').textContent()).toBe(TEXTS.en.requestsEmpty);
+    expect(await page.locator('#requests-empty').isVisible()).toBe(true);
+  }, 90_000);
+
+  it('says a create that never reached the bank could not be confirmed, with no support reference, and the words go once a call succeeds', async () => {
+    const contractId = await offerContract();
+    refreshSeconds = 1;
+    const page = await open(allowedPage, recordCalls);
+    await fill(page);
+    const posts = proxy().forwarded('POST');
+    // Every connection cut before it reaches the API: the bank never heard of the action, so it has no reference to give.
+    proxy().down(true);
+    await page.click('#submit');
+    await page.locator('#general-error p').first().waitFor({ timeout: 60_000 });
+    expect(await page.locator('#general-error').textContent()).toBe(TEXTS.en.unreachable);
+    expect(await page.locator('#general-error .reference').count()).toBe(0);
+    expect(String(await page.evaluate('document.body.innerText'))).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    expect(proxy().forwarded('POST') - posts).toBe(0);
+    expect(await postsOf(page)).not.toHaveLength(0);
+    // The list, read again at once and on every refresh, could not be read either.
+    await page.locator('#requests-stale').waitFor({ timeout: 30_000 });
+
+    // The bank is back: the next timed read of the list succeeds, and the outage's words go with it.
+    proxy().down(false);
+    await page.locator('#general-error p').first().waitFor({ state: 'detached', timeout: 30_000 });
+    expect(await page.locator('#general-error').textContent()).toBe('');
+    expect(await page.locator('#requests-stale').isHidden()).toBe(true);
+    expect(await page.getAttribute('form', 'data-state')).toBe('ready');
+    expect(await tables.contractItems(contractId)).toHaveLength(0);
+  }, 120_000);
+});
