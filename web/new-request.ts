@@ -12,7 +12,7 @@ import {
   reasonRadios,
   recipientInput,
 } from './elements.ts';
-import { isAvailable, renderCommentLabel } from './render.ts';
+import { isAvailable, renderCommentLabel, withNumber } from './render.ts';
 import { latestRequestOf, state, t, type Words } from './state.ts';
 
 /* Whether a new request can be made on the chosen contract now, the note that says why not, and the form made empty for one. */
@@ -55,7 +55,10 @@ export function noNewRequest(contract: ContractChoice): Words | undefined {
 export function renderContractNote(): void {
   const contract = chosenContract();
   const why = contract === undefined ? undefined : noNewRequest(contract);
-  contractNote.textContent = why === undefined ? '' : t(why.key, why.values);
+  const number = why?.values?.['number'];
+  if (why === undefined) contractNote.replaceChildren();
+  // A request number named in the note stays on one line.
+  else contractNote.replaceChildren(...(number === undefined ? [t(why.key, why.values)] : withNumber(why.key, number)));
 }
 
 /** The customer's own account, offered as where to pay the balance, and the page says so. */
