@@ -137,10 +137,16 @@ export async function openPage(
   await page.setViewportSize({ width: view.width, height: 900 });
   await page.goto(url);
   await page.locator('form:is([data-state="ready"], [data-state="done"])').waitFor();
+  // "All my requests" read too (the form is ready once the contract's own list is).
+  await page.locator('#my-requests[aria-busy="false"]').waitFor({ state: 'attached' });
   if (view.language === 'ru') {
     await page.click('button[data-lang="ru"]');
     // The reasons come from the API in the new language (hidden while a request in progress is shown instead of the form).
     await page.locator('#reasons label', { hasText: 'Переезд' }).waitFor({ state: 'attached' });
+    // And "All my requests" again, with the API's messages in it in Russian.
+    await page.waitForFunction(
+      "[...document.querySelectorAll('#my-requests-list .message')].every((message) => /\\p{Script=Cyrillic}/u.test(message.textContent))",
+    );
   }
   return page;
 }

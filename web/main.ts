@@ -76,7 +76,10 @@ function wire(): void {
       if (chosen !== 'en' && chosen !== 'ru') return;
       state.language = chosen;
       applyLanguage();
-      whenLoaded((config) => Promise.all([loadReasons(config), refreshShown(config), refreshRequests(config), loadMyRequests(config)]));
+      // "All my requests" after the contract's own reads: it draws the requests the page knows in the new language.
+      whenLoaded((config) =>
+        Promise.all([loadReasons(config), Promise.all([refreshShown(config), refreshRequests(config)]).then(() => loadMyRequests(config))]),
+      );
     });
   }
   byId('withdraw-cancel', HTMLButtonElement).addEventListener('click', () => withdrawDialog.close('cancel'));
