@@ -365,6 +365,8 @@ export function loadDecisionConfig(env: Env = process.env): DecisionConfig {
 export interface PublisherConfig {
   /** The table every event is checked against before it is published. */
   requestsTableName: string;
+  /** The erasure ledger, whose stream the publisher also reads and against which it checks each erasure's event. */
+  erasureLedgerTableName: string;
   dynamodb: DynamoDbConfig;
   eventBusName: string;
   /** The source of the events the service publishes; never the back office's. */
@@ -381,6 +383,7 @@ export function loadPublisherConfig(env: Env = process.env): PublisherConfig {
   const read = new Reader(env);
   const config = {
     requestsTableName: read.string('REQUESTS_TABLE_NAME'),
+    erasureLedgerTableName: read.string('ERASURE_LEDGER_TABLE_NAME'),
     dynamodb: readDynamoDb(read),
     eventBusName: read.string('EVENT_BUS_NAME'),
     eventSource: read.string('EVENT_SOURCE', 'bank.contract-termination'),
