@@ -16,7 +16,7 @@ import { STATUS_SUBMITTED } from '../lib/termination/lifecycle';
 import type { NewRequest } from '../lib/termination/ports/store';
 import { requestFingerprint } from '../lib/termination/fingerprint';
 import { CUSTOMER_INDEX } from '../lib/dynamodb/customer-requests';
-import { REQUEST_SORT_PREFIX, requestKeyOf, type CreateTables } from '../lib/dynamodb/keys';
+import { limitKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type CreateTables } from '../lib/dynamodb/keys';
 import { newRequestNumber } from '../lib/termination/request-number';
 import { validateTerminationInput } from '../lib/api-model/validator';
 
@@ -87,12 +87,23 @@ export const floorGet = (table: string, contractId: string, requestId: string): 
   TableName: table,
   Key: marshall(requestKeyOf(contractId, requestId)),
 });
-export const floorQuery = (table: string, contractId: string, limit: number): QueryCommandInput => ({
+/**
+ * The first page of a contract's list as the service asks it (lib/dynamodb/termination-table.ts):
+ * from the customer's limit record down through the requests, one item more than the page for
+ * the record, the customer's own.
+ */
+export const floorQuery = (table: string, contractId: string, customerId: string, limit: number): QueryCommandInput => ({
   TableName: table,
-  KeyConditionExpression: 'pk = :pk AND begins_with(sk, :requests)',
-  ExpressionAttributeValues: marshall({ ':pk': requestKeyOf(contractId, '').pk, ':requests': REQUEST_SORT_PREFIX }),
+  KeyConditionExpression: 'pk = :pk AND sk BETWEEN :requests AND :limitRecord',
+  FilterExpression: 'customerId = :customerId',
+  ExpressionAttributeValues: marshall({
+    ':pk': requestKeyOf(contractId, '').pk,
+    ':requests': REQUEST_SORT_PREFIX,
+    ':limitRecord': limitKeyOf(contractId, customerId).sk,
+    ':customerId': customerId,
+  }),
   ScanIndexForward: false,
-  Limit: limit,
+  Limit: limit + 1,
 });
 /** The customer's own list, as the service asks it of the index by customer (lib/dynamodb/customer-requests.ts). */
 export const floorCustomerQuery = (table: string, customerId: string, limit: number): QueryCommandInput => ({

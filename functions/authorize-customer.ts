@@ -1,13 +1,11 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { allowPolicy } from '../lib/auth/policy';
-import { bearerToken, createTokenVerifier, InvalidTokenError } from '../lib/auth/token-verifier';
-import { loadAuthConfig } from '../lib/config';
+import { bearerToken, InvalidTokenError } from '../lib/auth/token-verifier';
+import { authorizerDependencies } from '../lib/dependencies/authorizer';
 import { header } from '../lib/http/request';
 import { logger } from '../lib/observability/logger';
 import { UUID_PATTERN } from '../lib/api-model/uuid';
 import { withLambdaContext } from '../lib/observability/lambda-context';
-
-const customerIdOf = createTokenVerifier(loadAuthConfig());
 
 /**
  * REQUEST authorizer (cached on the Authorization header): a verified JWT becomes `customerId`
@@ -15,22 +13,25 @@ const customerIdOf = createTokenVerifier(loadAuthConfig());
  * the client's correlation id, and API Gateway's request id, which is the correlationId of the
  * gateway's own error bodies.
  */
-export const handler = withLambdaContext(async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-  const sent = header(event, 'X-Correlation-Id');
-  const apiRequestId = event.requestContext.requestId;
-  logger.appendKeys({ correlationId: sent !== undefined && UUID_PATTERN.test(sent) ? sent : apiRequestId, apiRequestId });
-  try {
-    const customerId = await customerIdOf(bearerToken(header(event, 'Authorization')));
-    return allowPolicy(customerId, event.methodArn);
-  } catch (error) {
-    if (error instanceof InvalidTokenError) {
-      logger.info('token refused', { reason: error.reason });
-      // The exact text "Unauthorized" is what makes API Gateway answer 401.
-      throw new Error('Unauthorized', { cause: error });
+export const handler = withLambdaContext(
+  authorizerDependencies,
+  async (event: APIGatewayRequestAuthorizerEvent, { customerIdOf }): Promise<APIGatewayAuthorizerResult> => {
+    const sent = header(event, 'X-Correlation-Id');
+    const apiRequestId = event.requestContext.requestId;
+    logger.appendKeys({ correlationId: sent !== undefined && UUID_PATTERN.test(sent) ? sent : apiRequestId, apiRequestId });
+    try {
+      const customerId = await customerIdOf(bearerToken(header(event, 'Authorization')));
+      return allowPolicy(customerId, event.methodArn);
+    } catch (error) {
+      if (error instanceof InvalidTokenError) {
+        logger.info('token refused', { reason: error.reason });
+        // The exact text "Unauthorized" is what makes API Gateway answer 401.
+        throw new Error('Unauthorized', { cause: error });
+      }
+      // The JWKS could not be had: API Gateway answers AUTHORIZER_FAILURE, which the gateway
+      // responses turn into 503 SERVICE_UNAVAILABLE. Never an open door.
+      logger.error('token check failed', { error });
+      throw new Error('Authorizer failure', { cause: error });
     }
-    // The JWKS could not be had: API Gateway answers AUTHORIZER_FAILURE, which the gateway
-    // responses turn into 503 SERVICE_UNAVAILABLE. Never an open door.
-    logger.error('token check failed', { error });
-    throw new Error('Authorizer failure', { cause: error });
-  }
-});
+  },
+);

@@ -1,29 +1,17 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { loadCreateConfig } from '../lib/config';
-import { answerCall } from '../lib/http/edge';
+import { createDependencies } from '../lib/dependencies/routes';
+import { apiRoute } from '../lib/http/edge';
 import { header, readJsonObjectBody } from '../lib/http/request';
-import { createTerminationRequest, type CreateDeps } from '../lib/termination/create-termination-request';
-import { storeFor } from '../lib/dynamodb/termination-table';
-import { withLambdaContext } from '../lib/observability/lambda-context';
-
-const config = loadCreateConfig();
-const deps: CreateDeps = {
-  store: storeFor(config),
-  businessTimeZone: config.businessTimeZone,
-  idempotencyTtlSeconds: config.idempotencyTtlSeconds,
-  requestLimit: config.requestLimit,
-  budgetMs: config.budgetMs,
-};
+import { createTerminationRequest } from '../lib/termination/create-termination-request';
 
 /** POST /api/v1/contracts/{contractId}/termination-requests */
-export const handler = withLambdaContext((event: APIGatewayProxyEvent, invocation): Promise<APIGatewayProxyResult> =>
-  answerCall(event, invocation, config, (customerId, context) =>
-    createTerminationRequest(deps, {
-      customerId,
-      contractId: event.pathParameters?.['contractId'],
-      idempotencyKey: header(event, 'Idempotency-Key'),
-      body: readJsonObjectBody(event),
-      context,
-    }),
-  ),
-);
+export const handler = apiRoute(createDependencies, (event, deps, customerId, context) => {
+  const read = readJsonObjectBody(event);
+  if (read.kind === 'refused') return read;
+  return createTerminationRequest(deps, {
+    customerId,
+    contractId: event.pathParameters?.['contractId'],
+    idempotencyKey: header(event, 'Idempotency-Key'),
+    body: read.body,
+    context,
+  });
+});

@@ -1,24 +1,9 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { loadServiceConfig } from '../lib/config';
-import { answerCall } from '../lib/http/edge';
+import { readDependencies } from '../lib/dependencies/routes';
+import { apiRoute } from '../lib/http/edge';
+import { requestPath } from '../lib/http/request';
 import { getTerminationRequest } from '../lib/termination/read-termination-requests';
-import { storeFor } from '../lib/dynamodb/termination-table';
-import { withLambdaContext } from '../lib/observability/lambda-context';
-
-const config = loadServiceConfig();
-const deps = {
-  budgetMs: config.budgetMs,
-  store: storeFor(config),
-};
 
 /** GET /api/v1/contracts/{contractId}/termination-requests/{requestId} */
-export const handler = withLambdaContext((event: APIGatewayProxyEvent, invocation): Promise<APIGatewayProxyResult> =>
-  answerCall(event, invocation, config, (customerId, context) =>
-    getTerminationRequest(deps, {
-      customerId,
-      contractId: event.pathParameters?.['contractId'],
-      requestId: event.pathParameters?.['requestId'],
-      context,
-    }),
-  ),
+export const handler = apiRoute(readDependencies, (event, deps, customerId, context) =>
+  getTerminationRequest(deps, { customerId, ...requestPath(event), context }),
 );

@@ -1,12 +1,6 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { loadEdgeConfig } from '../lib/config';
-import { answerCall } from '../lib/http/edge';
-import { withLambdaContext } from '../lib/observability/lambda-context';
+import { reasonsDependencies } from '../lib/dependencies/routes';
+import { apiRoute } from '../lib/http/edge';
 import { listTerminationReasons } from '../lib/termination/reasons';
 
-const config = loadEdgeConfig();
-
 /** GET /api/v1/termination-reasons: the reasons a customer may give, labelled in their language. */
-export const handler = withLambdaContext((event: APIGatewayProxyEvent, invocation): Promise<APIGatewayProxyResult> =>
-  answerCall(event, invocation, config, (_customerId, context) => Promise.resolve(listTerminationReasons(context))),
-);
+export const handler = apiRoute(reasonsDependencies, (_event, _deps, _customerId, context) => listTerminationReasons(context));

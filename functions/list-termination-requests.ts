@@ -1,26 +1,9 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { loadServiceConfig } from '../lib/config';
-import { answerCall } from '../lib/http/edge';
+import { listDependencies } from '../lib/dependencies/routes';
+import { apiRoute } from '../lib/http/edge';
+import { pageQuery } from '../lib/http/request';
 import { listTerminationRequests } from '../lib/termination/read-termination-requests';
-import { storeFor } from '../lib/dynamodb/termination-table';
-import { withLambdaContext } from '../lib/observability/lambda-context';
-
-const config = loadServiceConfig();
-const deps = {
-  budgetMs: config.budgetMs,
-  store: storeFor(config),
-  limit: config.requestLimit,
-};
 
 /** GET /api/v1/contracts/{contractId}/termination-requests?limit=&cursor= */
-export const handler = withLambdaContext((event: APIGatewayProxyEvent, invocation): Promise<APIGatewayProxyResult> =>
-  answerCall(event, invocation, config, (customerId, context) =>
-    listTerminationRequests(deps, {
-      customerId,
-      contractId: event.pathParameters?.['contractId'],
-      limit: event.queryStringParameters?.['limit'],
-      cursor: event.queryStringParameters?.['cursor'],
-      context,
-    }),
-  ),
+export const handler = apiRoute(listDependencies, (event, deps, customerId, context) =>
+  listTerminationRequests(deps, { customerId, contractId: event.pathParameters?.['contractId'], ...pageQuery(event), context }),
 );

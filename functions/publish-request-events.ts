@@ -1,15 +1,8 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { loadPublisherConfig } from '../lib/config';
-import { createDocumentClient } from '../lib/aws/dynamodb-client';
-import { putEventsFor } from '../lib/aws/eventbridge-client';
-import { kmsSignerFor } from '../lib/aws/kms-signer';
-import { ledgerReader } from '../lib/dynamodb/erasure-ledger';
-import { batchGetFor, requestReader } from '../lib/dynamodb/request-reads';
+import { publisherDependencies } from '../lib/dependencies/publisher';
 import {
   isRepublishCommand,
   PublishFailedError,
-  publisherDeps,
-  publisherRetry,
   republishRequest,
   UNCONFIRMED_RECORDS_METRIC,
   type RepublishCommand,
@@ -20,17 +13,6 @@ import { DUPLICATE_RECORDS_METRIC } from '../lib/events/record-copies';
 import { logger } from '../lib/observability/logger';
 import { recordCount } from '../lib/observability/metrics';
 import { withLambdaContext } from '../lib/observability/lambda-context';
-
-const config = loadPublisherConfig();
-const dynamodb = createDocumentClient(config.dynamodb);
-const readRequests = requestReader(batchGetFor(dynamodb), config.requestsTableName, publisherRetry(config));
-const deps = publisherDeps(
-  config,
-  putEventsFor(config),
-  readRequests,
-  ledgerReader(dynamodb, config.erasureLedgerTableName),
-  kmsSignerFor(config),
-);
 
 /**
  * The requests table's and the erasure ledger's streams -> EventBridge (docs/events.md). Each
@@ -43,7 +25,7 @@ const deps = publisherDeps(
  * A record handed twice in one batch publishes once; the copies are logged by ids and counted in
  * DuplicateRecords, which raises an alarm.
  */
-const publishBatch = withLambdaContext(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+async function publishBatch(event: DynamoDBStreamEvent, { config, deps }: Built): Promise<DynamoDBBatchResponse> {
   const result = await publishStreamRecords(event.Records, config, deps);
   for (const record of result.unconfirmed) logger.error('Stream record not confirmed by the tables: nothing published', { ...record });
   if (result.unconfirmed.length > 0) recordCount(UNCONFIRMED_RECORDS_METRIC, result.unconfirmed.length);
@@ -67,14 +49,26 @@ const publishBatch = withLambdaContext(async (event: DynamoDBStreamEvent): Promi
   logger.error('Events not published: records handed back to the stream', { ...summary, failed: result.failed });
   if (result.failed.sequenceNumber === event.Records[0]?.dynamodb?.SequenceNumber) throw new PublishFailedError(result.failed.reason);
   return { batchItemFailures: [{ itemIdentifier: result.failed.sequenceNumber }] };
-});
+}
 
 /** npm run republish (docs/operations.md): a request's events again, rebuilt from its item. */
-const republish = withLambdaContext(async (command: RepublishCommand): Promise<RepublishResult> => {
+async function republish(command: RepublishCommand, { config, deps }: Built): Promise<RepublishResult> {
   const result = await republishRequest(command, config, deps);
   logger.info('Events republished from the requests table', { ...command.republish, ...result });
   return result;
-});
+}
+
+type Built = ReturnType<typeof publisherDependencies>;
+
+/** Either trigger, behind the one entry-point wrapper. */
+const handle = withLambdaContext(
+  publisherDependencies,
+  (event: DynamoDBStreamEvent | RepublishCommand, built): Promise<DynamoDBBatchResponse | RepublishResult> => {
+    if (isRepublishCommand(event)) return republish(event, built);
+    if (!Array.isArray(event.Records)) return Promise.reject(new Error('Neither a stream batch nor a republish command'));
+    return publishBatch(event, built);
+  },
+);
 
 export function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse>;
 export function handler(event: RepublishCommand, context?: Context): Promise<RepublishResult>;
@@ -82,7 +76,5 @@ export function handler(
   event: DynamoDBStreamEvent | RepublishCommand,
   context?: Context,
 ): Promise<DynamoDBBatchResponse | RepublishResult> {
-  if (isRepublishCommand(event)) return republish(event, context);
-  if (!Array.isArray(event.Records)) return Promise.reject(new Error('Neither a stream batch nor a republish command'));
-  return publishBatch(event, context);
+  return handle(event, context);
 }

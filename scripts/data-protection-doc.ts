@@ -352,7 +352,7 @@ export const PLACES: Place[] = [
   {
     id: 'limit-record',
     name: `the requests table: the customer's limit record on a contract (${keyName(limitKeyOf('<contractId>', '<customerId>'))}, the times of their latest requests there)`,
-    fields: () => [{ field: 'customerId', as: "in the item's key" }],
+    fields: () => [{ field: 'customerId', as: "in the item's key and its `customerId`" }],
     kept: (template) =>
       `${days(settingOf(template, 'REQUEST_LIMIT_DAYS'))} (\`REQUEST_LIMIT_DAYS\`) after the customer's latest request on the contract, then DynamoDB's TTL deletes it, usually within days; deleted at once to lift the limit (${LIMIT_RUNBOOK})`,
     key: tableKey,
@@ -370,7 +370,12 @@ export const PLACES: Place[] = [
   {
     id: 'erasure-ledger',
     name: 'the erasure ledger (`contract-termination-<stage>-erasures`: the table keys each erasure removed, its request and contract ids, and when)',
-    fields: () => [{ field: 'customerId', as: 'in the keys erased (`IDEMPOTENCY#<customerId>#…`, `LIMIT#<customerId>`)' }],
+    fields: () => [
+      {
+        field: 'customerId',
+        as: `in the keys erased (\`IDEMPOTENCY#<customerId>#…\`, \`${limitKeyOf('<contractId>', '<customerId>').sk}\`)`,
+      },
+    ],
     kept: () =>
       "90 days after the erasure (`npm run erase -- --ledger-days`), past the requests table's point-in-time recovery: a table of its own, which a restore of the requests table does not roll back, read by `npm run erase -- --reapply-since` after one",
     key: (template) => keyOf(template, 'ErasureLedgerTable', 'SSESpecification', 'KMSMasterKeyId'),

@@ -137,10 +137,16 @@ export async function openPage(
   await page.setViewportSize({ width: view.width, height: 900 });
   await page.goto(url);
   await page.locator('form:is([data-state="ready"], [data-state="done"])').waitFor();
+  // "All my requests" read too (the form is ready once the contract's own list is).
+  await page.locator('#my-requests[aria-busy="false"]').waitFor({ state: 'attached' });
   if (view.language === 'ru') {
     await page.click('button[data-lang="ru"]');
-    // The reasons come from the API in the new language; an option is never "visible".
-    await page.locator('#reason option', { hasText: 'Переезд' }).waitFor({ state: 'attached' });
+    // The reasons come from the API in the new language (hidden while a request in progress is shown instead of the form).
+    await page.locator('#reasons label', { hasText: 'Переезд' }).waitFor({ state: 'attached' });
+    // And "All my requests" again, with the API's messages in it in Russian.
+    await page.waitForFunction(
+      "[...document.querySelectorAll('#my-requests-list .message')].every((message) => /\\p{Script=Cyrillic}/u.test(message.textContent))",
+    );
   }
   return page;
 }
@@ -160,9 +166,14 @@ async function choose(page: Page, contractId: string): Promise<void> {
   if (!(await radio.isChecked())) await radio.check();
 }
 
+/** Chooses a reason of the form by its code (its radio's value), as a click on its words would. */
+export async function chooseReason(page: Page, reasonCode: string): Promise<void> {
+  await page.check(`input[name="reason"][value="${reasonCode}"]`);
+}
+
 /** A form the page lets through: the demo's bank details, unless told otherwise. */
 export async function fillForm(page: Page, bank: { accountNumber?: string } = {}): Promise<void> {
-  await page.selectOption('#reason', 'RELOCATION');
+  await chooseReason(page, 'RELOCATION');
   const inMonth = new Date(Date.now() + 30 * 86_400_000);
   const pad = (n: number) => String(n).padStart(2, '0');
   await page.fill(

@@ -6,12 +6,12 @@ import {
   byId,
   chosenContractId,
   chosenDocumentIds,
+  chosenReason,
   commentInput,
   dateInput,
   form,
   generalError,
   notice,
-  reasonSelect,
   recipientInput,
   resultSection,
   withdrawDialog,
@@ -38,8 +38,8 @@ export const client = (loaded: PageConfig) =>
 const newAction = () => ({ idempotencyKey: crypto.randomUUID(), correlationId: crypto.randomUUID() });
 
 function readInput(): TerminationRequestInput {
-  const reasonCode = state.reasonChoices.find((reason) => reason.reasonCode === reasonSelect.value)?.reasonCode;
-  if (reasonCode === undefined) throw new Error(`Unknown reason ${reasonSelect.value}`);
+  const reasonCode = state.reasonChoices.find((reason) => reason.reasonCode === chosenReason())?.reasonCode;
+  if (reasonCode === undefined) throw new Error(`Unknown reason ${chosenReason()}`);
   const comment = commentInput.value;
   const documentIds = chosenDocumentIds();
   return {

@@ -1,5 +1,5 @@
 import { dayInDays, formatDay, inputDay } from './dates.ts';
-import { accountInput, bikInput, chosenContract, commentInput, dateInput, reasonSelect, recipientInput } from './elements.ts';
+import { accountInput, bikInput, chosenContract, chosenReason, commentInput, dateInput, recipientInput } from './elements.ts';
 import {
   ACCOUNT_DIGITS,
   BIK_DIGITS,
@@ -18,8 +18,7 @@ import { EXAMPLE_ACCOUNT, EXAMPLE_BIK } from './texts.ts';
  * the API's validator), run on what is typed now, and each problem in the customer's words.
  */
 
-export const commentRequired = () =>
-  state.reasonChoices.find((reason) => reason.reasonCode === reasonSelect.value)?.commentRequired ?? false;
+export const commentRequired = () => state.reasonChoices.find((reason) => reason.reasonCode === chosenReason())?.commentRequired ?? false;
 
 export function check(field: Field, moment: Moment): FieldProblem | undefined {
   switch (field) {
@@ -34,8 +33,8 @@ export function check(field: Field, moment: Moment): FieldProblem | undefined {
     case 'date':
       return checkDate(dateInput.value, dayInDays(0), chosenContract()?.endDate, moment);
     case 'reason':
-      // Not chosen for the customer: the list starts on a prompt.
-      return reasonSelect.value === '' && moment === 'complete' ? { code: 'required' } : undefined;
+      // Not chosen for the customer: no reason is chosen until they choose one.
+      return chosenReason() === '' && moment === 'complete' ? { code: 'required' } : undefined;
     case 'contract':
     case 'documents':
       return undefined;

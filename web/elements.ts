@@ -12,7 +12,7 @@ export function byId<T extends HTMLElement>(id: string, type: new () => T): T {
 export const form = byId('termination-form', HTMLFormElement);
 export const contractsBox = byId('contracts', HTMLElement);
 export const contractNote = byId('contract-note', HTMLElement);
-export const reasonSelect = byId('reason', HTMLSelectElement);
+export const reasonsBox = byId('reasons', HTMLElement);
 export const dateInput = byId('date', HTMLInputElement);
 export const bikInput = byId('bik', HTMLInputElement);
 export const accountInput = byId('account', HTMLInputElement);
@@ -41,8 +41,7 @@ export const documentsField = byId('documents-field', HTMLFieldSetElement);
 export const documentsBox = byId('documents', HTMLElement);
 
 export const FIELDS: readonly Field[] = ['contract', 'reason', 'date', 'bik', 'account', 'recipient', 'comment', 'documents'];
-export const CONTROLS: Record<Exclude<Field, ChosenField>, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement> = {
-  reason: reasonSelect,
+export const CONTROLS: Record<Exclude<Field, ChosenField>, HTMLInputElement | HTMLTextAreaElement> = {
   date: dateInput,
   bik: bikInput,
   account: accountInput,
@@ -65,7 +64,16 @@ export const FIELD_OF = new Map<string, Field>([
 ]);
 
 /** Whether a field is typed in one control of its own (CONTROLS), not chosen among boxes. */
-export const isTyped = (field: Field): field is Exclude<Field, ChosenField> => field !== 'contract' && field !== 'documents';
+export const isTyped = (field: Field): field is Exclude<Field, ChosenField> =>
+  field !== 'contract' && field !== 'reason' && field !== 'documents';
+
+/** Whether the page itself checks a field (the customer must complete it): every field but the contract and the documents. */
+export const isChecked = (field: Field): boolean => field !== 'contract' && field !== 'documents';
+
+/** The field a control of the form belongs to: a typed field's control, or one of the boxes of a field chosen among them. */
+export function fieldOf(control: EventTarget | null): Field | undefined {
+  return FIELDS.find((field) => (isTyped(field) ? CONTROLS[field] === control : boxesOf(field).some((box) => box === control)));
+}
 
 /** Which of the form's documents a details path names: `documentIds[2]` is the third offered box's, if sent. */
 export const documentIndexOf = (path: string): number | undefined => {
@@ -81,6 +89,14 @@ export function documentBoxes(): HTMLInputElement[] {
 /** The ids of the documents chosen, in the order offered: what the request names. */
 export const chosenDocumentIds = (): string[] => documentBoxes().flatMap((box) => (box.checked ? [box.value] : []));
 
+/** The reasons' radios, in the order the API lists them. */
+export function reasonRadios(): HTMLInputElement[] {
+  return [...reasonsBox.querySelectorAll('input[name="reason"]')].filter((input) => input instanceof HTMLInputElement);
+}
+
+/** The reason chosen, or '' while none is (the reason is the customer's to choose: none is chosen for them). */
+export const chosenReason = (): string => reasonRadios().find((radio) => radio.checked)?.value ?? '';
+
 export function contractRadios(): HTMLInputElement[] {
   return [...contractsBox.querySelectorAll('input[name="contract"]')].filter((input) => input instanceof HTMLInputElement);
 }
@@ -94,8 +110,21 @@ export function chosenContract(): ContractChoice | undefined {
   return state.config?.contracts.find((contract) => contract.contractId === contractId);
 }
 
+/** The boxes of a field chosen among several: the contracts' radios, the reasons', the documents' boxes. */
+export function boxesOf(field: ChosenField): HTMLInputElement[] {
+  switch (field) {
+    case 'contract':
+      return contractRadios();
+    case 'reason':
+      return reasonRadios();
+    case 'documents':
+      return documentBoxes();
+  }
+}
+
 export function controlOf(field: Field): HTMLElement | undefined {
   if (field === 'contract') return contractRadios().find((radio) => radio.checked) ?? contractRadios()[0];
+  if (field === 'reason') return reasonRadios().find((radio) => radio.checked) ?? reasonRadios()[0];
   if (field === 'documents') return documentBoxes()[0];
   return CONTROLS[field];
 }

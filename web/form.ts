@@ -12,9 +12,11 @@ import {
   FIELDS,
   form,
   generalError,
-  reasonSelect,
+  reasonRadios,
   byId,
+  boxesOf,
   formFields,
+  isTyped,
 } from './elements.ts';
 import { inputDay } from './dates.ts';
 import { parseDate } from './fields.ts';
@@ -28,7 +30,7 @@ import {
   renderGeneral,
   renderHints,
   renderLoadProblem,
-  renderOptions,
+  renderReasons,
   renderSubmit,
 } from './render.ts';
 import { renderNotice, renderPanel, renderRequests } from './requests-view.ts';
@@ -36,6 +38,7 @@ import { noNewRequest, renderContractNote, resetForm } from './new-request.ts';
 import {
   activeRequestOf,
   fieldErrors,
+  fieldsLocked,
   madeHere,
   requestOf,
   state,
@@ -70,7 +73,7 @@ function fieldErrorText(error: FieldError, field: Field): (string | HTMLSpanElem
 function renderFieldError(field: Field): void {
   const error = fieldErrors.get(field);
   byId(`${field}-error`, HTMLElement).replaceChildren(...(error === undefined ? [] : fieldErrorText(error, field)));
-  const invalid = field === 'contract' ? contractRadios() : field === 'documents' ? documentBoxes() : [CONTROLS[field]];
+  const invalid = isTyped(field) ? [CONTROLS[field]] : boxesOf(field);
   for (const control of invalid) {
     if (error === undefined) control.removeAttribute('aria-invalid');
     else control.setAttribute('aria-invalid', 'true');
@@ -98,9 +101,7 @@ export function applyLanguage(): void {
   if (day !== undefined) dateInput.value = inputDay(day);
   renderHints();
   renderSubmit();
-  // The reason is the customer's to choose: the list starts on a prompt, once there are reasons to choose from.
-  const reasons = state.reasonChoices.map(({ reasonCode, label }) => ({ value: reasonCode, label }));
-  renderOptions(reasonSelect, reasons.length === 0 ? [] : [{ value: '', label: t('chooseReason') }, ...reasons]);
+  renderReasons(state.reasonChoices);
   renderCommentLabel(commentRequired());
   renderLoadProblem();
   renderCustomers();
@@ -228,8 +229,8 @@ export function showRefusal(error: {
 export function setFormState(formState: FormState): void {
   state.formState = formState;
   form.dataset['state'] = formState;
-  const locked = formState === 'done' || formState === 'unavailable' || formState === 'loading' || formState === 'blocked';
-  for (const control of [...Object.values(CONTROLS), ...documentBoxes()]) control.disabled = locked;
+  const locked = fieldsLocked(formState);
+  for (const control of [...Object.values(CONTROLS), ...reasonRadios(), ...documentBoxes()]) control.disabled = locked;
   for (const radio of contractRadios()) radio.disabled = formState === 'sending';
   contractNote.hidden = formState !== 'unavailable' && formState !== 'blocked';
   // A request in progress, or the note that no new one is possible now, is shown instead of the form.

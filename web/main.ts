@@ -9,10 +9,11 @@ import {
   controlOf,
   FIELDS,
   form,
-  isTyped,
+  fieldOf,
+  isChecked,
   loadRetry,
   moreButton,
-  reasonSelect,
+  reasonsBox,
   requestsEnd,
   requestsList,
   requestsRetry,
@@ -61,7 +62,7 @@ async function start(): Promise<void> {
 /** The field to go to on Enter: the next one after `from` that is not complete yet, if any. */
 function nextIncomplete(from: Field): Field | undefined {
   const after = FIELDS.slice(FIELDS.indexOf(from) + 1);
-  return [...after, ...FIELDS].find((field) => isTyped(field) && check(field, 'complete') !== undefined);
+  return [...after, ...FIELDS].find((field) => isChecked(field) && check(field, 'complete') !== undefined);
 }
 
 function whenLoaded(act: (config: NonNullable<typeof state.config>) => unknown): void {
@@ -75,7 +76,10 @@ function wire(): void {
       if (chosen !== 'en' && chosen !== 'ru') return;
       state.language = chosen;
       applyLanguage();
-      whenLoaded((config) => Promise.all([loadReasons(config), refreshShown(config), refreshRequests(config), loadMyRequests(config)]));
+      // "All my requests" after the contract's own reads: it draws the requests the page knows in the new language.
+      whenLoaded((config) =>
+        Promise.all([loadReasons(config), Promise.all([refreshShown(config), refreshRequests(config)]).then(() => loadMyRequests(config))]),
+      );
     });
   }
   byId('withdraw-cancel', HTMLButtonElement).addEventListener('click', () => withdrawDialog.close('cancel'));
@@ -88,10 +92,10 @@ function wire(): void {
   });
   // Enter in a field of a form not yet complete goes on to the next field to fill, instead of submitting half of it.
   form.addEventListener('keydown', (event) => {
-    if (event.key !== 'Enter' || !(event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement)) return;
-    const from = FIELDS.find((field) => isTyped(field) && CONTROLS[field] === event.target) ?? 'contract';
-    // What Enter leaves is checked at once, as leaving it would (an impossible date says so now).
-    if (from !== 'contract') checkOnLeaving(from);
+    if (event.key !== 'Enter' || !(event.target instanceof HTMLInputElement)) return;
+    const from = fieldOf(event.target) ?? 'contract';
+    // What Enter leaves is checked at once, as leaving it would (an impossible date, a reason not chosen, says so now).
+    if (isChecked(from)) checkOnLeaving(from);
     if (fieldErrors.has(from)) {
       event.preventDefault();
       return;
@@ -107,7 +111,7 @@ function wire(): void {
     control.addEventListener('change', () => checkOnLeaving(field));
   }
   // A reason that needs a comment makes the comment's label and check another.
-  reasonSelect.addEventListener('change', () => {
+  reasonsBox.addEventListener('change', () => {
     renderCommentLabel(commentRequired());
     if (fieldErrors.has('reason')) checkAsTyped('reason');
     if (fieldErrors.has('comment')) checkAsTyped('comment');

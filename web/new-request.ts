@@ -9,10 +9,10 @@ import {
   contractNote,
   dateInput,
   documentBoxes,
-  reasonSelect,
+  reasonRadios,
   recipientInput,
 } from './elements.ts';
-import { isAvailable, renderCommentLabel } from './render.ts';
+import { isAvailable, renderCommentLabel, withNumber } from './render.ts';
 import { latestRequestOf, state, t, type Words } from './state.ts';
 
 /* Whether a new request can be made on the chosen contract now, the note that says why not, and the form made empty for one. */
@@ -55,7 +55,10 @@ export function noNewRequest(contract: ContractChoice): Words | undefined {
 export function renderContractNote(): void {
   const contract = chosenContract();
   const why = contract === undefined ? undefined : noNewRequest(contract);
-  contractNote.textContent = why === undefined ? '' : t(why.key, why.values);
+  const number = why?.values?.['number'];
+  if (why === undefined) contractNote.replaceChildren();
+  // A request number named in the note stays on one line.
+  else contractNote.replaceChildren(...(number === undefined ? [t(why.key, why.values)] : withNumber(why.key, number)));
 }
 
 /** The customer's own account, offered as where to pay the balance, and the page says so. */
@@ -70,7 +73,7 @@ export function offerBankDetails(): void {
 
 /** The form empty for a new request, after the last one ended: the bank details the customer's own again. */
 export function resetForm(): void {
-  reasonSelect.value = '';
+  for (const radio of reasonRadios()) radio.checked = false;
   dateInput.value = '';
   commentInput.value = '';
   for (const box of documentBoxes()) box.checked = false;

@@ -7,16 +7,19 @@ import {
   contractRadios,
   contractsBox,
   chosenContractId,
+  chosenReason,
   customers,
   documentBoxes,
   documentsBox,
   documentsField,
   generalError,
   loadProblem,
+  reasonRadios,
+  reasonsBox,
   submitButton,
 } from './elements.ts';
 import { ACCOUNT_DIGITS, BIK_DIGITS } from './fields.ts';
-import { state, t } from './state.ts';
+import { fieldsLocked, state, t } from './state.ts';
 import type { TextKey } from './texts.ts';
 
 /* Drawing what the page knows: contracts, the page's own words and problems, the form's labels (requests: requests-view.ts). */
@@ -58,10 +61,52 @@ export function withNumber(key: TextKey, number: string): (string | HTMLSpanElem
   return [before, span('nowrap number', number), after].filter((part) => part !== '');
 }
 
-export function renderOptions(select: HTMLSelectElement, options: { value: string; label: string }[]): void {
-  const selected = select.value;
-  select.replaceChildren(...options.map(({ value, label }) => new Option(label, value)));
-  if (options.some((option) => option.value === selected)) select.value = selected;
+/** One choice among several: a radio or a box, its name and value, inside the label that holds its words. */
+function choice(
+  className: string,
+  box: { type: 'radio' | 'checkbox'; name: string; value: string; checked: boolean; disabled: boolean; describedBy: string },
+  words: HTMLElement,
+): HTMLLabelElement {
+  const label = document.createElement('label');
+  label.className = className;
+  const input = document.createElement('input');
+  input.type = box.type;
+  input.name = box.name;
+  input.value = box.value;
+  input.checked = box.checked;
+  input.disabled = box.disabled;
+  input.setAttribute('aria-describedby', box.describedBy);
+  label.append(input, words);
+  return label;
+}
+
+/**
+ * The reasons the API offers, each a radio labelled in the page's language, its words wrapping at
+ * any width (a select's options cannot). None is chosen for the customer; a redraw in another
+ * language keeps the one chosen, and the focus on it.
+ */
+export function renderReasons(reasons: { reasonCode: string; label: string }[]): void {
+  const chosen = chosenReason();
+  const focused = reasonRadios().find((radio) => radio === document.activeElement)?.value;
+  reasonsBox.replaceChildren(
+    ...reasons.map(({ reasonCode, label }) =>
+      choice(
+        'choice',
+        {
+          type: 'radio',
+          name: 'reason',
+          value: reasonCode,
+          checked: reasonCode === chosen,
+          disabled: fieldsLocked(state.formState),
+          describedBy: 'reason-error',
+        },
+        span('choice-text', label),
+      ),
+    ),
+  );
+  reasonRadios()
+    .find((radio) => radio.value === focused)
+    ?.focus();
 }
 
 export const isAvailable = (contract: ContractChoice) => contract.status === 'ACTIVE';
@@ -79,17 +124,6 @@ export function renderContracts(contracts: ContractChoice[]): void {
   const focused = contractRadios().find((radio) => radio === document.activeElement)?.value;
   contractsBox.replaceChildren(
     ...contracts.map((contract) => {
-      const label = document.createElement('label');
-      label.className = 'contract';
-      label.dataset['contractId'] = contract.contractId;
-      label.dataset['available'] = String(isAvailable(contract));
-      const radio = document.createElement('input');
-      radio.type = 'radio';
-      radio.name = 'contract';
-      radio.value = contract.contractId;
-      radio.checked = contract.contractId === chosen;
-      radio.disabled = state.formState === 'sending';
-      radio.setAttribute('aria-describedby', 'contract-error');
       const text = document.createElement('span');
       text.className = 'contract-text';
       const name = span('contract-name', contract.product[state.language]);
@@ -97,7 +131,20 @@ export function renderContracts(contracts: ContractChoice[]): void {
       text.append(name, span('contract-state', contractState(contract)));
       if (!isAvailable(contract))
         text.append(span('contract-why', t(contract.status === 'CLOSED' ? 'contractClosedWhy' : 'contractInactiveWhy')));
-      label.append(radio, text);
+      const label = choice(
+        'contract',
+        {
+          type: 'radio',
+          name: 'contract',
+          value: contract.contractId,
+          checked: contract.contractId === chosen,
+          disabled: state.formState === 'sending',
+          describedBy: 'contract-error',
+        },
+        text,
+      );
+      label.dataset['contractId'] = contract.contractId;
+      label.dataset['available'] = String(isAvailable(contract));
       return label;
     }),
   );
@@ -111,18 +158,20 @@ export function renderDocuments(documents: DocumentChoice[]): void {
   const chosen = new Set(documentBoxes().flatMap((box) => (box.checked ? [box.value] : [])));
   documentsField.hidden = documents.length === 0;
   documentsBox.replaceChildren(
-    ...documents.map(({ documentId, fileName }) => {
-      const label = document.createElement('label');
-      label.className = 'document';
-      const box = document.createElement('input');
-      box.type = 'checkbox';
-      box.name = 'document';
-      box.value = documentId;
-      box.checked = chosen.has(documentId);
-      box.setAttribute('aria-describedby', 'documents-error');
-      label.append(box, span('document-name', fileName));
-      return label;
-    }),
+    ...documents.map(({ documentId, fileName }) =>
+      choice(
+        'document',
+        {
+          type: 'checkbox',
+          name: 'document',
+          value: documentId,
+          checked: chosen.has(documentId),
+          disabled: fieldsLocked(state.formState),
+          describedBy: 'documents-error',
+        },
+        span('document-name', fileName),
+      ),
+    ),
   );
 }
 

@@ -19,11 +19,15 @@ import { fill, TEXTS, type Language, type TextKey } from './texts.ts';
  */
 export type FormState = 'loading' | 'ready' | 'sending' | 'done' | 'unavailable' | 'blocked';
 
+/** Whether the form's fields are locked in a state: they can be changed when ready and while sending. */
+export const fieldsLocked = (formState: FormState): boolean =>
+  formState === 'done' || formState === 'unavailable' || formState === 'loading' || formState === 'blocked';
+
 /** The form's fields, each with its control and its error text (`<field>-error`). */
 export type Field = 'contract' | 'reason' | 'date' | 'bik' | 'account' | 'recipient' | 'comment' | 'documents';
 
-/** The fields chosen among several boxes (the contract, the documents), not typed in one control. */
-export type ChosenField = Extract<Field, 'contract' | 'documents'>;
+/** The fields chosen among several boxes (the contract, the reason, the documents), not typed in one control. */
+export type ChosenField = Extract<Field, 'contract' | 'reason' | 'documents'>;
 
 /**
  * What each field's error says: a problem the page found (worded again in a new language), one

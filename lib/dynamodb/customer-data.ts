@@ -12,7 +12,7 @@ import type { ErasureRules } from '../termination/ports/erasure';
 import { isStatus } from '../termination/ports/store';
 import { isTableKey, ledgerItemOf, ledgerPartition } from './erasure-ledger';
 import type { Item } from './items';
-import { idempotencyKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, withdrawalKeyOf, type TableKey } from './keys';
+import { idempotencyKeyOf, legacyLimitKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, withdrawalKeyOf, type TableKey } from './keys';
 import { batchGetFor, requestReader, type RequestIds } from './request-reads';
 
 /*
@@ -54,6 +54,12 @@ function keyRecordsOf(request: Item, customerId: string): TableKey[] {
     ...(withdrawal === undefined ? [] : [withdrawalKeyOf(customerId, withdrawal)]),
   ];
 }
+
+/** A customer's limit record on a contract, and where it was kept before npm run limits:move (keys.ts). */
+const limitKeysOf = (contractId: string, customerId: string): TableKey[] => [
+  limitKeyOf(contractId, customerId),
+  legacyLimitKeyOf(contractId, customerId),
+];
 
 export interface SubjectAccessDocument {
   customerId: string;
@@ -123,7 +129,7 @@ export class CustomerData {
   async subjectAccess(customerId: string, now: Date = new Date()): Promise<SubjectAccessDocument> {
     const requests = await this.requestsOf(customerId);
     const contracts = [...new Set(requests.flatMap((r) => text(r, 'contractId') ?? []))];
-    const limits = await Promise.all(contracts.map((contractId) => this.get(limitKeyOf(contractId, customerId))));
+    const limits = await Promise.all(contracts.flatMap((contractId) => limitKeysOf(contractId, customerId).map((key) => this.get(key))));
     const keys = requests.flatMap((r) => keyRecordsOf(r, customerId));
     const records = await Promise.all(keys.map(async (key) => ({ key, item: await this.get(key) })));
     return {
@@ -172,17 +178,18 @@ export class CustomerData {
     const activeContracts = new Set(report.kept.map((k) => k.contractId));
     for (const contractId of new Set(report.erased.map((e) => e.contractId))) {
       if (activeContracts.has(contractId)) continue;
-      const key = limitKeyOf(contractId, customerId);
-      if ((await this.get(key)) === undefined) continue;
-      await this.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: this.tables.ledger, Item: ledgerItemOf({ contractId, keys: [key] }, now, options.ledgerDays) } },
-            { Delete: { TableName: this.tables.requests, Key: { ...key } } },
-          ],
-        }),
-      );
-      report.erased.push({ contractId, requestId: undefined, requestNumber: undefined, status: undefined, keys: [key] });
+      for (const key of limitKeysOf(contractId, customerId)) {
+        if ((await this.get(key)) === undefined) continue;
+        await this.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: this.tables.ledger, Item: ledgerItemOf({ contractId, keys: [key] }, now, options.ledgerDays) } },
+              { Delete: { TableName: this.tables.requests, Key: { ...key } } },
+            ],
+          }),
+        );
+        report.erased.push({ contractId, requestId: undefined, requestNumber: undefined, status: undefined, keys: [key] });
+      }
     }
     return report;
   }

@@ -39,11 +39,13 @@ export function requestLimitUpdate(
   return {
     TableName: tableName,
     Key: { ...limitKeyOf(contractId, customerId) },
-    UpdateExpression: `SET #kind = :kind, expiresAt = :expiresAt, ${[`${timeAttribute(0)} = :now`, ...shifts].join(', ')}`,
+    // customerId too, besides the key: what the list's one Query filters the caller's own record by (termination-table.ts).
+    UpdateExpression: `SET #kind = :kind, customerId = :customerId, expiresAt = :expiresAt, ${[`${timeAttribute(0)} = :now`, ...shifts].join(', ')}`,
     ConditionExpression: `attribute_not_exists(${oldest}) OR ${oldest} <= :windowStart`,
     ExpressionAttributeNames: { '#kind': 'kind' },
     ExpressionAttributeValues: {
       ':kind': LIMIT_KIND,
+      ':customerId': customerId,
       // The request counts from its creation rounded up; the window ends at now rounded down (lib/termination/request-limit.ts).
       ':now': countedFromSeconds,
       // Only where a time shifts: DynamoDB refuses a value the expressions do not use (one request allowed shifts none).

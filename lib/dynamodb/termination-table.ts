@@ -18,7 +18,7 @@ import type {
   IdempotencyRecord,
   CustomerRequestPage,
   NewRequest,
-  RequestLimit,
+  PageQuery,
   RequestPage,
   StatusMove,
   StoredRequest,
@@ -34,7 +34,7 @@ import type { RequestHistory } from '../termination/ports/request-history';
 import { explainStatusRefusal, type StatusPart } from './status-write';
 import { buildWithdrawalTransaction, explainWithdrawalRefusal, type WithdrawalPart } from './withdrawal-write';
 import type { Failure, NamedTransaction, PartName, WriteItem } from './write-parts';
-import { idempotencyKeyOf, limitKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type CreateTables, type TableKey } from './keys';
+import { idempotencyKeyOf, limitKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, tableKeyOf, type CreateTables, type TableKey } from './keys';
 import { createdAtSecondsOf } from './request-limit';
 
 /** The store of a function's configuration; build it once, at module load. */
@@ -234,74 +234,79 @@ export class DynamoDbTerminationStore implements TerminationStore {
 
   /**
    * One page of the requests a customer made on a contract, newest first; `after` is the last
-   * request id of the previous page. A contract that changed owner holds requests of both:
-   * another customer's are filtered out, and the Query goes on (100 items read per call) until
-   * the page is full or the contract has no more, so that a page ends on the caller's own
-   * request and a cursor never stands on another customer's (docs/decisions/0015-reading-requests.md).
-   * The use case's budget bounds the calls.
+   * request id of the previous page. The first page's Query starts at the caller's limit record,
+   * which sorts above every request (keys.ts), and reads one item more for it: the page and the
+   * record in one call. A contract that changed owner holds requests of both (and maybe their
+   * limit records): another customer's are filtered out, and the Query goes on (100 items read
+   * per call) until the page is full or the contract has no more, so that a page ends on the
+   * caller's own request and a cursor never stands on another customer's
+   * (docs/decisions/0015-reading-requests.md). The use case's budget bounds the calls.
    */
-  listRequests(contractId: string, customerId: string, limit: number, after?: string, abortSignal?: AbortSignal): Promise<RequestPage> {
-    return guarded(() => this.queryRequests(contractId, customerId, limit, after, abortSignal));
+  listRequests(contractId: string, customerId: string, page: PageQuery, abortSignal?: AbortSignal): Promise<RequestPage> {
+    return guarded(() => this.queryRequests(contractId, customerId, page, abortSignal));
   }
 
   private async queryRequests(
     contractId: string,
     customerId: string,
-    limit: number,
-    after: string | undefined,
+    { limit, after, requestLimit }: PageQuery,
     abortSignal: AbortSignal | undefined,
   ): Promise<RequestPage> {
+    const limitRecord = limitKeyOf(contractId, customerId);
     const items: StoredRequest[] = [];
+    let limitItem: Item | undefined;
     let start: TableKey | undefined = after === undefined ? undefined : requestKeyOf(contractId, after);
     let overflow: boolean;
-    for (let query = 0; ; query++) {
-      const { Items = [], LastEvaluatedKey }: { Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> } =
-        await this.client.send(
-          new QueryCommand({
-            TableName: this.tables.requests,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :requests)',
-            FilterExpression: 'customerId = :customerId',
-            ExpressionAttributeValues: {
-              ':pk': requestKeyOf(contractId, '').pk,
-              ':requests': REQUEST_SORT_PREFIX,
-              ':customerId': customerId,
-            },
-            ScanIndexForward: false,
-            // DynamoDB's Limit counts items read before the filter: the first Query reads one page
-            // (all of it the caller's on a contract that never changed owner); any later one reads
-            // a large slice, so another customer's requests cost few calls.
-            Limit: query === 0 ? limit : READ_PER_LATER_QUERY,
-            ...(start ? { ExclusiveStartKey: { ...start } } : {}),
-          }),
-          { abortSignal },
-        );
-      const found = Items.map(asStoredRequest);
+    let query = 0;
+    for (; ; query++) {
+      const { Items = [], LastEvaluatedKey }: { Items?: Item[]; LastEvaluatedKey?: Record<string, unknown> } = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.requests,
+          // From the caller's limit record down through the requests: the contract's slot sorts
+          // outside, another customer's limit record either outside or, like their requests,
+          // filtered out (each names its customer).
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :requests AND :limitRecord',
+          FilterExpression: 'customerId = :customerId',
+          ExpressionAttributeValues: {
+            ':pk': limitRecord.pk,
+            ':requests': REQUEST_SORT_PREFIX,
+            ':limitRecord': limitRecord.sk,
+            ':customerId': customerId,
+          },
+          ScanIndexForward: false,
+          // DynamoDB's Limit counts items read before the filter: the first Query reads one page
+          // (all of it the caller's on a contract that never changed owner), and on the first
+          // page one item more, the limit record; any later one reads a large slice, so another
+          // customer's requests cost few calls.
+          Limit: query > 0 ? READ_PER_LATER_QUERY : after === undefined ? limit + 1 : limit,
+          ...(start ? { ExclusiveStartKey: { ...start } } : {}),
+        }),
+        { abortSignal },
+      );
+      limitItem ??= Items.find((item) => item['sk'] === limitRecord.sk);
+      const found = Items.filter((item) => item['sk'] !== limitRecord.sk).map(asStoredRequest);
       const taken = found.slice(0, limit - items.length);
       items.push(...taken);
       // More of the caller's requests came back than the page takes: another page follows.
       overflow = found.length > taken.length;
-      const lastSortKey = LastEvaluatedKey?.['sk'];
-      start = typeof lastSortKey === 'string' ? requestKeyOf(contractId, lastSortKey.slice(REQUEST_SORT_PREFIX.length)) : undefined;
+      start = tableKeyOf(LastEvaluatedKey);
       if (start === undefined || items.length === limit) break;
     }
-    // A full page continues after its last item, the caller's own; a short one is the contract's last.
+    // A full page continues after its last item, the caller's own; a short one is the contract's
+    // last. A page the first Query filled continues as well: with the limit record's item aside,
+    // that Query read as many requests as the page holds, where DynamoDB stops without looking further.
     const last = items.at(-1);
-    return items.length === limit && last !== undefined && (overflow || start !== undefined)
-      ? { items, lastRequestId: last.requestId }
-      : { items };
+    const limitTimes = createdAtSecondsOf(limitItem, requestLimit);
+    return {
+      items,
+      ...(items.length === limit && last !== undefined && (query === 0 || overflow || start !== undefined)
+        ? { lastRequestId: last.requestId }
+        : {}),
+      ...(limitTimes === undefined ? {} : { limitTimes }),
+    };
   }
 
   /** The contract, to explain why a read found nothing. */
-  findLimitTimes(contractId: string, customerId: string, limit: RequestLimit, abortSignal?: AbortSignal): Promise<number[] | undefined> {
-    return guarded(async () => {
-      const { Item } = await this.client.send(
-        new GetCommand({ TableName: this.tables.requests, Key: { ...limitKeyOf(contractId, customerId) } }),
-        { abortSignal },
-      );
-      return createdAtSecondsOf(Item, limit);
-    });
-  }
-
   findContract(contractId: string, abortSignal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
     return guarded(async () => {
       const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.contracts, Key: { contractId } }), {

@@ -1,9 +1,10 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { withLambdaContext } from '../observability/lambda-context';
 import { logger } from '../observability/logger';
 import { recordOutcome } from '../observability/metrics';
 import type { Problem } from '../api-model/problems';
 import { answerFor } from './answers';
-import { EdgeRefusal } from './errors';
+import { edgeRefusal } from './errors';
 import type { Outcome } from './outcomes';
 import { correlationOf } from './correlation';
 import { corsHeaders } from './cors';
@@ -77,37 +78,54 @@ export function respond(edge: Edge, outcome: Outcome, options: RouteOptions): AP
   return { ...answer.response, headers: { ...answer.response.headers, ...cors, Vary: vary } };
 }
 
-/** The outcome of an error thrown at the edge: its own refusal, or a failure (500). */
-export function edgeFailure(error: unknown): Outcome {
-  return error instanceof EdgeRefusal ? { kind: 'refused', refusal: error.refusal } : { kind: 'failed', error };
-}
-
-const unauthorized = () => new EdgeRefusal('UNAUTHORIZED', [{ field: 'Authorization', code: 'bearerTokenRequired' }]);
+const UNAUTHORIZED = edgeRefusal('UNAUTHORIZED', [{ field: 'Authorization', code: 'bearerTokenRequired' }]);
 
 export interface RouteOptions {
   retryAfterSeconds: number;
   allowedOrigins: readonly string[];
 }
 
+/** An API function's dependencies (lib/dependencies/routes.ts): how the edge answers, and what its use case needs. */
+export interface RouteDependencies<Deps> {
+  route: RouteOptions;
+  deps: Deps;
+}
+
 /**
  * One API call from event to answer: the edge is read, a call without a customer is refused,
  * the use case runs with the customer and the call's context (the edge's problems, the words
- * in the caller's language, the time the invocation has left), and any error it throws becomes
- * an answer too.
+ * in the caller's language, the time the invocation has left). Refusals, the edge's and the use
+ * case's, are values; what is thrown is a failure (500), answered and logged as one.
  */
 export async function answerCall(
   event: APIGatewayProxyEvent,
   invocation: Invocation,
   options: RouteOptions,
-  run: (customerId: string, context: CallContext) => Promise<Outcome>,
+  run: (customerId: string, context: CallContext) => Outcome | Promise<Outcome>,
 ): Promise<APIGatewayProxyResult> {
   const edge = readEdge(event);
   let outcome: Outcome;
   try {
-    if (edge.customerId === undefined) throw unauthorized();
-    outcome = await run(edge.customerId, { problems: edge.problems, messages: edge.texts, invocation });
+    outcome =
+      edge.customerId === undefined
+        ? UNAUTHORIZED
+        : await run(edge.customerId, { problems: edge.problems, messages: edge.texts, invocation });
   } catch (error) {
-    outcome = edgeFailure(error);
+    outcome = { kind: 'failed', error };
   }
   return respond(edge, outcome, options);
+}
+
+/**
+ * An API function: built by `build` (lib/dependencies/routes.ts) and wrapped as every function
+ * is (withLambdaContext); each call answered by answerCall, with `run` the route's own part: the
+ * use case, called with what the event says.
+ */
+export function apiRoute<Deps>(
+  build: () => RouteDependencies<Deps>,
+  run: (event: APIGatewayProxyEvent, deps: Deps, customerId: string, context: CallContext) => Outcome | Promise<Outcome>,
+): (event: APIGatewayProxyEvent, context?: Context) => Promise<APIGatewayProxyResult> {
+  return withLambdaContext(build, (event: APIGatewayProxyEvent, { route, deps }, invocation) =>
+    answerCall(event, invocation, route, (customerId, context) => run(event, deps, customerId, context)),
+  );
 }

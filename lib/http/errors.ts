@@ -10,13 +10,13 @@ export type EdgeRefusalCode = 'MALFORMED_REQUEST' | 'UNAUTHORIZED';
  */
 export type ErrorCode = RefusalCode | EdgeRefusalCode | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE';
 
-/** A refusal of the call found while reading the event (no customer, a body that is not JSON). */
-export class EdgeRefusal extends Error {
-  readonly refusal: Refusal<EdgeRefusalCode>;
-
-  constructor(code: EdgeRefusalCode, problems: Problem[] = []) {
-    super(code);
-    this.name = 'EdgeRefusal';
-    this.refusal = { code, problems };
-  }
+/** A refusal of the call found while reading the event (no customer, a body that is not JSON): a value, as the use cases' are. */
+export interface EdgeRefused {
+  kind: 'refused';
+  refusal: Refusal<EdgeRefusalCode>;
 }
+
+export const edgeRefusal = (code: EdgeRefusalCode, problems: Problem[] = []): EdgeRefused => ({
+  kind: 'refused',
+  refusal: { code, problems },
+});

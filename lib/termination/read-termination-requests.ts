@@ -5,12 +5,13 @@ import { isUuid } from '../api-model/validator';
 import { refuse, type Refusal } from './refusals';
 import type { RequestLimit, StoredRequest, TerminationStore } from './ports/store';
 import { nextRequestAllowedAt } from './request-limit';
-import { withinBudget } from './within-budget';
+import { withinBudget, type EndedEarly } from './within-budget';
 
 /*
  * Reading requests back (docs/decisions/0015-reading-requests.md): one DynamoDB call when the
- * answer is there; a miss (an empty list included) costs one read of the contract, to tell the
- * caller which 404 or 403, or that the list of their own contract is empty.
+ * answer is there (the list's first page reads the caller's limit record in that call too); a
+ * miss (an empty list included) costs one read of the contract, to tell the caller which 404 or
+ * 403, or that the list of their own contract is empty.
  */
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -33,7 +34,6 @@ export interface ReadDeps {
 
 /** The list's: the limit of requests per contract, to say when the next is possible (0020-request-limit.md). */
 export interface ListDeps extends ReadDeps {
-  store: ReadDeps['store'] & Pick<TerminationStore, 'findLimitTimes'>;
   limit: RequestLimit;
   now?: () => Date;
 }
@@ -46,11 +46,20 @@ export type ReadOutcome =
 
 export const view = ({ customerId: _customerId, ...shown }: StoredRequest): RequestView => shown;
 
-/** GET .../termination-requests/{requestId} */
-export function getTerminationRequest(
-  { store, budgetMs }: ReadDeps,
-  call: ReadCall & { requestId: string | undefined },
-): Promise<ReadOutcome> {
+/** A call that names one request by its contract and id. */
+export type RequestCall = ReadCall & { requestId: string | undefined };
+
+/**
+ * One request read by its contract and id (0015-reading-requests.md): what `find` reads of it is
+ * shown, as `found` makes it, to the customer who made it; to anyone else it is as if it did not
+ * exist, and the contract decides between 404 and 403. GET of one request and of its details.
+ */
+export function readOwnRequest<Item extends { customerId: string }, Found>(
+  { store, budgetMs }: { store: Pick<TerminationStore, 'findContract'>; budgetMs: number },
+  call: RequestCall,
+  find: (contractId: string, requestId: string, abortSignal: AbortSignal) => Promise<Item | undefined>,
+  found: (item: Item) => Found,
+): Promise<Found | EndedEarly> {
   return withinBudget(budgetMs, call.context.invocation, async (abortSignal) => {
     const form = new CallForm(call.context.problems);
     const contractId = form.uuid(call.contractId, 'contractId');
@@ -58,15 +67,18 @@ export function getTerminationRequest(
     const malformed = form.verdict();
     if (malformed) return malformed;
 
-    const item = await store.findRequest(contractId, requestId, abortSignal);
-    // A request is shown to the customer who made it; to anyone else it is as if it did not exist,
-    // and the contract decides between 404 and 403 (0015-reading-requests.md).
-    if (item?.customerId === call.customerId) return { kind: 'found', request: view(item) };
+    const item = await find(contractId, requestId, abortSignal);
+    if (item?.customerId === call.customerId) return found(item);
     return (
       (await accessRefusal(store, contractId, call.customerId, abortSignal)) ??
       refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
     );
   });
+}
+
+/** GET .../termination-requests/{requestId} */
+export function getTerminationRequest(deps: ReadDeps, call: RequestCall): Promise<ReadOutcome> {
+  return readOwnRequest(deps, call, deps.store.findRequest.bind(deps.store), (item) => ({ kind: 'found', request: view(item) }));
 }
 
 const uuidBytes = (uuid: string) => Buffer.from(uuid.replaceAll('-', ''), 'hex');
@@ -134,12 +146,9 @@ export function listTerminationRequests(
     if (malformed) return malformed;
 
     // Only the caller's own requests are listed (0015-reading-requests.md, after a change of owner); the
-    // first page says, beside them, when the next request is possible while the limit holds (one more read, at once).
-    const [page, times] = await Promise.all([
-      store.listRequests(contractId, call.customerId, limit, after, abortSignal),
-      after === undefined ? store.findLimitTimes(contractId, call.customerId, requestLimit, abortSignal) : undefined,
-    ]);
-    const allowedAt = nextRequestAllowedAt(times, requestLimit, Math.floor(now().getTime() / 1000));
+    // first page says, beside them, when the next request is possible while the limit holds (read in the same call).
+    const page = await store.listRequests(contractId, call.customerId, { limit, after, requestLimit }, abortSignal);
+    const allowedAt = nextRequestAllowedAt(page.limitTimes, requestLimit, Math.floor(now().getTime() / 1000));
     if (page.items.length === 0) {
       const refusal = await accessRefusal(store, contractId, call.customerId, abortSignal);
       if (refusal) return refusal;

@@ -1,11 +1,8 @@
 import type { Status, TerminationRequestDetails } from '../api-model/schemas';
-import { CallForm } from './call-form';
-import { accessRefusal } from './contract-access';
 import type { RequestHistory } from './ports/request-history';
 import type { TerminationStore } from './ports/store';
-import { type ReadCall, type RequestView } from './read-termination-requests';
-import { refuse } from './refusals';
-import { withinBudget, type EndedEarly } from './within-budget';
+import { readOwnRequest, type RequestCall, type RequestView } from './read-termination-requests';
+import type { EndedEarly } from './within-budget';
 
 /*
  * What a customer sees of their own request beyond its current status
@@ -53,24 +50,10 @@ export function detailsOf(history: RequestHistory): RequestDetailsView {
   };
 }
 
-/** GET .../termination-requests/{requestId}/details */
-export function getTerminationRequestDetails(
-  { store, budgetMs }: DetailsDeps,
-  call: ReadCall & { requestId: string | undefined },
-): Promise<DetailsOutcome> {
-  return withinBudget(budgetMs, call.context.invocation, async (abortSignal) => {
-    const form = new CallForm(call.context.problems);
-    const contractId = form.uuid(call.contractId, 'contractId');
-    const requestId = form.uuid(call.requestId, 'requestId');
-    const malformed = form.verdict();
-    if (malformed) return malformed;
-
-    const history = await store.findRequestHistory(contractId, requestId, abortSignal);
-    // The same rule as GET of one request: shown to the customer who made it, to no one else.
-    if (history?.customerId === call.customerId) return { kind: 'details', details: detailsOf(history) };
-    return (
-      (await accessRefusal(store, contractId, call.customerId, abortSignal)) ??
-      refuse('TERMINATION_REQUEST_NOT_FOUND', [{ field: 'requestId', code: 'requestNotFound' }])
-    );
-  });
+/** GET .../termination-requests/{requestId}/details: the same rule as GET of one request. */
+export function getTerminationRequestDetails(deps: DetailsDeps, call: RequestCall): Promise<DetailsOutcome> {
+  return readOwnRequest(deps, call, deps.store.findRequestHistory.bind(deps.store), (history) => ({
+    kind: 'details',
+    details: detailsOf(history),
+  }));
 }

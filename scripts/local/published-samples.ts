@@ -7,7 +7,7 @@ import { claimOf } from '../../lib/events/request-events';
 import type { OutgoingEvent } from '../../lib/events/signed-entries';
 import { jwksOf, keySigner, makeEventSigningKey } from './kms-stand-in';
 import { LOCAL_ACCOUNT_ID } from './template-patterns';
-import { streamEvent } from '../../tests/support/stream-events';
+import { streamEvent } from './stream-events';
 
 /*
  * The samples of the events the service publishes (events/published-*.json), as the back office

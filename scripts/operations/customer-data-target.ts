@@ -7,8 +7,8 @@ import { runningStack } from '../local/running-stack';
 import { createLedgerTable, LOCAL_LEDGER_TABLE } from '../local/tables';
 
 /*
- * Where npm run subject-access and npm run erase work (docs/operations.md, *A customer asks to be
- * erased*): a deployed stage's tables in AWS, under the caller's credentials (the
+ * Where npm run subject-access, npm run erase (docs/operations.md, *A customer asks to be
+ * erased*) and npm run limits:move (docs/deploy.md) work: a deployed stage's tables in AWS, under the caller's credentials (the
  * data-protection role, never on-call's), or DynamoDB Local (the local stack, or the endpoint a
  * test names), whose erasure ledger is made if it is missing.
  */
@@ -35,7 +35,10 @@ export interface TargetOptions {
   'ledger-table'?: string | undefined;
 }
 
-export async function customerDataTarget(options: TargetOptions): Promise<{ where: string; data: CustomerData }> {
+/** The requests table and the ledger of a stage or of DynamoDB Local, with a client for them. */
+export async function tablesTarget(
+  options: TargetOptions,
+): Promise<{ where: string; doc: DynamoDBDocumentClient; tables: { requests: string; ledger: string } }> {
   if (options.stage !== undefined) {
     const region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'eu-central-1';
     const tables = {
@@ -44,7 +47,8 @@ export async function customerDataTarget(options: TargetOptions): Promise<{ wher
     };
     return {
       where: `stage ${options.stage} in ${region}: ${tables.requests}, ledger ${tables.ledger}`,
-      data: new CustomerData(DynamoDBDocumentClient.from(new DynamoDBClient({ region })), tables, ERASURE_RULES),
+      doc: DynamoDBDocumentClient.from(new DynamoDBClient({ region })),
+      tables,
     };
   }
   const stack = runningStack();
@@ -54,6 +58,12 @@ export async function customerDataTarget(options: TargetOptions): Promise<{ wher
   await createLedgerTable(client, tables.ledger);
   return {
     where: `DynamoDB Local ${endpoint}: ${tables.requests}, ledger ${tables.ledger}`,
-    data: new CustomerData(DynamoDBDocumentClient.from(client), tables, ERASURE_RULES),
+    doc: DynamoDBDocumentClient.from(client),
+    tables,
   };
+}
+
+export async function customerDataTarget(options: TargetOptions): Promise<{ where: string; data: CustomerData }> {
+  const { where, doc, tables } = await tablesTarget(options);
+  return { where, data: new CustomerData(doc, tables, ERASURE_RULES) };
 }

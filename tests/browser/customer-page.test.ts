@@ -6,6 +6,7 @@ import { DEMO_CUSTOMERS, DEMO_END_DATE, demoContractDisplay } from '../../script
 import { businessToday } from '../../lib/termination/business-date';
 import { localBusinessTimeZone, pageContract, startPageServer, type PageContract, type PageServer } from '../../scripts/local/page-server';
 import { signToken } from '../../scripts/local/signing-key';
+import { textsFor } from '../../lib/http/texts';
 import {
   ENDING_DISPLAYS,
   openPage,
@@ -207,6 +208,40 @@ describe('the page as a customer reads it', () => {
     }
   }, 120_000);
 
+  it('shows every reason of the form whole at 390 px in Russian: each one laid out on the page, inside the window, nothing cut', async () => {
+    await contracts('ru');
+    const page = await open('ru', 390);
+    const labels = Object.values(textsFor('ru').reasons);
+    // Each reason's words as laid out: the boxes of its text, and whether the element that holds it, or one around it, cuts it.
+    const laidOut = await strings(
+      page,
+      `${JSON.stringify(labels)}.map((label) => {
+        const width = document.documentElement.clientWidth;
+        const holders = [...document.querySelectorAll('#termination-form *')].filter(
+          (element) => [...element.childNodes].some((node) => node.nodeType === Node.TEXT_NODE && node.data.trim() === label),
+        );
+        const shown = holders.filter((element) => {
+          const range = document.createRange();
+          range.selectNodeContents(element);
+          const boxes = [...range.getClientRects()].filter((box) => box.width > 0 && box.height > 0);
+          if (boxes.length === 0 || boxes.some((box) => box.left < 0 || box.right > width)) return false;
+          for (let around = element; around && around !== document.body; around = around.parentElement) {
+            const style = getComputedStyle(around);
+            if (style.visibility === 'hidden' || style.display === 'none') return false;
+            if (around.scrollWidth > around.clientWidth && style.overflowX !== 'visible') return false;
+            if (around.scrollHeight > around.clientHeight && style.overflowY !== 'visible' && around === element) return false;
+            const frame = around.getBoundingClientRect();
+            if (boxes.some((box) => box.left < frame.left - 1 || box.right > frame.right + 1)) return false;
+          }
+          return true;
+        });
+        return JSON.stringify({ label, shown: shown.length });
+      })`,
+    );
+    expect(laidOut.map((line) => jsonObject(JSON.parse(line)))).toEqual(labels.map((label) => ({ label, shown: 1 })));
+    expect(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
+  });
+
   it('offers a closed contract as not available and says why; chosen, it locks the form, so nothing is sent (24.2)', async () => {
     const { closed } = await contracts('en');
     const page = await open('en', 390, recordCalls);
@@ -217,9 +252,11 @@ describe('the page as a customer reads it', () => {
     expect(await page.locator('#contract-note').textContent()).toBe(
       'This contract cannot be terminated: it is not active. Its earlier requests, if any, are listed below.',
     );
-    for (const control of ['#reason', '#date', '#bik', '#account', '#recipient', '#comment', '#submit']) {
+    for (const control of ['#date', '#bik', '#account', '#recipient', '#comment', '#submit']) {
       expect(await page.locator(control).isDisabled(), control).toBe(true);
     }
+    expect(await page.locator('input[name="reason"]').count()).toBe(6);
+    expect(await page.locator('input[name="reason"]:enabled').count()).toBe(0);
     // The closed contract's (empty) history is read: the page has done all the choice makes it do.
     await page.locator('#requests-empty').waitFor();
     expect(await postsOf(page)).toEqual([]);
@@ -296,39 +333,43 @@ describe('the page as a customer reads it', () => {
     await page.locator('#withdraw-dialog[open]').waitFor();
   });
 
-  it('never breaks a request number at its hyphen, at any width from 320 px up (24.5)', async () => {
-    const ids = await contracts('en');
-    const page = await open('en', 390);
-    await showState(page, 'success', ids);
-    const number = (await page.locator('#result-number').textContent()) ?? '';
-    expect(number).toMatch(/^TR-[A-Z0-9]{4}-[A-Z0-9]{4}$/);
-    await page.locator('#requests-list li').first().waitFor();
-    // Every place the number is written, and on how many lines each one is laid out.
-    const layout = `(() => {
-      const lines = [];
-      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        for (let at = node.data.indexOf(${JSON.stringify(number)}); at >= 0; at = node.data.indexOf(${JSON.stringify(number)}, at + 1)) {
-          const range = document.createRange();
-          range.setStart(node, at);
-          range.setEnd(node, at + ${number.length});
-          lines.push(new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size);
-        }
-      }
-      return lines;
-    })()`;
+  it('never breaks a request number at its hyphen, at any width from 320 px up, after a submit and in the note on a completed request (24.5)', async () => {
     const broken: string[] = [];
-    let places = 0;
-    for (let width = 320; width <= 1280; width += width < 640 ? 4 : 160) {
-      await page.setViewportSize({ width, height: 900 });
-      const lines = (await strings(page, layout)).map(Number);
-      places = Math.max(places, lines.length);
-      if (lines.some((count) => count !== 1)) broken.push(`${width} px: ${lines.join(', ')}`);
+    for (const [state, language] of [
+      ['success', 'en'],
+      ['completed', 'ru'],
+    ] as const) {
+      const ids = await contracts(language);
+      const page = await open(language, 390);
+      await showState(page, state, ids);
+      const number = (await page.locator('#requests-list li .number').first().textContent()) ?? '';
+      expect(number).toMatch(/^TR-[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+      // Every place the number is written, and on how many lines each one is laid out.
+      const layout = `(() => {
+        const lines = [];
+        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          for (let at = node.data.indexOf(${JSON.stringify(number)}); at >= 0; at = node.data.indexOf(${JSON.stringify(number)}, at + 1)) {
+            const range = document.createRange();
+            range.setStart(node, at);
+            range.setEnd(node, at + ${number.length});
+            lines.push(new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size);
+          }
+        }
+        return lines;
+      })()`;
+      let places = 0;
+      for (let width = 320; width <= 1280; width += width < 640 ? 4 : 160) {
+        await page.setViewportSize({ width, height: 900 });
+        const lines = (await strings(page, layout)).map(Number);
+        places = Math.max(places, lines.length);
+        if (lines.some((count) => count !== 1)) broken.push(`${state} at ${width} px: ${lines.join(', ')}`);
+      }
+      // The panel's number and message, the list's title and "All my requests"; or the note and the list's title.
+      expect(places, state).toBeGreaterThanOrEqual(state === 'success' ? 3 : 2);
     }
-    // The result's number and message, and the list's title.
-    expect(places).toBeGreaterThanOrEqual(3);
     expect(broken).toEqual([]);
-  });
+  }, 120_000);
 
   it('shows each step in the words of its language and passes an axe-core audit, in both languages, at 1280 and 390 px (24.6)', async () => {
     const audited: { state: string; language: Language; width: number; violations: Violation[]; missing: string[] }[] = [];

@@ -14,6 +14,7 @@ import { pageContract, startPageServer, type PageServer } from '../../scripts/lo
 import { writeRunningStack } from '../../scripts/local/running-stack';
 import { signToken } from '../../scripts/local/signing-key';
 import { decisionRulePattern } from '../../scripts/local/template-patterns';
+import { chooseReason } from '../../scripts/screenshot';
 import { headersWithKey, validBody } from '../support/bodies';
 import { useBrowser } from '../support/browser';
 import { newContract } from '../support/contracts';
@@ -224,7 +225,7 @@ describe('the page as a personal account', () => {
     expect(await page.locator('#result-number').textContent()).toBe(request.requestNumber);
     expect(await page.locator('#result-status').textContent()).toBe('Submitted');
     expect(await page.locator('#result-withdraw').isVisible()).toBe(true);
-    for (const field of ['#reason', '#date', '#bik', '#submit']) expect(await page.locator(field).isVisible(), field).toBe(false);
+    for (const field of ['#reasons', '#date', '#bik', '#submit']) expect(await page.locator(field).isVisible(), field).toBe(false);
     await page.evaluate("document.getElementById('termination-form').requestSubmit()");
     await page.locator('#result:focus').waitFor();
     expect(await postsOf(page)).toEqual([]);
@@ -235,7 +236,7 @@ describe('the page as a personal account', () => {
     const { contractId } = await contractWith(0);
     const page = await open();
     await page.locator('form[data-state="ready"]').waitFor();
-    await page.selectOption('#reason', 'RELOCATION');
+    await chooseReason(page, 'RELOCATION');
     await page.fill('#date', '30/06/2045');
     await page.fill('#bik', '044525225');
     await page.fill('#account', '40817810700000000001');

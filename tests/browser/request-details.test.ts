@@ -5,6 +5,7 @@ import { decisionEvent } from '../../scripts/local/decision-event';
 import { DEMO_BANK_DETAILS, type ContractDisplay } from '../../scripts/local/demo-data';
 import { pageContract, startPageServer, type PageServer } from '../../scripts/local/page-server';
 import { signToken } from '../../scripts/local/signing-key';
+import { chooseReason } from '../../scripts/screenshot';
 import { audit } from '../support/axe';
 import { headersWithKey, validBody } from '../support/bodies';
 import { useBrowser } from '../support/browser';
@@ -140,7 +141,7 @@ describe("the page's own requests", () => {
         body: '{"items":[]}',
       }),
     );
-    await page.selectOption('#reason', 'RELOCATION');
+    await chooseReason(page, 'RELOCATION');
     await page.fill('#date', '30/06/2045');
     await page.fill('#bik', DEMO_BANK_DETAILS.bik);
     await page.fill('#account', DEMO_BANK_DETAILS.accountNumber);

@@ -103,7 +103,7 @@ async function shown(page: Page) {
 
 /** The typed fields as they stand, to check the form is empty for a new request. */
 const typed = async (page: Page) => ({
-  reason: await page.inputValue('#reason'),
+  reasonsChosen: await page.locator('input[name="reason"]:checked').count(),
   date: await page.inputValue('#date'),
   comment: await page.inputValue('#comment'),
   documents: await page.locator('input[name="document"]:checked').count(),
@@ -148,7 +148,7 @@ describe('one page through a request the bank decides', () => {
     expect(completing.note).toBe(
       `The bank has completed your request ${requestNumber}: it is now terminating this contract, so no new request is needed. Once that is done, the contract shows as closed.`,
     );
-    expect(await typed(page)).toMatchObject({ reason: '', date: '', comment: '', documents: 0 });
+    expect(await typed(page)).toMatchObject({ reasonsChosen: 0, date: '', comment: '', documents: 0 });
 
     // The contracts service closes the contract once the termination is done: the page shows it closed.
     await documents.send(
@@ -197,7 +197,7 @@ describe('one page through a request the bank decides', () => {
     expect(await page.locator('#requests-list li .bank-words').textContent()).toBe('The contract is pledged as collateral.');
     // Empty for a new request, the balance going to the customer's own account as before.
     expect(await typed(page)).toEqual({
-      reason: '',
+      reasonsChosen: 0,
       date: '',
       comment: '',
       documents: 0,

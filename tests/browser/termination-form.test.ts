@@ -4,7 +4,7 @@ import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS, DEMO_END_DATE, demoContractDisplay }
 import { businessToday } from '../../lib/termination/business-date';
 import { localBusinessTimeZone, pageContract, startPageServer, type PageContract, type PageServer } from '../../scripts/local/page-server';
 import { signToken } from '../../scripts/local/signing-key';
-import { typedDay } from '../../scripts/screenshot';
+import { chooseReason, typedDay } from '../../scripts/screenshot';
 import { headersWithKey, validBody } from '../support/bodies';
 import { useBrowser } from '../support/browser';
 import { newContract } from '../support/contracts';
@@ -109,7 +109,7 @@ const FORM = {
 
 async function fill(page: Page, overrides: Partial<Record<keyof typeof FORM, string>> = {}): Promise<void> {
   const form = { ...FORM, ...overrides };
-  await page.selectOption('#reason', form.reason);
+  await chooseReason(page, form.reason);
   await page.fill('#date', form.date);
   await page.fill('#bik', form.bik);
   await page.fill('#account', form.account);
@@ -189,9 +189,11 @@ describe('the termination form in Chromium', () => {
     const shown = await settled(page);
     expect(shown).toMatchObject({ resultShown: true, general: '' });
     expect(await page.locator('form').getAttribute('data-state')).toBe('done');
-    for (const control of ['#reason', '#date', '#bik', '#account', '#recipient', '#comment', '#submit']) {
+    for (const control of ['#date', '#bik', '#account', '#recipient', '#comment', '#submit']) {
       expect(await page.locator(control).isDisabled(), control).toBe(true);
     }
+    expect(await page.locator('input[name="reason"]').count()).toBe(6);
+    expect(await page.locator('input[name="reason"]:enabled').count()).toBe(0);
     expect(await page.locator('#submit').textContent()).toBe('Request sent');
 
     // Whatever submits the form again (a key, a script) only points at the answer on show.
@@ -254,7 +256,7 @@ describe('the termination form in Chromium', () => {
       const contractId = await offerContract();
       const page = await open(allowedPage, recordCalls);
       if (language === 'ru') await page.click('button[data-lang="ru"]');
-      await page.locator('#reason option', { hasText: language === 'ru' ? 'Переезд' : 'Relocation' }).waitFor({ state: 'attached' });
+      await page.locator('#reasons label', { hasText: language === 'ru' ? 'Переезд' : 'Relocation' }).waitFor();
       await fill(page, language === 'ru' ? { date: typedDay('2045-06-30', 'ru') } : {});
       // DynamoDB out of reach: the service itself answers 503, and the client's retries run out.
       dynamoDb.setMode('refuse');
@@ -328,7 +330,7 @@ describe('the termination form in Chromium', () => {
     await page.getByRole('button', { name: 'Try again' }).click();
     await page.locator('form[data-state="ready"]').waitFor();
     expect(await problem.isHidden()).toBe(true);
-    expect(await page.locator('#reason option:not([value=""])').count()).toBe(6);
+    expect(await page.locator('input[name="reason"]').count()).toBe(6);
     expect(await postsOf(page)).toEqual([]);
   }, 90_000);
 
@@ -366,11 +368,13 @@ describe('the termination form in Chromium', () => {
     await page.fill('#account', DEMO_BANK_DETAILS.accountNumber);
     await page.fill('#recipient', DEMO_BANK_DETAILS.recipientName);
     await page.press('#recipient', 'Enter');
-    // After the last field, round to the first one still to fill: the reason, then the date.
-    expect(await page.evaluate('document.activeElement?.id')).toBe('reason');
+    // After the last field, round to the first one still to fill: the reason (its first radio), then the date.
+    expect(await page.evaluate('document.activeElement?.getAttribute("name")')).toBe('reason');
     expect(await page.locator('#reason-error').textContent()).toBe('');
-    await page.selectOption('#reason', 'RELOCATION');
-    await page.press('#reason', 'Enter');
+    // The keyboard chooses among the reasons with the arrows, as in any radio group, and Enter goes on.
+    await page.keyboard.press('ArrowDown');
+    expect(await page.locator('input[name="reason"]:checked').getAttribute('value')).toBe('FINANCIAL_HARDSHIP');
+    await page.keyboard.press('Enter');
     expect(await page.evaluate('document.activeElement?.id')).toBe('date');
     expect(await postsOf(page)).toEqual([]);
   });
@@ -385,7 +389,7 @@ describe('the termination form in Chromium', () => {
     };
     expect(await hint()).toContain(TEXTS.en.commentHint);
     await page.click('button[data-lang="ru"]');
-    await page.locator('#reason option', { hasText: 'Переезд' }).waitFor({ state: 'attached' });
+    await page.locator('#reasons label', { hasText: 'Переезд' }).waitFor();
     expect(await hint()).toContain(TEXTS.ru.commentHint);
     expect(await page.locator('#comment-hint').isVisible()).toBe(true);
   });
@@ -393,16 +397,16 @@ describe('the termination form in Chromium', () => {
   it('starts with no reason and no date chosen, and the comment loses "(optional)" when the reason needs one', async () => {
     await offerContract();
     const page = await open(allowedPage);
-    expect(await page.inputValue('#reason')).toBe('');
+    expect(await page.locator('input[name="reason"]:checked').count()).toBe(0);
     expect(await page.inputValue('#date')).toBe('');
     expect(await page.locator('#bank-offered').isVisible()).toBe(false);
     expect(await page.locator('#comment-label').textContent()).toBe('Comment (optional)');
-    await page.selectOption('#reason', 'OTHER');
+    await chooseReason(page, 'OTHER');
     expect(await page.locator('#comment-label').textContent()).toBe('Comment');
     await page.click('button[data-lang="ru"]');
-    await page.locator('#reason option', { hasText: 'Переезд' }).waitFor({ state: 'attached' });
+    await page.locator('#reasons label', { hasText: 'Переезд' }).waitFor();
     expect(await page.locator('#comment-label').textContent()).toBe('Комментарий');
-    await page.selectOption('#reason', 'RELOCATION');
+    await chooseReason(page, 'RELOCATION');
     expect(await page.locator('#comment-label').textContent()).toBe('Комментарий (необязательно)');
     // 31.02.2027 is written as a date, but there is no such day: said so, not as a wrong format.
     await page.fill('#date', '31.02.2027');
@@ -438,8 +442,7 @@ describe('the termination form in Chromium', () => {
   it('offers the reasons the API lists, in the language chosen', async () => {
     const asked = proxy().forwarded('GET');
     const page = await open(allowedPage);
-    // After the prompt that starts the list (the reason is the customer's to choose).
-    const labels = () => page.locator('#reason option:not([value=""])').allTextContents();
+    const labels = () => page.locator('#reasons label').allTextContents();
     expect(await labels()).toEqual([
       'Relocation',
       'Financial hardship',
@@ -449,8 +452,7 @@ describe('the termination form in Chromium', () => {
       'Other',
     ]);
     await page.click('button[data-lang="ru"]');
-    // An option of a closed select is never "visible": wait for it to be there.
-    await page.locator('#reason option', { hasText: 'Переезд' }).waitFor({ state: 'attached' });
+    await page.locator('#reasons label', { hasText: 'Переезд' }).waitFor();
     expect((await labels())[0]).toBe('Переезд');
     // Read from GET /api/v1/termination-reasons; the English list may come from the browser's
     // cache (an earlier test's page asked for it: the answer may be kept an hour), the Russian one not.
@@ -469,10 +471,11 @@ describe('the termination form in Chromium', () => {
     expect(await page.locator('#bik-error').textContent()).toBe('В БИК 9 цифр, например 044525225, а введено 3.');
     expect(await page.locator('#bik').getAttribute('aria-invalid')).toBe('true');
     expect(await page.evaluate('document.activeElement?.id')).toBe('bik');
-    for (const other of ['reason', 'date', 'account', 'recipient', 'comment']) {
+    for (const other of ['reason', 'date', 'account', 'recipient', 'comment'])
       expect(await page.locator(`#${other}-error`).textContent()).toBe('');
-      expect(await page.locator(`#${other}`).getAttribute('aria-invalid')).toBeNull();
-    }
+    expect(await page.evaluate("[...document.querySelectorAll('#termination-form [aria-invalid]')].map((marked) => marked.id)")).toEqual([
+      'bik',
+    ]);
     expect(shown.general).toBe('Некоторые поля нужно исправить: подсказки рядом с ними.');
     expect(shown.resultShown).toBe(false);
     expect(await postsOf(page)).toEqual([]);
@@ -504,7 +507,7 @@ describe('the termination form in Chromium', () => {
       'The account number is 20 digits, e.g. 40817810700000000001; you have entered 19.',
     );
     await page.fill('#recipient', '  ');
-    await page.selectOption('#reason', FORM.reason);
+    await chooseReason(page, FORM.reason);
     await page.fill('#date', FORM.date);
     await page.click('#submit');
     await page.locator('#general-error p').waitFor();
@@ -599,7 +602,7 @@ describe('the termination form in Chromium', () => {
     refreshSeconds = 3600;
     const page = await open(allowedPage, recordCalls);
     await page.click('button[data-lang="ru"]');
-    await page.locator('#reason option', { hasText: 'Переезд' }).waitFor({ state: 'attached' });
+    await page.locator('#reasons label', { hasText: 'Переезд' }).waitFor();
     // The new language's reads (the reasons, the list) are done before the limit is reached elsewhere.
     await page.waitForLoadState('networkidle');
     // The limit is reached in the app meanwhile, after the page read the list.
@@ -643,7 +646,7 @@ describe('the termination form in Chromium', () => {
     );
     // The page's first call, the reasons of the form, is stopped: it says it could not load its data.
     await page.locator('#load-problem', { hasText: 'The page could not load its data from the bank' }).waitFor({ timeout: 60_000 });
-    expect(await page.locator('#reason option').count()).toBe(0);
+    expect(await page.locator('input[name="reason"]').count()).toBe(0);
     // The preflight reached the API and was refused; no GET or POST was ever sent.
     expect(proxy().forwarded('OPTIONS') - preflights).toBeGreaterThanOrEqual(1);
     expect(proxy().forwarded('GET') - gets).toBe(0);
@@ -652,4 +655,50 @@ describe('the termination form in Chromium', () => {
     expect(logged.some((line) => line.includes(`from origin '${strangerPage?.origin}' has been blocked by CORS policy`))).toBe(true);
     expect(await tables.contractItems(contractId)).toHaveLength(0);
   });
+});
+
+describe('an outage and the recovery from it, on a page left open', () => {
+  it('says the list could not be read again, never "no requests", while every refresh fails, and shows the list once a read succeeds', async () => {
+    await offerContract();
+    refreshSeconds = 1;
+    const page = await open(allowedPage);
+    await page.locator('#requests-empty').waitFor();
+    // The bank out of reach: every timed refresh of the list fails.
+    proxy().down(true);
+    await page.locator('#requests-stale').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#requests-stale').textContent()).toBe(TEXTS.en.requestsStale);
+    expect(await page.locator('#requests-empty').isHidden()).toBe(true);
+    expect(String(await page.evaluate('document.body.innerText'))).not.toContain(TEXTS.en.requestsEmpty);
+    proxy().down(false);
+    await page.locator('#requests-stale').waitFor({ state: 'hidden', timeout: 30_000 });
+    expect(await page.locator('#requests-empty').textContent()).toBe(TEXTS.en.requestsEmpty);
+    expect(await page.locator('#requests-empty').isVisible()).toBe(true);
+  }, 90_000);
+
+  it('says a create that never reached the bank could not be confirmed, with no support reference, and the words go once a call succeeds', async () => {
+    const contractId = await offerContract();
+    refreshSeconds = 1;
+    const page = await open(allowedPage, recordCalls);
+    await fill(page);
+    const posts = proxy().forwarded('POST');
+    // Every connection cut before it reaches the API: the bank never heard of the action, so it has no reference to give.
+    proxy().down(true);
+    await page.click('#submit');
+    await page.locator('#general-error p').first().waitFor({ timeout: 60_000 });
+    expect(await page.locator('#general-error').textContent()).toBe(TEXTS.en.unreachable);
+    expect(await page.locator('#general-error .reference').count()).toBe(0);
+    expect(String(await page.evaluate('document.body.innerText'))).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    expect(proxy().forwarded('POST') - posts).toBe(0);
+    expect(await postsOf(page)).not.toHaveLength(0);
+    // The list, read again at once and on every refresh, could not be read either.
+    await page.locator('#requests-stale').waitFor({ timeout: 30_000 });
+
+    // The bank is back: the next timed read of the list succeeds, and the outage's words go with it.
+    proxy().down(false);
+    await page.locator('#general-error p').first().waitFor({ state: 'detached', timeout: 30_000 });
+    expect(await page.locator('#general-error').textContent()).toBe('');
+    expect(await page.locator('#requests-stale').isHidden()).toBe(true);
+    expect(await page.getAttribute('form', 'data-state')).toBe('ready');
+    expect(await tables.contractItems(contractId)).toHaveLength(0);
+  }, 120_000);
 });

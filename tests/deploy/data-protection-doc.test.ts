@@ -164,7 +164,7 @@ describe('docs/data-protection.md', () => {
       'once final (`COMPLETED`, `REJECTED`, `WITHDRAWN`), to the end of the calendar year it became final in (`Europe/Moscow`, `BUSINESS_TIME_ZONE`), then 5 whole years (`REQUEST_RETENTION_YEARS`)',
     );
     expect(today).toMatch(
-      /`LIMIT#<customerId>`[^|]*\| `customerId` \| 30 days \(`REQUEST_LIMIT_DAYS`\) after the customer's latest request/,
+      /`REQUEST_LIMIT#<customerId>`[^|]*\| `customerId` \| 30 days \(`REQUEST_LIMIT_DAYS`\) after the customer's latest request/,
     );
     const setEverywhere = (name: string, value: string) =>
       changed((resources) => {
@@ -180,7 +180,7 @@ describe('docs/data-protection.md', () => {
       "once final (`COMPLETED`, `REJECTED`, `WITHDRAWN`), 2 days (`REQUEST_RETENTION_DAYS`, a test stage's period) after it became final",
     );
     expect(buildDataProtectionDoc(setEverywhere('REQUEST_LIMIT_DAYS', '7'))).toMatch(
-      /`LIMIT#<customerId>`[^|]*\| `customerId` \| 7 days \(`REQUEST_LIMIT_DAYS`\)/,
+      /`REQUEST_LIMIT#<customerId>`[^|]*\| `customerId` \| 7 days \(`REQUEST_LIMIT_DAYS`\)/,
     );
     // The decision consumer and the withdrawal both make requests final: one figure for both, or no record.
     const twoWays = changed((resources) => {

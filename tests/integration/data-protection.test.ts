@@ -244,7 +244,7 @@ describe('the record of processing, against what the service does', () => {
     expect(request?.['expiresAt']).toBe(endOf('request-item', request?.['statusChangedAt']));
     // The limit record: a period after the customer's latest request on the contract (t0).
     const limit = mine.find((item) => item['kind'] === 'REQUEST_LIMIT');
-    expect(limit?.['sk']).toBe(`LIMIT#${VALUES.customerId}`);
+    expect(limit?.['sk']).toBe(`REQUEST_LIMIT#${VALUES.customerId}`);
     expect(limit?.['expiresAt']).toBe(endOf('limit-record', limit?.['t0']));
     // The key records: a period after the call that wrote them.
     for (const record of mine.filter((item) => kinds[String(item['kind'])] === 'key-records'))

@@ -23,7 +23,7 @@ import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-sta
 import { WITHDRAWN_SAMPLE, WITHDRAWN_SAMPLE_CONTRACT_ID, WITHDRAWN_SAMPLE_ID, writeWithdrawnSample } from '../support/sample-request';
 import { callsDuring, installSdkRecorder } from '../support/sdk-calls';
 import { verifiedEvents } from '../support/signed-events';
-import { streamEvent } from '../support/stream-events';
+import { streamEvent } from '../../scripts/local/stream-events';
 
 /*
  * The back office learns of an erasure as it learns of everything else (docs/decisions/0025-erasure.md):

@@ -126,7 +126,11 @@ describe('a customer with a withdrawn, a completed and an active request', () =>
       statusHistory: [{ status: 'WITHDRAWN' }],
     });
     const limits = Array.isArray(document['limitRecords']) ? document['limitRecords'].map(jsonObject) : [];
-    expect(limits.map((l) => l['sk'])).toEqual([`LIMIT#${anna.customerId}`, `LIMIT#${anna.customerId}`, `LIMIT#${anna.customerId}`]);
+    expect(limits.map((l) => l['sk'])).toEqual([
+      `REQUEST_LIMIT#${anna.customerId}`,
+      `REQUEST_LIMIT#${anna.customerId}`,
+      `REQUEST_LIMIT#${anna.customerId}`,
+    ]);
     const keys = Array.isArray(document['keyRecords']) ? document['keyRecords'].map(jsonObject) : [];
     expect(keys).toHaveLength(4);
     for (const key of keys) {

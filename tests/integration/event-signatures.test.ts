@@ -17,7 +17,7 @@ import { LOCAL_ACCOUNT_ID } from '../../scripts/local/template-patterns';
 import { jsonObject } from '../support/json';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 import { writeSampleRequest } from '../support/sample-request';
-import { streamEvent } from '../support/stream-events';
+import { streamEvent } from '../../scripts/local/stream-events';
 
 /*
  * The events' signatures end to end: the real publisher signs through KMS (the stand-in's KMS

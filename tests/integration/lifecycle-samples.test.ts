@@ -34,7 +34,7 @@ import {
   writeSampleRequest,
   writeWithdrawnSample,
 } from '../support/sample-request';
-import { streamEvent } from '../support/stream-events';
+import { streamEvent } from '../../scripts/local/stream-events';
 import { verifiedEvents } from '../support/signed-events';
 import { PUBLISHED_SAMPLES, SAMPLES_JWKS } from '../../scripts/local/published-samples';
 

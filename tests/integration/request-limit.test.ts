@@ -151,7 +151,11 @@ describe('the limit of requests per contract (5 in 30 days by default)', () => {
     expect(listed.body['items']).toHaveLength(2);
     const [record, ...others] = ofKind(await stack.tables.contractItems(contractId), 'REQUEST_LIMIT');
     expect(others).toEqual([]);
-    expect(record).toMatchObject({ pk: `CONTRACT#${contractId}`, sk: `LIMIT#${anna.customerId}`, t0: countedFrom(made.body['createdAt']) });
+    expect(record).toMatchObject({
+      pk: `CONTRACT#${contractId}`,
+      sk: `REQUEST_LIMIT#${anna.customerId}`,
+      t0: countedFrom(made.body['createdAt']),
+    });
     expect(record?.['expiresAt']).toBe(Number(record?.['t0']) + 30 * DAY);
     // The stream's filter, as deployed, lets none of its records through; the publisher sent one Submitted per request.
     for (const filter of streamFilterPatterns())

@@ -6,7 +6,7 @@ import type {
   DecisionWriteOutcome,
   IdempotencyRecord,
   NewRequest,
-  RequestLimit,
+  PageQuery,
   RequestPage,
   RequestState,
   StatusMove,
@@ -152,22 +152,19 @@ export class InMemoryStore implements TerminationStore {
     return Promise.resolve(found && stored(found));
   }
 
-  listRequests(contractId: string, customerId: string, limit: number, after?: string): Promise<RequestPage> {
+  listRequests(contractId: string, customerId: string, { limit, after, requestLimit }: PageQuery): Promise<RequestPage> {
     this.calls.push('listRequests');
     const mine = [...this.requests.values()]
       .filter((r) => r.contractId === contractId && r.customerId === customerId && (after === undefined || r.requestId < after))
       .sort((a, b) => (a.requestId < b.requestId ? 1 : -1));
     const items = mine.slice(0, limit).map(stored);
     const last = items.at(-1);
-    return Promise.resolve(mine.length > limit && last ? { items, lastRequestId: last.requestId } : { items });
-  }
-
-  findLimitTimes(contractId: string, customerId: string, limit: RequestLimit): Promise<number[] | undefined> {
-    this.calls.push('findLimitTimes');
-    const times = this.limits.get(`${contractId}#${customerId}`);
-    if (times === undefined) return Promise.resolve(undefined);
-    const held = times.slice(0, limit.count);
-    return Promise.resolve(held.includes(0) ? held.slice(0, held.indexOf(0)) : held);
+    const times = after === undefined ? this.limits.get(`${contractId}#${customerId}`)?.slice(0, requestLimit.count) : undefined;
+    return Promise.resolve({
+      items,
+      ...(mine.length > limit && last ? { lastRequestId: last.requestId } : {}),
+      ...(times === undefined ? {} : { limitTimes: times.includes(0) ? times.slice(0, times.indexOf(0)) : times }),
+    });
   }
 
   findRequestHistory(contractId: string, requestId: string): Promise<RequestHistory | undefined> {

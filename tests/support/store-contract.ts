@@ -6,7 +6,7 @@ import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
 import { documentConditionFor, USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
 import { FINAL_STATUSES, moveTo, STATUS_SUBMITTED, WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
-import type { Decision, NewRequest, RequestLimit, TerminationStore, WithdrawalIntent } from '../../lib/termination/ports/store';
+import type { Decision, NewRequest, PageQuery, RequestLimit, TerminationStore, WithdrawalIntent } from '../../lib/termination/ports/store';
 import { newRequestNumber } from '../../lib/termination/request-number';
 import { SECONDS_PER_DAY } from '../../lib/termination/ports/store';
 
@@ -68,6 +68,13 @@ export function newRequest(
     ...overrides,
   };
 }
+
+/** The page a list asks for; its limit, the one newRequest's requests are made under unless a case says. */
+const pageOf = (limit: number, after?: string, requestLimit: RequestLimit = { count: 50, periodDays: 30 }): PageQuery => ({
+  limit,
+  after,
+  requestLimit,
+});
 
 /** A decision of the back office on the request. */
 export function decisionOn(request: NewRequest, status: Decision['status'], reason?: string): Decision {
@@ -455,6 +462,31 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       });
     });
 
+    it("a list's first page brings the caller's own limit times, never another customer's; a later page none", async () => {
+      const t = nowSeconds();
+      const contractId = await contract();
+      const annas = [await madeAndEnded(contractId, t)];
+      await subject.addContract({ contractId, customerId: BORIS, status: 'ACTIVE' });
+      const boris = await madeAndEnded(contractId, t + 60, { customerId: BORIS });
+      await subject.addContract({ contractId, customerId: ANNA, status: 'ACTIVE' });
+      annas.push(await madeAndEnded(contractId, t + 120));
+      const first = await store.listRequests(contractId, ANNA, pageOf(1, undefined, TWO_IN_30_DAYS));
+      expect(first).toEqual({
+        items: [expect.objectContaining({ requestId: annas[1]?.requestId })],
+        lastRequestId: annas[1]?.requestId,
+        limitTimes: [t + 120, t],
+      });
+      const second = await store.listRequests(contractId, ANNA, pageOf(1, first.lastRequestId, TWO_IN_30_DAYS));
+      expect(second.items.map((item) => item.requestId)).toEqual([annas[0]?.requestId]);
+      expect(second.limitTimes).toBeUndefined();
+      // Boris's record sorts after Anna's, hers before his: each reads their own, whichever side the other's is on.
+      expect(await store.listRequests(contractId, BORIS, pageOf(5, undefined, TWO_IN_30_DAYS))).toEqual({
+        items: [expect.objectContaining({ requestId: boris.requestId })],
+        limitTimes: [t + 60],
+      });
+      expect(await store.listRequests(contractId, 'customer-nobody', pageOf(5, undefined, TWO_IN_30_DAYS))).toEqual({ items: [] });
+    });
+
     it('a lower count reads the time it now names; a higher one counts from the next create, the times it had not kept as none', async () => {
       const t = nowSeconds();
       const contractId = await contract();
@@ -514,14 +546,14 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       await store.withdraw(withdrawalOf(second), nowSeconds());
       const third = await created({}, first.contractId);
       const ids = [third, second, first].map((request) => request.requestId);
-      const all = await store.listRequests(first.contractId, ANNA, 10);
+      const all = await store.listRequests(first.contractId, ANNA, pageOf(10));
       expect(all.items.map((item) => item.requestId)).toEqual(ids);
       expect(all.lastRequestId).toBeUndefined();
 
       const seen: string[] = [];
       let after: string | undefined;
       for (let page = 0; page < 5; page++) {
-        const { items, lastRequestId } = await store.listRequests(first.contractId, ANNA, 2, after);
+        const { items, lastRequestId } = await store.listRequests(first.contractId, ANNA, pageOf(2, after));
         seen.push(...items.map((item) => item.requestId));
         if (lastRequestId === undefined) break;
         expect(lastRequestId).toBe(items.at(-1)?.requestId);
@@ -542,7 +574,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         const pages: { items: string[]; lastRequestId: string | undefined }[] = [];
         let after: string | undefined;
         do {
-          const page = await store.listRequests(contractId, customerId, limit, after);
+          const page = await store.listRequests(contractId, customerId, pageOf(limit, after));
           pages.push({ items: page.items.map((item) => item.requestId), lastRequestId: page.lastRequestId });
           after = page.lastRequestId;
         } while (after !== undefined && pages.length < 5);
@@ -555,7 +587,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         for (const page of pages) if (page.lastRequestId !== undefined) expect(annaIds).toContain(page.lastRequestId);
       }
       expect((await list(BORIS, 1)).flatMap((page) => page.items)).toEqual([boris.requestId]);
-      expect(await store.listRequests(contractId, 'customer-nobody', 5)).toEqual({ items: [] });
+      expect(await store.listRequests(contractId, 'customer-nobody', pageOf(5))).toEqual({ items: [] });
     });
   });
 

@@ -10,7 +10,7 @@ import { MAX_KEYS_PER_READ, requestReader, type BatchGet, type ReadRequests, typ
 import { publishRequestEvents, type PublisherDeps } from '../../lib/events/publish-request-events';
 import { keySigner, makeEventSigningKey } from '../../scripts/local/kms-stand-in';
 import { imageValues } from '../../lib/events/stream-image';
-import { streamEvent } from '../support/stream-events';
+import { streamEvent } from '../../scripts/local/stream-events';
 
 /*
  * The publisher's one read per batch, with the faults DynamoDB Local never shows: keys left

@@ -68,7 +68,7 @@ describe('buildCreateTransaction', () => {
       `CONTRACT#${request.contractId} ACTIVE`,
       'NUMBER#TR-7KQM-X2PF NUMBER',
       `CONTRACT#${request.contractId} REQUEST#${request.requestId}`,
-      `update CONTRACT#${request.contractId} LIMIT#customer-anna`,
+      `update CONTRACT#${request.contractId} REQUEST_LIMIT#customer-anna`,
     ]);
     for (const item of items)
       expect(item.Put?.ConditionExpression ?? item.ConditionCheck?.ConditionExpression ?? item.Update?.ConditionExpression).toBeTruthy();

@@ -23,7 +23,7 @@ import { envVariables, serverlessYml } from '../support/serverless-yml';
  * file that holds a claim, never quotes a test's title), the links between the docs, the routes of api.md and clients.md (against docs/openapi.yaml),
  * the settings of configuration.md (against lib/config.ts and serverless.yml), the error codes of
  * 0011 (against lib/http/outcomes.ts and the gateway's and the WAF's answers), the resources/
- * files of 0002, the log `outcome`s of operations.md, the decision records' index and every
+ * files of 0002, the decision records' index and every
  * record named by file, the table's keys (0015 against what keys.ts makes) and the request limit's figures
  * (against lib/config.ts's defaults). Lists better replaced by a link (which
  * function serves a route, role grants, alarms) are docs/inventory.md, generated and held by
@@ -207,11 +207,6 @@ describe('what other docs name of the code', () => {
         .filter((name) => name.endsWith('.yml'))
         .sort(),
     ).toEqual(included);
-  });
-
-  it("docs/operations.md names every `outcome` an answer's log line carries", () => {
-    const named = /`outcome` \(([^)]*)\)/.exec(read('docs/operations.md'))?.[1]?.match(/`(\w+)`/g) ?? [];
-    expect(new Set(named.map((name) => name.replace(/`/g, '')))).toEqual(new Set(Object.values(OUTCOMES).map((row) => row.log.outcome)));
   });
 });
 

@@ -8,7 +8,7 @@ import { publishStreamRecords } from '../../lib/events/publish-stream-records';
 import type { PublisherDeps } from '../../lib/events/publish-request-events';
 import { imageValues } from '../../lib/events/stream-image';
 import { keySigner, makeEventSigningKey } from '../../scripts/local/kms-stand-in';
-import { streamEvent } from '../support/stream-events';
+import { streamEvent } from '../../scripts/local/stream-events';
 
 /*
  * The ledger's reads with the faults DynamoDB Local never shows: an entry that cannot be read

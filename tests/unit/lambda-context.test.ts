@@ -39,6 +39,8 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+const noDependencies = () => undefined;
+
 describe('withLambdaContext', () => {
   it('puts the Lambda context and the service name in every log line, also after the keys are reset', async () => {
     vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
@@ -48,7 +50,7 @@ describe('withLambdaContext', () => {
     const { logger } = await import('../../lib/observability/logger');
     const { withLambdaContext } = await import('../../lib/observability/lambda-context');
     const lines = captureStdout();
-    const handler = withLambdaContext(async (event: { n: number }) => {
+    const handler = withLambdaContext(noDependencies, async (event: { n: number }) => {
       logger.resetKeys();
       logger.appendKeys({ correlationId: 'x' });
       logger.info('answered', { n: event.n });
@@ -74,7 +76,7 @@ describe('withLambdaContext', () => {
     vi.resetModules();
     const { withLambdaContext } = await import('../../lib/observability/lambda-context');
     const lines = captureStdout();
-    const handler = withLambdaContext(() => Promise.resolve('ok'));
+    const handler = withLambdaContext(noDependencies, () => Promise.resolve('ok'));
     await handler({}, context);
     await handler({}, context);
     const coldStarts = lines.filter((l) => l.includes('"ColdStart"'));
@@ -84,6 +86,20 @@ describe('withLambdaContext', () => {
 
   it('runs the handler with its event alone when there is no context (tools and tests)', async () => {
     const { withLambdaContext } = await import('../../lib/observability/lambda-context');
-    expect(await withLambdaContext((event: string) => Promise.resolve(event.length))('abc')).toBe(3);
+    expect(await withLambdaContext(noDependencies, (event: string) => Promise.resolve(event.length))('abc')).toBe(3);
+  });
+
+  it('builds the dependencies once, when the function is made, and hands the same to every invocation', async () => {
+    const { withLambdaContext } = await import('../../lib/observability/lambda-context');
+    let built = 0;
+    const handler = withLambdaContext(
+      () => ({ built: ++built }),
+      (_event: unknown, deps) => Promise.resolve(deps),
+    );
+    expect(built).toBe(1);
+    const [first, second] = [await handler({}, context), await handler({})];
+    expect(first).toEqual({ built: 1 });
+    expect(second).toBe(first);
+    expect(built).toBe(1);
   });
 });

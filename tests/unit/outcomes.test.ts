@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ERROR_CODES, OUTCOMES, type Outcome, type OutcomeKey } from '../../lib/http/outcomes';
 import { apiEvent } from '../../scripts/local/api-event';
@@ -51,13 +50,6 @@ describe('the outcome table', () => {
 
   it('lists as error codes exactly the outcomes answered with an error body', () => {
     expect(ERROR_CODES).toEqual(Object.keys(EXPECTED).filter((key) => /^[A-Z_]+$/.test(key)));
-  });
-
-  it('docs/operations.md names every metric an answer counts in, and no other', () => {
-    const text = readFileSync('docs/operations.md', 'utf8');
-    const paragraph = /\*\*Metrics\*\*, one count per answer:([^]*?)\(each answer's metric/.exec(text)?.[1] ?? '';
-    const named = [...paragraph.matchAll(/`(\w+)`/g)].map(([, name]) => name);
-    expect(new Set(named)).toEqual(new Set(Object.values(OUTCOMES).map((row) => row.metric)));
   });
 });
 

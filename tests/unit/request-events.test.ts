@@ -9,7 +9,7 @@ import { requestHistoryOf } from '../../lib/dynamodb/request-item';
 import { claimOf, eventIdOf, eventsOf, MalformedRecordError } from '../../lib/events/request-events';
 import { MalformedItemError } from '../../lib/termination/ports/errors';
 import { imageValues, UnreadableImageError } from '../../lib/events/stream-image';
-import { streamEvent } from '../support/stream-events';
+import { streamEvent } from '../../scripts/local/stream-events';
 
 const REQUEST_ID = '0190f5a2-7c3e-7d4a-9b1e-5a6c7d8e9f01';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

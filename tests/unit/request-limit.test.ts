@@ -25,13 +25,14 @@ describe('the limit record in the create transaction', () => {
     // Created at NOW - 0.5 s: counted from NOW, its creation rounded up; the window ends at NOW + 1 s, now rounded down.
     expect(requestLimitUpdate('requests', 'c-1', 'customer-anna', LIMIT, NOW + 1, NOW)).toEqual({
       TableName: 'requests',
-      Key: { pk: 'CONTRACT#c-1', sk: 'LIMIT#customer-anna' },
+      Key: { pk: 'CONTRACT#c-1', sk: 'REQUEST_LIMIT#customer-anna' },
       UpdateExpression:
-        'SET #kind = :kind, expiresAt = :expiresAt, t0 = :now, t1 = if_not_exists(t0, :none), t2 = if_not_exists(t1, :none)',
+        'SET #kind = :kind, customerId = :customerId, expiresAt = :expiresAt, t0 = :now, t1 = if_not_exists(t0, :none), t2 = if_not_exists(t1, :none)',
       ConditionExpression: 'attribute_not_exists(t2) OR t2 <= :windowStart',
       ExpressionAttributeNames: { '#kind': 'kind' },
       ExpressionAttributeValues: {
         ':kind': 'REQUEST_LIMIT',
+        ':customerId': 'customer-anna',
         ':now': NOW,
         ':none': 0,
         ':windowStart': NOW + 1 - 30 * DAY,
@@ -44,10 +45,16 @@ describe('the limit record in the create transaction', () => {
   it('keeps one time when one request is allowed, and names no value it does not use (DynamoDB refuses the update then)', () => {
     const update = requestLimitUpdate('requests', 'c-1', 'customer-anna', { count: 1, periodDays: 1 }, NOW, NOW);
     expect([update.UpdateExpression, update.ConditionExpression]).toEqual([
-      'SET #kind = :kind, expiresAt = :expiresAt, t0 = :now',
+      'SET #kind = :kind, customerId = :customerId, expiresAt = :expiresAt, t0 = :now',
       'attribute_not_exists(t0) OR t0 <= :windowStart',
     ]);
-    expect(Object.keys(update.ExpressionAttributeValues ?? {}).sort()).toEqual([':expiresAt', ':kind', ':now', ':windowStart']);
+    expect(Object.keys(update.ExpressionAttributeValues ?? {}).sort()).toEqual([
+      ':customerId',
+      ':expiresAt',
+      ':kind',
+      ':now',
+      ':windowStart',
+    ]);
   });
 
   it('comes last in the transaction, after the request and the documents', () => {
@@ -55,7 +62,7 @@ describe('the limit record in the create transaction', () => {
     const request = { ...SAMPLE_REQUEST, input: { ...SAMPLE_REQUEST.input, documentIds } };
     const items = buildCreateTransaction(tables, request, NOW).input.TransactItems ?? [];
     expect(items).toHaveLength(8);
-    expect(items[7]?.Update?.Key).toEqual({ pk: `CONTRACT#${request.contractId}`, sk: `LIMIT#${request.customerId}` });
+    expect(items[7]?.Update?.Key).toEqual({ pk: `CONTRACT#${request.contractId}`, sk: `REQUEST_LIMIT#${request.customerId}` });
   });
 
   it('reads the times a record holds, newest first, up to the first it has none for', () => {

@@ -124,6 +124,19 @@ export interface RequestPage {
   items: StoredRequest[];
   /** Set when another page may follow: the last request id of this one. */
   lastRequestId?: string;
+  /**
+   * The first page's: the creation times (epoch seconds, newest first) the caller's limit record
+   * on the contract holds (docs/decisions/0020-request-limit.md), up to the limit's count;
+   * undefined for no record, and on every later page.
+   */
+  limitTimes?: number[];
+}
+
+/** The page a list asks for: its size, the request id it starts after, and the limit whose record the first page reads. */
+export interface PageQuery {
+  limit: number;
+  after?: string | undefined;
+  requestLimit: RequestLimit;
 }
 
 /** One of a customer's requests as the index by customer lists it: with the contract it is on (0023-a-customers-requests-by-index.md). */
@@ -228,13 +241,11 @@ export interface TerminationStore {
     abortSignal?: AbortSignal,
   ): Promise<IdempotencyRecord | undefined>;
   findRequest(contractId: string, requestId: string, abortSignal?: AbortSignal): Promise<StoredRequest | undefined>;
-  /** A page of the requests `customerId` made on the contract, newest first, after `after`. */
-  listRequests(contractId: string, customerId: string, limit: number, after?: string, abortSignal?: AbortSignal): Promise<RequestPage>;
   /**
-   * The creation times (epoch seconds, newest first) the caller's limit record on the contract
-   * holds (docs/decisions/0020-request-limit.md), up to `limit.count`; undefined for no record.
+   * A page of the requests `customerId` made on the contract, newest first, after `after`; the
+   * first page with the times of the caller's limit record, read in the same call.
    */
-  findLimitTimes(contractId: string, customerId: string, limit: RequestLimit, abortSignal?: AbortSignal): Promise<number[] | undefined>;
+  listRequests(contractId: string, customerId: string, page: PageQuery, abortSignal?: AbortSignal): Promise<RequestPage>;
   /** The request with what was submitted and every change of its status (0022-what-a-customer-sees-of-a-request.md). */
   findRequestHistory(contractId: string, requestId: string, abortSignal?: AbortSignal): Promise<RequestHistory | undefined>;
   /** A page of the requests `customerId` made on any contract, newest first, after `after`: from an eventually consistent index. */

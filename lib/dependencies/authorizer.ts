@@ -1,0 +1,7 @@
+import { createTokenVerifier } from '../auth/token-verifier';
+import { loadAuthConfig } from '../config';
+
+/** The authorizer's, built once per cold start as the routes' are (routes.ts): the token check, with its JWKS cache. */
+export function authorizerDependencies(): { customerIdOf: ReturnType<typeof createTokenVerifier> } {
+  return { customerIdOf: createTokenVerifier(loadAuthConfig()) };
+}
