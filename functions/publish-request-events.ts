@@ -16,6 +16,7 @@ import {
   type RepublishResult,
 } from '../lib/events/publish-request-events';
 import { DUPLICATE_RECORDS_METRIC } from '../lib/events/record-copies';
+import { isStreamRedriveCommand, streamRedriver, type StreamRedriveResult } from '../lib/events/stream-redrive';
 import { logger } from '../lib/observability/logger';
 import { recordCount } from '../lib/observability/metrics';
 import { withLambdaContext } from '../lib/observability/lambda-context';
@@ -35,7 +36,7 @@ const deps = publisherDeps(config, putEventsFor(config), readRequests, kmsSigner
  * A record handed twice in one batch publishes once; the copies are logged by ids and counted in
  * DuplicateRecords, which raises an alarm.
  */
-const publishBatch = withLambdaContext(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+async function publishRecords(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const result = await publishRequestEvents(event.Records, config, deps);
   for (const record of result.unconfirmed)
     logger.error('Stream record not confirmed by the requests table: nothing published', { ...record });
@@ -60,7 +61,8 @@ const publishBatch = withLambdaContext(async (event: DynamoDBStreamEvent): Promi
   logger.error('Events not published: records handed back to the stream', { ...summary, failed: result.failed });
   if (result.failed.sequenceNumber === event.Records[0]?.dynamodb?.SequenceNumber) throw new PublishFailedError(result.failed.reason);
   return { batchItemFailures: [{ itemIdentifier: result.failed.sequenceNumber }] };
-});
+}
+const publishBatch = withLambdaContext(publishRecords);
 
 /** npm run republish (docs/operations.md): a request's events again, rebuilt from its item. */
 const republish = withLambdaContext(async (command: RepublishCommand): Promise<RepublishResult> => {
@@ -69,13 +71,23 @@ const republish = withLambdaContext(async (command: RepublishCommand): Promise<R
   return result;
 });
 
+/** npm run redrive -- --queue publisher (docs/operations.md): a batch the mapping gave up on, read again from its stream positions. */
+const redriveBatch = streamRedriver(config, publishRecords);
+const redrive = withLambdaContext(async (command: { redrive: unknown }): Promise<StreamRedriveResult> => {
+  const result = await redriveBatch(command);
+  logger.info('Stream batch redriven', { ...result });
+  return result;
+});
+
 export function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse>;
 export function handler(event: RepublishCommand, context?: Context): Promise<RepublishResult>;
+export function handler(event: { redrive: unknown }, context?: Context): Promise<StreamRedriveResult>;
 export function handler(
-  event: DynamoDBStreamEvent | RepublishCommand,
+  event: DynamoDBStreamEvent | RepublishCommand | { redrive: unknown },
   context?: Context,
-): Promise<DynamoDBBatchResponse | RepublishResult> {
+): Promise<DynamoDBBatchResponse | RepublishResult | StreamRedriveResult> {
   if (isRepublishCommand(event)) return republish(event, context);
-  if (!Array.isArray(event.Records)) return Promise.reject(new Error('Neither a stream batch nor a republish command'));
+  if (isStreamRedriveCommand(event)) return redrive(event, context);
+  if (!Array.isArray(event.Records)) return Promise.reject(new Error('Neither a stream batch, a republish command nor a redrive'));
   return publishBatch(event, context);
 }

@@ -365,6 +365,8 @@ export function loadDecisionConfig(env: Env = process.env): DecisionConfig {
 export interface PublisherConfig {
   /** The table every event is checked against before it is published. */
   requestsTableName: string;
+  /** The tables whose streams the publisher consumes: a redrive may name only one of their streams. */
+  streamTables: string[];
   dynamodb: DynamoDbConfig;
   eventBusName: string;
   /** The source of the events the service publishes; never the back office's. */
@@ -379,8 +381,10 @@ export interface PublisherConfig {
 
 export function loadPublisherConfig(env: Env = process.env): PublisherConfig {
   const read = new Reader(env);
+  const requestsTableName = read.string('REQUESTS_TABLE_NAME');
   const config = {
-    requestsTableName: read.string('REQUESTS_TABLE_NAME'),
+    requestsTableName,
+    streamTables: [requestsTableName],
     dynamodb: readDynamoDb(read),
     eventBusName: read.string('EVENT_BUS_NAME'),
     eventSource: read.string('EVENT_SOURCE', 'bank.contract-termination'),

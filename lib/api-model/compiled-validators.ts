@@ -2,6 +2,7 @@ import { createAjv } from './ajv';
 import { VALIDATED_SCHEMAS } from './ajv';
 import type { TerminationRequest, TerminationRequestInput, Withdrawal } from './schemas';
 import type { StatusChangedDetail, StatusDecisionDetail, SubmittedDetail } from './event-schemas';
+import type { StreamRedrive } from './operator-commands';
 
 /*
  * The validators, compiled by Ajv when this module loads. That happens in tests and tools
@@ -17,3 +18,4 @@ export const validateWithdrawal = ajv.compile<Withdrawal>(VALIDATED_SCHEMAS.vali
 export const validateStatusDecision = ajv.compile<StatusDecisionDetail>(VALIDATED_SCHEMAS.validateStatusDecision);
 export const validateSubmittedDetail = ajv.compile<SubmittedDetail>(VALIDATED_SCHEMAS.validateSubmittedDetail);
 export const validateStatusChangedDetail = ajv.compile<StatusChangedDetail>(VALIDATED_SCHEMAS.validateStatusChangedDetail);
+export const validateStreamRedrive = ajv.compile<StreamRedrive>(VALIDATED_SCHEMAS.validateStreamRedrive);

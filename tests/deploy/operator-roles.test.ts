@@ -133,6 +133,19 @@ describe('on-call (OnCallPolicy)', () => {
       expect(await verdict(onCall(), access(action, REQUESTS, { 'dynamodb:LeadingKeys': ['CONTRACT#c-1'] }))).toBe('ImplicitlyDenied');
   });
 
+  it("never reads the requests table's stream: it hands the publisher a dead letter's stream positions, and the publisher reads them", async () => {
+    for (const action of ['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream'])
+      expect(await verdict(onCall(), access(action, streamArn(TABLE)))).toBe('ImplicitlyDenied');
+    expect(await verdict(onCall(), access('dynamodb:ListStreams', '*'))).toBe('ImplicitlyDenied');
+    const publisher = String(resolver.resolve({ 'Fn::GetAtt': ['PublishRequestEventsLambdaFunction', 'Arn'] }));
+    const consumer = String(resolver.resolve({ 'Fn::GetAtt': ['ApplyStatusDecisionLambdaFunction', 'Arn'] }));
+    expect(await verdict(onCall(), access('lambda:InvokeFunction', publisher))).toBe('Allowed');
+    expect(await verdict(onCall(), access('lambda:InvokeFunction', consumer))).toBe('Allowed');
+    expect(await verdict(onCall(), access('lambda:InvokeFunction', `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:another`))).toBe(
+      'ImplicitlyDenied',
+    );
+  });
+
   it('redrives the dead letters and uses the key through DynamoDB and SQS, never through S3 (the audit log)', async () => {
     for (const queue of ['decision-dead-letters', 'publisher-dead-letters'])
       expect(await verdict(onCall(), access('sqs:ReceiveMessage', queueArn(`contract-termination-prod-${queue}`)))).toBe('Allowed');

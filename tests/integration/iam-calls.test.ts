@@ -31,7 +31,7 @@ import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-sta
 import { templatePackager } from '../support/packaged-template';
 import { callsDuring, installSdkRecorder, recordedCalls, type SdkCall } from '../support/sdk-calls';
 import { writeSampleRequest } from '../support/sample-request';
-import { streamEvent } from '../support/stream-events';
+import { streamEvent, streamPositionsOf } from '../support/stream-events';
 
 /*
  * IAM, checked against recorded calls (docs/security.md): each function's handler is
@@ -89,12 +89,9 @@ const UNUSED_BY_DESIGN = [
   ...ownLogs('ListCustomerTerminationRequestsRole', 'listCustomerTerminationRequests'),
   ...ownLogs('ApplyStatusDecisionRole', 'applyStatusDecision'),
   ...ownLogs('PublishRequestEventsRole', 'publishRequestEvents'),
-  // Lambda's event source mapping reads the requests table's stream with the publisher's role;
-  // the function's code only receives the records.
+  // Lambda's event source mapping describes the requests table's stream with the publisher's role;
+  // the function's own code lists its streams and reads them only for a redrive (recorded below).
   `PublishRequestEventsRole dynamodb:DescribeStream ${PROD_REQUESTS_STREAM}`,
-  `PublishRequestEventsRole dynamodb:GetRecords ${PROD_REQUESTS_STREAM}`,
-  `PublishRequestEventsRole dynamodb:GetShardIterator ${PROD_REQUESTS_STREAM}`,
-  'PublishRequestEventsRole dynamodb:ListStreams *',
   // The same mapping sends the records it gives up on to its on-failure destination, with the same role.
   `PublishRequestEventsRole sqs:SendMessage ${queueArn('contract-termination-prod-publisher-dead-letters')}`,
   // And that queue is under the stage's key: the mapping's sends use it.
@@ -396,6 +393,18 @@ describe('the calls each function makes', () => {
       const detailTypes = stack.standIn.events.map((e) => e.detailType);
       expect(detailTypes).toEqual(['TerminationRequestSubmitted', 'TerminationRequestStatusChanged', 'TerminationRequestStatusChanged']);
       expect(operations(calls)).toEqual(['dynamodb:BatchGetItem', 'kms:Sign', 'kms:Sign', 'kms:Sign', 'events:PutEvents']);
+    });
+
+    it("redrives a dead letter's batch: lists its table's streams, reads the range with its own role, confirms and publishes", async () => {
+      const { handler } = await import('../../functions/publish-request-events');
+      const { contractId } = await submitted();
+      const positions = await streamPositionsOf(stack.tables.endpoint, stack.tables.names.requests, contractId);
+      stack.standIn.clear();
+      const { answer, calls } = await callsDuring('publish-request-events', () => handler({ redrive: positions }));
+      expect(answer).toMatchObject({ outcome: 'redriven', handedBack: undefined });
+      expect(stack.standIn.events.map((e) => e.detailType)).toEqual(['TerminationRequestSubmitted']);
+      expect(operations(calls).slice(0, 3)).toEqual(['dynamodb:ListStreams', 'dynamodb:GetShardIterator', 'dynamodb:GetRecords']);
+      expect(operations(calls).slice(-3)).toEqual(['dynamodb:BatchGetItem', 'kms:Sign', 'events:PutEvents']);
     });
   });
 

@@ -133,6 +133,8 @@ describe('loadPublisherConfig', () => {
   it('applies the defaults', () => {
     expect(loadPublisherConfig({ ...PUBLISHER_REQUIRED })).toEqual({
       requestsTableName: 'termination-requests',
+      // A redrive may name only the streams of the tables the publisher consumes.
+      streamTables: ['termination-requests'],
       dynamodb: { region: 'eu-central-1', endpoint: undefined, requestTimeoutMs: 2000, connectTimeoutMs: 1000, maxAttempts: 3 },
       eventBusName: 'termination-events',
       eventSource: 'bank.contract-termination',
@@ -159,6 +161,7 @@ describe('loadPublisherConfig', () => {
     });
     expect(config).toEqual({
       requestsTableName: 'requests',
+      streamTables: ['requests'],
       dynamodb: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:8000', requestTimeoutMs: 700, connectTimeoutMs: 1000, maxAttempts: 3 },
       eventBusName: 'bus',
       eventSource: 'bank.termination',
