@@ -271,7 +271,7 @@ export interface components {
          * @description The errorCodes this operation answers with: its function's, and those API Gateway and the WAF answer themselves.
          * @enum {string}
          */
-        CreateErrorCode: "MALFORMED_REQUEST" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_MISSING" | "UNAUTHORIZED" | "CONTRACT_ACCESS_DENIED" | "CONTRACT_NOT_FOUND" | "ACTIVE_REQUEST_ALREADY_EXISTS" | "CONTRACT_NOT_ACTIVE" | "TERMINATION_DATE_AFTER_CONTRACT_END" | "BANK_ACCOUNT_KEY_MISMATCH" | "COMMENT_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "DOCUMENT_NOT_AVAILABLE" | "REQUEST_LIMIT_REACHED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
+        CreateErrorCode: "MALFORMED_REQUEST" | "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_MISSING" | "UNAUTHORIZED" | "CONTRACT_ACCESS_DENIED" | "CONTRACT_NOT_FOUND" | "TERMINATION_REQUEST_NOT_FOUND" | "ACTIVE_REQUEST_ALREADY_EXISTS" | "CONTRACT_NOT_ACTIVE" | "TERMINATION_DATE_AFTER_CONTRACT_END" | "BANK_ACCOUNT_KEY_MISMATCH" | "COMMENT_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "DOCUMENT_NOT_AVAILABLE" | "REQUEST_LIMIT_REACHED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "ACCESS_DENIED" | "ROUTE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "THROTTLED" | "WAF_FILTERED";
         /** @description An error answer of this operation: ErrorBody with one of CreateErrorCode. */
         CreateErrorBody: components["schemas"]["ErrorBody"] & {
             errorCode: components["schemas"]["CreateErrorCode"];
@@ -623,7 +623,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateErrorBody"];
                 };
             };
-            /** @description No such contract, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
+            /** @description No such contract (CONTRACT_NOT_FOUND), or the request this Idempotency-Key's create was for has been erased at the customer's request (TERMINATION_REQUEST_NOT_FOUND, details naming Idempotency-Key: a retry gets neither the erased answer nor a new request, so it is not retried), or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
                     /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. The same as the body's correlationId. */
@@ -1479,7 +1479,7 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawErrorBody"];
                 };
             };
-            /** @description No such contract, or no such request on it, or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
+            /** @description No such contract, or no such request on it, or the request this Idempotency-Key's withdrawal was for has been erased at the customer's request (TERMINATION_REQUEST_NOT_FOUND, details naming Idempotency-Key: a retry gets neither the erased answer nor a new request, so it is not retried), or there is no such route (ROUTE_NOT_FOUND, from API Gateway). */
             404: {
                 headers: {
                     /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. From API Gateway itself (ROUTE_NOT_FOUND): its own request id, whatever the client sent. The same as the body's correlationId. */

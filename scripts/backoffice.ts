@@ -1,8 +1,8 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetCommand, ScanCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { findRequestByNumber } from '../lib/dynamodb/request-by-number';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { numberKeyOf } from '../lib/dynamodb/keys';
 import { DECISION_STATUSES } from '../lib/api-model/event-schemas';
 import { isUuid } from '../lib/api-model/validator';
 import { decisionEvent, LOCAL_DECISION_SOURCE } from './local/decision-event';
@@ -67,7 +67,7 @@ const bus = new EventBridgeClient({
   maxAttempts: 1,
 });
 
-/** The request's id and contract, from its number (the number item records both) or its id. */
+/** The request's id and contract, from its number (the index by number) or its id. */
 async function findRequest(request: string): Promise<{ requestId: string; contractId: string; requestNumber: string }> {
   const byId: boolean = isUuid(request);
   if (byId) {
@@ -84,9 +84,9 @@ async function findRequest(request: string): Promise<{ requestId: string; contra
     return { requestId: String(item['requestId']), contractId: String(item['contractId']), requestNumber: String(item['requestNumber']) };
   }
   const requestNumber = request.toUpperCase();
-  const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { ...numberKeyOf(requestNumber) } }));
-  if (Item === undefined) fail(`No request numbered ${requestNumber} in the local table`);
-  return { requestId: String(Item['requestId']), contractId: String(Item['contractId']), requestNumber };
+  const found = await findRequestByNumber(doc, table, requestNumber);
+  if (found === undefined) fail(`No request numbered ${requestNumber} in the local table`);
+  return { ...found, requestNumber };
 }
 
 /** The request as it is now. */

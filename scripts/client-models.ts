@@ -14,11 +14,11 @@ import { buildOpenApi } from './openapi';
  * list of codes (CreateErrorCode, ...) is left to the TypeScript client, which narrows on it: an
  * app switches on the errorCode it reads, and one enum of every code is what it needs.
  *
- * Not yet among them: a request's details and the customer's own list
- * (docs/decisions/0022-what-a-customer-sees-of-a-request.md, 0023-a-customers-requests-by-index.md).
- * Both hold TerminationRequest as the list does, and quicktype, given several roots that share a
- * schema, makes a copy of it for each under a name of its own making (ItemElement, RequestClass).
- * The TypeScript client types them (client/api-types.ts).
+ * A request's details and the customer's own list (docs/decisions/0022-what-a-customer-sees-of-a-request.md,
+ * 0023-a-customers-requests-by-index.md) are among them. Both hold TerminationRequest as the list
+ * does, and quicktype, given several roots that share a schema, makes a copy of it for each
+ * under a name of its own making (ItemElement, ItemRequest, ...): foldCopies below folds the
+ * copies into one type under the description's name.
  */
 
 /** A namespace for the schemas' addresses, never fetched. */
@@ -29,7 +29,15 @@ const BASE = 'https://api-description.invalid/openapi.json';
  * (TerminationRequest through the list, BankDetails, TerminationReason, ErrorDetail, the enums).
  * A schema named here and referred to as well would come out twice.
  */
-export const MODEL_ROOTS = ['TerminationRequestInput', 'TerminationRequestList', 'Withdrawal', 'TerminationReasonList', 'ErrorBody'];
+export const MODEL_ROOTS = [
+  'TerminationRequestInput',
+  'TerminationRequestList',
+  'TerminationRequestDetails',
+  'CustomerTerminationRequestList',
+  'Withdrawal',
+  'TerminationReasonList',
+  'ErrorBody',
+];
 
 export type ModelFlavour =
   /** Kotlin with kotlinx.serialization's annotations: what an Android app decodes with. */
@@ -48,11 +56,16 @@ const OPTIONS: Record<ModelFlavour, { lang: 'kotlin' | 'swift'; rendererOptions:
   swift: { lang: 'swift', rendererOptions: { 'struct-or-class': 'struct', 'access-level': 'public', 'acronym-style': 'original' } },
 };
 
+/** The description's schemas, by name. */
+function descriptionSchemas(): Record<string, unknown> {
+  const components = buildOpenApi()['components'];
+  const schemas: unknown = typeof components === 'object' && components !== null && 'schemas' in components ? components.schemas : {};
+  return typeof schemas === 'object' && schemas !== null ? Object.fromEntries(Object.entries(schemas)) : {};
+}
+
 /** The description's schemas as one JSON Schema document, their references pointing into it. */
 function schemaDocument(): string {
-  const components = buildOpenApi()['components'];
-  const schemas = typeof components === 'object' && components !== null && 'schemas' in components ? components.schemas : {};
-  const text = JSON.stringify(schemas).replaceAll('"#/components/schemas/', '"#/definitions/');
+  const text = JSON.stringify(descriptionSchemas()).replaceAll('"#/components/schemas/', '"#/definitions/');
   return `{"$id":${JSON.stringify(BASE)},"$schema":"http://json-schema.org/draft-07/schema#","definitions":${text}}`;
 }
 
@@ -133,6 +146,50 @@ ${cases}
   );
 }
 
+/** How each language declares a model type, and where the declaration (with whatever belongs to it) ends. */
+const DECLARATIONS = {
+  // `@Serializable` (kotlinx) or nothing, then the data class to its closing parenthesis.
+  kotlin: { head: /^(?:@Serializable\n)?data class (\w+) \(\n[\s\S]*?\n\)\n/gm, property: /^ {4}(?:@SerialName\("\w+"\)\s*)?val (\w+):/gm },
+  // The struct and its convenience extension, each to its closing brace at the start of a line.
+  swift: {
+    head: /^\/\/ MARK: - (\w+)\npublic struct \1: Codable \{\n[\s\S]*?\n\}\n\n\/\/ MARK: \1 convenience initializers and mutators\n\npublic extension \1 \{\n[\s\S]*?\n\}\n/gm,
+    property: /^ {4}public let (\w+):/gm,
+  },
+} as const;
+
+/**
+ * quicktype's copies of one shared schema, folded: the copies (declared under names the
+ * description does not have, identical but for their names) become one type named as the
+ * description's schema with exactly their properties, and every reference to a copy names it.
+ */
+export function foldCopies(source: string, lang: 'kotlin' | 'swift'): string {
+  const schemas = descriptionSchemas();
+  const { head, property } = DECLARATIONS[lang];
+  const declared = [...source.matchAll(head)].map((match) => ({ name: String(match[1]), text: match[0] }));
+  const copies = declared.filter(({ name }) => !(name in schemas));
+  const groups = new Map<string, typeof copies>();
+  for (const copy of copies) {
+    const shape = copy.text.replace(new RegExp(`\\b${copy.name}\\b`, 'g'), '§');
+    groups.set(shape, [...(groups.get(shape) ?? []), copy]);
+  }
+  let folded = source;
+  for (const [, [first, ...others]] of groups) {
+    if (first === undefined || others.length === 0) continue;
+    const names = [...first.text.matchAll(property)].map((match) => String(match[1])).sort();
+    const matching = Object.entries(schemas).filter(([name, schema]) => {
+      const properties: unknown = typeof schema === 'object' && schema !== null ? Reflect.get(schema, 'properties') : undefined;
+      const own = typeof properties === 'object' && properties !== null ? Object.keys(properties).sort() : [];
+      return !declared.some((d) => d.name === name) && JSON.stringify(own) === JSON.stringify(names);
+    });
+    const [target, ...ambiguous] = matching.map(([name]) => name);
+    if (target === undefined || ambiguous.length > 0)
+      throw new Error(`quicktype copied ${[first, ...others].map((c) => c.name).join(', ')}, and no one schema of the description is them`);
+    for (const other of others) folded = folded.replace(other.text, '');
+    for (const copy of [first, ...others]) folded = folded.replace(new RegExp(`\\b${copy.name}\\b`, 'g'), target);
+  }
+  return folded;
+}
+
 /** The models in one file: quicktype's, made to tolerate what the API may add within v1. */
 export async function clientModels(flavour: ModelFlavour): Promise<string> {
   const input = new JSONSchemaInput(new FetchingJSONSchemaStore());
@@ -141,7 +198,7 @@ export async function clientModels(flavour: ModelFlavour): Promise<string> {
   inputData.addInput(input);
   const { lang, rendererOptions } = OPTIONS[flavour];
   const { lines } = await quicktype({ inputData, lang, rendererOptions, inferEnums: false });
-  const source = `${lines.join('\n')}\n`;
+  const source = foldCopies(`${lines.join('\n')}\n`, lang);
   return lang === 'swift' ? tolerantSwift(source) : tolerantKotlin(source, flavour === 'kotlin');
 }
 

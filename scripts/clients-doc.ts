@@ -25,6 +25,7 @@ const CREATE_ACTIONS: Record<CreateErrorCode, string> = {
   DOCUMENT_NOT_AVAILABLE: 'showRule(error.message, error.details)',
   REQUEST_LIMIT_REACHED: 'showLimit(error.message, error.nextRequestAllowedAt)',
   ACTIVE_REQUEST_ALREADY_EXISTS: 'offerToOpen(error.message)',
+  TERMINATION_REQUEST_NOT_FOUND: 'forgetAction(error.message)',
   UNAUTHORIZED: 'signIn()',
   CONTRACT_ACCESS_DENIED: 'notAvailable()',
   ACCESS_DENIED: 'notAvailable()',
@@ -57,6 +58,7 @@ declare function markFields(details: CreateError['details']): void;
 declare function showRule(message: string, details: CreateError['details']): void;
 declare function showLimit(message: string, nextRequestAllowedAt: string | undefined): void;
 declare function offerToOpen(message: string): void;
+declare function forgetAction(message: string): void;
 declare function signIn(): void;
 declare function notAvailable(): void;
 declare function reportBug(correlationId: string): void;

@@ -5,6 +5,7 @@ import { statusChangedEventSchema, statusDecisionSchema, submittedEventSchema } 
 import { terminationRequestDetailsSchema, terminationRequestInputSchema, terminationRequestSchema } from '../lib/api-model/schemas';
 import { CUSTOMER_INDEX, CUSTOMER_INDEX_ATTRIBUTES } from '../lib/dynamodb/customer-requests';
 import { limitKeyOf, requestKeyOf, slotKeyOf, type TableKey } from '../lib/dynamodb/keys';
+import { NUMBER_INDEX, NUMBER_INDEX_ATTRIBUTES } from '../lib/dynamodb/request-by-number';
 import { FINAL_STATUSES } from '../lib/termination/lifecycle';
 import { packagedProdTemplate } from './inventory-doc';
 import { at } from './local/template-file';
@@ -118,6 +119,18 @@ export const FIELDS: PersonalField[] = [
     what: "the customer, as the bank's identity provider names them (`CUSTOMER_ID_CLAIM`, `sub` by default)",
     from: 'the token (the authorizer hands it to the function)',
     paths: ['customerId'],
+  },
+  {
+    id: 'reasonCode',
+    what: 'why the customer asks to end the contract early: a code of the reasons dictionary (moving, financial hardship, ...), which tells of their circumstances',
+    from: "the create's body",
+    paths: ['reasonCode', 'submitted.reasonCode'],
+  },
+  {
+    id: 'desiredTerminationDate',
+    what: 'the day the customer wants the contract to end',
+    from: "the create's body",
+    paths: ['desiredTerminationDate', 'submitted.desiredTerminationDate'],
   },
   {
     id: 'accountNumber',
@@ -270,7 +283,30 @@ function accessLogFields(template: Template): FieldUse[] {
 const BACK_OFFICE_RULE =
   "through the stack's rule `contract-termination-<stage>-to-back-office`, to the bus or queue `BACK_OFFICE_EVENTS_TARGET_ARN` names";
 
-const TABLE_FIELDS = ['customerId', 'accountNumber', 'recipientName', 'comment', 'documentIds', 'reason'];
+const TABLE_FIELDS = [
+  'customerId',
+  'reasonCode',
+  'desiredTerminationDate',
+  'accountNumber',
+  'recipientName',
+  'comment',
+  'documentIds',
+  'reason',
+];
+
+/** Whether the stage is traced (`TRACING` at package time: the functions' and the API stage's X-Ray). */
+const traced = (template: Template) => at(template, 'Parameters', 'TracingSetting', 'Default') === 'true';
+
+/** How long API Gateway keeps the authorizer's answer for a token (`AUTHORIZER_CACHE_TTL_SECONDS`), in seconds. */
+function authorizerCacheSeconds(template: Template): number {
+  const resources = at(template, 'Resources');
+  const ttls = Object.values(isObject(resources) ? resources : {})
+    .filter((resource) => at(resource, 'Type') === 'AWS::ApiGateway::Authorizer')
+    .map((resource) => Number(at(resource, 'Properties', 'AuthorizerResultTtlInSeconds') ?? 300));
+  const [ttl, ...others] = ttls;
+  if (ttl === undefined || others.length > 0) throw new Error(`The template has ${String(ttls.length)} authorizers, not one`);
+  return ttl;
+}
 
 /** Every place personal data goes, in the order data flows. */
 export const PLACES: Place[] = [
@@ -298,6 +334,13 @@ export const PLACES: Place[] = [
       { field: 'reason', as: '`statusReason`' },
     ],
     kept: () => 'as long as its request item: DynamoDB deletes the index item with it (its expiry or an erasure)',
+    key: tableKey,
+  },
+  {
+    id: 'number-index',
+    name: `the requests table's index by number (\`${NUMBER_INDEX.name}\`): each request item's and active slot's ${NUMBER_INDEX_ATTRIBUTES.map(code).join(', ')} by its \`${NUMBER_INDEX.partitionKey}\`; the number item itself holds the number alone`,
+    fields: () => [],
+    kept: () => 'as long as its item: DynamoDB deletes the index item with it (its expiry, an erasure, the slot freed)',
     key: tableKey,
   },
   {
@@ -445,6 +488,40 @@ export const PLACES: Place[] = [
     key: (template) => keyOf(template, 'WafLogGroup', 'KmsKeyId'),
   },
   {
+    id: 'insights-results',
+    name: "CloudWatch Logs Insights' query results (what an operator's query of the functions' logs or the access log returned)",
+    fields: (template) => ['function-logs', 'access-log'].flatMap((id) => PLACES.find((place) => place.id === id)?.fields(template) ?? []),
+    kept: () =>
+      '7 days after the query (CloudWatch Logs keeps each result for whoever may read it by its query id); no more than the lines queried hold',
+    key: () =>
+      "CloudWatch Logs' own encryption, not the log groups' key, unless the account associates a key with query results (`aws logs associate-kms-key --resource-identifier arn:aws:logs:<region>:<account>:query-result:*`, account-wide, not made by the stack)",
+  },
+  {
+    id: 'xray',
+    name: "X-Ray's traces (only on a stage packaged with `TRACING=true`: the functions' and the API stage's segments)",
+    fields: (template) => (traced(template) ? [{ field: 'sourceIp' }, { field: 'userAgent' }] : []),
+    kept: (template) =>
+      traced(template)
+        ? "30 days (X-Ray's own); API Gateway's segment of each traced call holds its URL (the contract's and request's ids), the caller's address and `User-Agent`; no body, no token, no DynamoDB item (the SDK calls are not traced)"
+        : "none on this template: tracing is off (`TRACING`). Turned on, API Gateway's segment of each traced call would hold its URL (the contract's and request's ids), the caller's address and `User-Agent`, 30 days (X-Ray's own)",
+    key: () => "X-Ray's own encryption unless the account sets a key for X-Ray (`aws xray put-encryption-config`, account-wide)",
+  },
+  {
+    id: 'authorizer-cache',
+    name: "API Gateway's cache of the authorizer's answers (per token: the policy and its context)",
+    fields: (template) =>
+      authorizerCacheSeconds(template) > 0
+        ? [{ field: 'customerId', as: "in the context handed to the function, keyed by the caller's token" }]
+        : [],
+    kept: (template) => {
+      const seconds = authorizerCacheSeconds(template);
+      return seconds > 0
+        ? `${String(seconds)} seconds per token (\`AUTHORIZER_CACHE_TTL_SECONDS\`), in API Gateway's memory; no API reads it`
+        : 'not kept: the cache is off (`AUTHORIZER_CACHE_TTL_SECONDS` 0)';
+    },
+    key: () => "API Gateway's own: no API reads the cache",
+  },
+  {
     id: 'metrics',
     name: 'the metrics (counts per outcome, dimension `service` only)',
     fields: () => [],
@@ -469,7 +546,7 @@ export const PLACES: Place[] = [
     id: 'page',
     name: 'the demo page (`web/`)',
     fields: () => [
-      ...['accountNumber', 'recipientName', 'comment', 'documentIds'].map((field) => ({
+      ...['reasonCode', 'desiredTerminationDate', 'accountNumber', 'recipientName', 'comment', 'documentIds'].map((field) => ({
         field,
         as: `typed into the form and sent; ${field === 'accountNumber' ? 'its last four digits shown again' : 'shown again, as sent,'} under a request (its details)`,
       })),

@@ -95,11 +95,15 @@ function publish(schema: unknown, named: Record<string, Record<string, unknown>>
   if (!isObject(schema)) return schema;
   const enumOf = [...NAMED_ENUMS].find(([values]) => values === schema['enum'])?.[1];
   if (enumOf !== undefined) {
-    // Its own words, else those of its first use, which then need not be repeated there.
-    const { description, ...shape } = schema;
+    // Its own words, else those of its first use, which then need not be repeated there. A use's
+    // personal-data mark is the use's (a reason the customer gave), never the named list's.
+    const { description, 'x-personal-data': personal, ...shape } = schema;
     const words = enumOf.description ?? description;
     const first = (named[enumOf.name] ??= { ...shape, ...(words === undefined ? {} : { description: words }) });
-    return description === undefined || first['description'] === description ? ref(enumOf.name) : { ...ref(enumOf.name), description };
+    const mark = personal === undefined ? {} : { 'x-personal-data': personal };
+    return description === undefined || first['description'] === description
+      ? { ...ref(enumOf.name), ...mark }
+      : { ...ref(enumOf.name), description, ...mark };
   }
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
@@ -189,6 +193,10 @@ const STATUS_TEXT: Record<string, string> = {
 
 const GATEWAY_403 = 'or API Gateway or the WAF refused the call (ACCESS_DENIED, WAF_FILTERED)';
 const GATEWAY_404 = 'or there is no such route (ROUTE_NOT_FOUND, from API Gateway)';
+/** A retry, within the key's hours, of a call whose request was erased at the customer's request (docs/decisions/0025-erasure.md). */
+const erased404 = (call: string) =>
+  `or the request this Idempotency-Key's ${call} was for has been erased at the customer's request (TERMINATION_REQUEST_NOT_FOUND, details naming Idempotency-Key: a retry gets neither the erased answer nor a new request, so it is not retried)`;
+const ERASED_EXAMPLE: Problem[] = [{ field: 'Idempotency-Key', code: 'requestErased' }];
 
 interface Operation {
   /** The name of its own list of errorCodes and of its error body (CreateErrorCode, CreateErrorBody). */
@@ -228,17 +236,19 @@ const GET: Operation = {
 const OPERATIONS = {
   create: {
     name: 'Create',
-    // Every code but the ones only a request already made can meet: a new code of the table is the create's too.
-    codes: ERROR_CODES.filter((code) => code !== 'TERMINATION_REQUEST_NOT_FOUND' && code !== 'REQUEST_NOT_WITHDRAWABLE'),
+    // Every code but the one only a request already made can meet: a new code of the table is the create's too.
+    // TERMINATION_REQUEST_NOT_FOUND is a retry whose request was erased (docs/decisions/0025-erasure.md).
+    codes: ERROR_CODES.filter((code) => code !== 'REQUEST_NOT_WITHDRAWABLE'),
     texts: {
       '400': `The request could not be read, or fields are not valid (details lists each). Without the WAF, a body over ${MAX_BODY_BYTES} bytes is MALFORMED_REQUEST too.`,
       '403': `The contract belongs to another customer, ${GATEWAY_403}.`,
-      '404': `No such contract, ${GATEWAY_404}.`,
+      '404': `No such contract (CONTRACT_NOT_FOUND), ${erased404('create')}, ${GATEWAY_404}.`,
       '409': 'The contract already has an active termination request; the message names its number.',
       '413': tooLarge('400 MALFORMED_REQUEST, details naming the body.'),
       '422':
         "A business rule refused the request, or the Idempotency-Key was used for another request. DOCUMENT_NOT_AVAILABLE names each documentIds item that is not one of the caller's uploaded, usable documents. REQUEST_LIMIT_REACHED carries nextRequestAllowedAt: the same call is refused until then, so it is not retried.",
     },
+    examples: { TERMINATION_REQUEST_NOT_FOUND: ERASED_EXAMPLE },
   },
   list: {
     name: 'List',
@@ -288,7 +298,7 @@ const OPERATIONS = {
       ...READ_TEXTS,
       '400':
         'A body was sent (this call takes none), the Idempotency-Key is missing, or a path or header value is not valid (details lists each).',
-      '404': `No such contract, or no such request on it, ${GATEWAY_404}.`,
+      '404': `No such contract, or no such request on it, ${erased404('withdrawal')}, ${GATEWAY_404}.`,
       '409': `The request can no longer be withdrawn: it is ${inWords(NOT_WITHDRAWABLE, 'or')}; details names its status.`,
       '413': tooLarge('400 MALFORMED_REQUEST, as for any body (this call takes none).'),
       '422': 'The Idempotency-Key was used for another action (a withdrawal of another request).',

@@ -1,18 +1,17 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { parseArgs } from 'node:util';
 import { STATUSES } from '../lib/api-model/schemas';
 import { localEndpoint } from '../lib/aws/local-endpoint';
-import { numberKeyOf } from '../lib/dynamodb/keys';
-import { requestOfNumber } from '../lib/dynamodb/request-item';
+import { findRequestByNumber } from '../lib/dynamodb/request-by-number';
 import { awsInvoker, offlineInvoker, type LambdaInvoke } from './operations/lambda-invoke';
 import { runningStack } from './local/running-stack';
 
 /*
  * npm run republish -- --request <requestNumber> [--status <STATUS>]: a request's events on the
  * bus again, as the requests table records them (docs/operations.md, Republishing), for events
- * the back office lost or the stream no longer holds. It finds the request by its number item
- * (NUMBER#<requestNumber>, a consistent read) and hands the publisher the request's ids; the
+ * the back office lost or the stream no longer holds. It finds the request by its number (one
+ * Query of the index by number, lib/dynamodb/request-by-number.ts) and hands the publisher the request's ids; the
  * publisher reads the request item itself and sends what it records, each event with the eventId
  * it always had, so a consumer drops one it has seen. Nothing typed here reaches the bus.
  * Without --stage it works on the local stack npm start runs (DynamoDB Local, serverless
@@ -102,17 +101,9 @@ function sentEvents(answer: unknown): { detailType: string; status: string; even
 const target = values.stage === undefined ? localTarget() : awsTarget(values.stage);
 try {
   console.log(`Republishing ${requestNumber} on ${target.where}`);
-  const { Item } = await target.doc.send(
-    // The number item's ids only: on-call's policy refuses a read that does not name its attributes.
-    new GetCommand({
-      TableName: target.table,
-      Key: { ...numberKeyOf(requestNumber) },
-      ConsistentRead: true,
-      ProjectionExpression: 'kind, requestId, contractId',
-    }),
-  );
-  const request = Item === undefined ? undefined : requestOfNumber(Item);
-  if (request === undefined) fail(`No request numbered ${requestNumber} in ${target.table}`, 1);
+  // The index's ids only: on-call's policy refuses a read that does not name its attributes.
+  const request = await findRequestByNumber(target.doc, target.table, requestNumber);
+  if (request === undefined) fail(`No request numbered ${requestNumber} in ${target.table} (one made a moment ago: run again)`, 1);
   console.log(`Request ${request.requestId} of contract ${request.contractId}`);
   const events = sentEvents(await target.publisher({ republish: { ...request, ...(status === undefined ? {} : { status }) } }));
   for (const event of events)

@@ -136,7 +136,7 @@ export const submittedEventSchema = {
     ...requestIdentity,
     customerId,
     status: { type: 'string', const: 'SUBMITTED' },
-    reasonCode: { type: 'string', enum: REASON_CODES },
+    reasonCode: { type: 'string', enum: REASON_CODES, ...personal },
     desiredTerminationDate: input.desiredTerminationDate,
     bankDetails: {
       ...input.bankDetails,

@@ -40,8 +40,9 @@ export const terminationRequestInputSchema = {
   additionalProperties: false,
   required: ['reasonCode', 'desiredTerminationDate', 'bankDetails'],
   properties: {
-    reasonCode: { type: 'string', enum: REASON_CODES },
-    desiredTerminationDate: { type: 'string', format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' },
+    // What the customer asks for and why: personal data of the customer, as the rest of the body.
+    reasonCode: { type: 'string', enum: REASON_CODES, ...PERSONAL },
+    desiredTerminationDate: { type: 'string', format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', ...PERSONAL },
     bankDetails: {
       type: 'object',
       additionalProperties: false,
@@ -181,7 +182,7 @@ export const terminationRequestDetailsSchema = {
       required: ['reasonCode', 'desiredTerminationDate', 'bankDetails'],
       properties: {
         reasonCode: terminationRequestInputSchema.properties.reasonCode,
-        desiredTerminationDate: { type: 'string', format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' },
+        desiredTerminationDate: terminationRequestInputSchema.properties.desiredTerminationDate,
         bankDetails: {
           type: 'object',
           additionalProperties: false,

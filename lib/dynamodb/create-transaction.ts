@@ -60,8 +60,6 @@ export function buildCreateTransaction(tables: CreateTables, request: NewRequest
       Item: {
         ...numberKeyOf(request.requestNumber),
         kind: 'REQUEST_NUMBER',
-        requestId: request.requestId,
-        contractId: request.contractId,
       } satisfies NumberItem,
       ConditionExpression: 'attribute_not_exists(pk)',
     },

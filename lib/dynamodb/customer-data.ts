@@ -222,7 +222,8 @@ export class CustomerData {
               Delete: {
                 TableName: this.tables.requests,
                 Key: { ...numberKeyOf(requestNumber) },
-                ConditionExpression: 'attribute_not_exists(pk) OR requestId = :requestId',
+                // The number alone (0026), or as written before it, naming this request.
+                ConditionExpression: 'attribute_not_exists(requestId) OR requestId = :requestId',
                 ExpressionAttributeValues: { ':requestId': ids.requestId },
               },
             },

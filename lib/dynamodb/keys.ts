@@ -6,7 +6,7 @@
  *   CONTRACT#<contractId>           REQUEST#<requestId>   the request itself (TTL: expiresAt, set once it is final)
  *   CONTRACT#<contractId>           LIMIT#<customerId>    when the customer made their latest requests on it (TTL: expiresAt)
  *   IDEMPOTENCY#<customerId>#<key>  IDEMPOTENCY           the key, its fingerprint and the 201 body (TTL: expiresAt)
- *   NUMBER#<requestNumber>          NUMBER                makes request numbers unique
+ *   NUMBER#<requestNumber>          NUMBER                the number alone: makes request numbers unique
  *   WITHDRAWAL#<customerId>#<key>   WITHDRAWAL            a withdrawal's key, its fingerprint and its answer (TTL: expiresAt)
  */
 

@@ -15,7 +15,6 @@ import { MalformedItemError } from '../termination/ports/errors';
 import type { RequestHistory, StatusChange } from '../termination/ports/request-history';
 import type { Item } from './items';
 import { requestKeyOf, type TableKey } from './keys';
-import type { RequestIds } from './request-reads';
 
 /*
  * The request item's one home: its shape, every write of it (the create's Put, the decision's
@@ -81,8 +80,13 @@ export type RequestItem = TableKey &
     expiresAt?: number;
   };
 
-/** A request number's item (NUMBER#<requestNumber>): which request the number names. */
-export type NumberItem = TableKey & { kind: 'REQUEST_NUMBER'; requestId: string; contractId: string };
+/**
+ * A request number's item (NUMBER#<requestNumber>): the number alone, which is all its uniqueness
+ * needs; nothing in it points to a person, so it may outlive its request
+ * (docs/decisions/0026-a-request-by-its-number.md). The request is found by its number through
+ * the index by number (request-by-number.ts).
+ */
+export type NumberItem = TableKey & { kind: 'REQUEST_NUMBER' };
 
 /** An attribute of a request item, by a name its type has. */
 const attribute = (item: Item, name: keyof RequestItem): unknown => item[name];
@@ -309,14 +313,4 @@ export function requestHistoryOf(item: Item): RequestHistory | undefined {
   if (status !== (changes.at(-1)?.status ?? CREATED_STATUS))
     throw new MalformedItemError(`${what}: a status its statusHistory never reached`);
   return { requestId, requestNumber, contractId, customerId, createdAt, status, submission: submitted.input, changes };
-}
-
-/** The request a number item names; undefined for any other item. */
-export function requestOfNumber(item: Item): RequestIds | undefined {
-  const read = (name: keyof NumberItem): unknown => item[name];
-  const requestId = read('requestId');
-  const contractId = read('contractId');
-  if (read('kind') !== 'REQUEST_NUMBER') return undefined;
-  if (typeof requestId !== 'string' || typeof contractId !== 'string') throw new MalformedItemError('request number item');
-  return { requestId, contractId };
 }

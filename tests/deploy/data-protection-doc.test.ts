@@ -70,6 +70,8 @@ describe('docs/data-protection.md', () => {
     }
     // The API's own schemas carry the marks, not the events' alone.
     expect(personalPaths(apiSchemas.terminationRequestInputSchema)).toEqual([
+      'reasonCode',
+      'desiredTerminationDate',
       'bankDetails.accountNumber',
       'bankDetails.recipientName',
       'comment',
@@ -90,10 +92,10 @@ describe('docs/data-protection.md', () => {
         expect(place.key(prod), place.id).toMatch(/\S/);
       }
     }
-    // Every store of the stack that holds personal data is under the stage's key.
-    const stores = PLACES.filter(
-      (place) => place.fields(prod).length > 0 && !['contracts', 'documents', 'answers', 'page'].includes(place.id),
-    );
+    // Every store of the stack that holds personal data is under the stage's key; AWS's own stores
+    // that only a setting makes (the authorizer's cache, Logs Insights' results, X-Ray) say whose key they are under.
+    const notTheStacks = ['contracts', 'documents', 'answers', 'page', 'authorizer-cache', 'insights-results', 'xray'];
+    const stores = PLACES.filter((place) => place.fields(prod).length > 0 && !notTheStacks.includes(place.id));
     expect(stores.length).toBeGreaterThanOrEqual(12);
     for (const place of stores)
       expect([place.id, place.key(prod)]).toEqual([place.id, "the stage's key, `alias/contract-termination-<stage>`"]);
@@ -123,9 +125,30 @@ describe('docs/data-protection.md', () => {
     );
   });
 
+  it('gives a row to the stores only some settings make: X-Ray when traced, the authorizer cache while it is on, Logs Insights results', () => {
+    const doc = buildDataProtectionDoc(prod);
+    expect(doc).toMatch(/\| X-Ray's traces [^|]*\| none \| none on this template: tracing is off/);
+    expect(doc).toMatch(/\| API Gateway's cache of the authorizer's answers [^|]*\| `customerId` \| 60 seconds per token/);
+    expect(doc).toMatch(
+      /\| CloudWatch Logs Insights' query results [^|]*\| `accountNumber`, `sourceIp`, `userAgent` \| 7 days after the query/,
+    );
+    const tracedProd = structuredClone(prod);
+    objectAt(tracedProd, 'Parameters', 'TracingSetting')['Default'] = 'true';
+    expect(placesOf(tracedProd, 'sourceIp').map(({ place }) => place.id)).toContain('xray');
+    expect(buildDataProtectionDoc(tracedProd)).toMatch(/\| X-Ray's traces [^|]*\| `sourceIp`, `userAgent` \| 30 days/);
+    const uncached = changed((resources) => {
+      for (const resource of Object.values(resources))
+        if (at(resource, 'Type') === 'AWS::ApiGateway::Authorizer') objectAt(resource, 'Properties')['AuthorizerResultTtlInSeconds'] = 0;
+    });
+    expect(placesOf(uncached, 'customerId').map(({ place }) => place.id)).not.toContain('authorizer-cache');
+    expect(buildDataProtectionDoc(uncached)).toMatch(
+      /\| API Gateway's cache of the authorizer's answers [^|]*\| none \| not kept: the cache is off/,
+    );
+  });
+
   it("reads the access log's fields from its format: no customer id today, and one put back would show", () => {
     expect(placesOf(prod, 'customerId').map(({ place }) => place.id)).not.toContain('access-log');
-    expect(placesOf(prod, 'sourceIp').map(({ place }) => place.id)).toEqual(['access-log', 'waf-log']);
+    expect(placesOf(prod, 'sourceIp').map(({ place }) => place.id)).toEqual(['access-log', 'waf-log', 'insights-results']);
     const withCustomer = changed((resources) => {
       const setting = objectAt(resources, 'ApiGatewayStage', 'Properties', 'AccessLogSetting');
       const format = jsonObject(JSON.parse(String(at(setting, 'Format'))));

@@ -128,6 +128,12 @@ describe('on-call (OnCallPolicy)', () => {
     }
   });
 
+  it('queries the index by number for the ids of a request, never the index by customer', async () => {
+    const ids = { 'dynamodb:Attributes': ['kind', 'requestId', 'contractId'], 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' };
+    expect(await verdict(onCall(), access('dynamodb:Query', `${REQUESTS}/index/RequestsByNumber`, ids))).toBe('Allowed');
+    expect(await verdict(onCall(), access('dynamodb:Query', `${REQUESTS}/index/RequestsByCustomer`, ids))).toBe('ImplicitlyDenied');
+  });
+
   it('neither writes nor deletes an item', async () => {
     for (const action of ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem'])
       expect(await verdict(onCall(), access(action, REQUESTS, { 'dynamodb:LeadingKeys': ['CONTRACT#c-1'] }))).toBe('ImplicitlyDenied');
@@ -263,7 +269,9 @@ function accessOf(command: RunbookCommand): ProdAccess {
   const keyNames = key === undefined ? [] : Object.keys(jsonObject(JSON.parse(key)));
   const leadingKey = key === undefined ? undefined : String(jsonObject(jsonObject(JSON.parse(key))['pk'])['S']);
   const select = command.options.get('select');
-  return access(`dynamodb:${ACTIONS[command.operation] ?? command.operation}`, tableArn(TABLE), {
+  const index = command.options.get('index-name');
+  const resource = index === undefined ? tableArn(TABLE) : `${tableArn(TABLE)}/index/${index}`;
+  return access(`dynamodb:${ACTIONS[command.operation] ?? command.operation}`, resource, {
     ...(attributes.length > 0 ? { 'dynamodb:Attributes': [...keyNames, ...attributes] } : {}),
     ...(leadingKey === undefined ? {} : { 'dynamodb:LeadingKeys': [leadingKey] }),
     ...(select === undefined ? {} : { 'dynamodb:Select': select }),

@@ -628,7 +628,11 @@ describe("the stage's key", () => {
     expect(Array.isArray(statements) ? statements.map((st: unknown) => [at(st, 'Sid'), at(st, 'Action'), at(st, 'Resource')]) : []).toEqual(
       [
         ['ReadRequestsWithoutPersonalData', ['dynamodb:GetItem'], requests],
-        ['FindRequestsWithoutPersonalData', ['dynamodb:Scan', 'dynamodb:Query'], requests],
+        [
+          'FindRequestsWithoutPersonalData',
+          ['dynamodb:Scan', 'dynamodb:Query'],
+          [requests, { 'Fn::Sub': expect.stringMatching(/table\/contract-termination-prod-requests\/index\/RequestsByNumber$/) }],
+        ],
         [
           'RedriveDeadLetters',
           ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'],

@@ -38,6 +38,12 @@ const TYPES = [
   'TerminationRequest',
   'TerminationRequestStatus',
   'TerminationRequestList',
+  'TerminationRequestDetails',
+  'SubmittedRequest',
+  'SubmittedBankDetails',
+  'TimelineEntry',
+  'CustomerTerminationRequestList',
+  'CustomerTerminationRequest',
   'Withdrawal',
   'TerminationReasonList',
   'TerminationReason',
@@ -74,6 +80,17 @@ describe('the Kotlin models', () => {
     for (const source of [kotlin, plainKotlin]) {
       expect(declared(source, /^(?:data|enum) class (\w+)/gm)).toEqual([...TYPES, 'WithdrawalStatus'].sort());
     }
+  });
+
+  it("hold one TerminationRequest wherever a body holds one: quicktype's copies of it, one per root, are folded into it", () => {
+    for (const source of [kotlin, plainKotlin]) {
+      expect(source).toMatch(/^ {4}(?:@SerialName\("\w+"\)\s*)?val items: List<TerminationRequest>/m);
+      expect([...source.matchAll(/val request: (\w+)/g)].map((match) => match[1])).toEqual(['TerminationRequest', 'TerminationRequest']);
+    }
+    expect([...swift.matchAll(/public let request: (\w+)/g)].map((match) => match[1])).toEqual([
+      'TerminationRequest',
+      'TerminationRequest',
+    ]);
   });
 
   it('keep each wire value of the enums in @SerialName (kotlinx.serialization), the dates as java.time types', () => {

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
+import { localClient } from '../../scripts/local/dynamodb-local';
+import { createLedgerTable } from '../../scripts/local/tables';
+import { CustomerData } from '../../lib/dynamodb/customer-data';
+import { ERASURE_RULES } from '../../lib/termination/erasure';
+import { newContract } from '../support/contracts';
+import type { TestTables } from '../support/local-tables';
+import { localDocumentClient } from '../support/use-case';
 import { encodeCursor } from '../../lib/termination/read-termination-requests';
 import { signToken } from '../../scripts/local/signing-key';
 import { validBody } from '../support/bodies';
@@ -21,9 +28,10 @@ let stack: HttpStack;
 let proxy: FaultProxy;
 let token: string;
 let stop: () => Promise<void>;
+let tables: TestTables;
 
 beforeAll(async () => {
-  ({ stack, proxy, stop } = await startHttpStackWithFaults());
+  ({ stack, proxy, tables, stop } = await startHttpStackWithFaults());
   token = `Bearer ${signToken(stack.key, { customerId: anna.customerId })}`;
 }, 120_000);
 
@@ -213,5 +221,32 @@ describe("a request's details and the customer's own list, as the description st
     const invalid = await call('GET', '/api/v1/termination-requests?limit=0');
     expect(invalid.status).toBe(400);
     expect(breaches(invalid, MINE)).toEqual([]);
+  });
+});
+
+describe('a create or a withdrawal retried after its request was erased, as the description states it', () => {
+  it('answers the 404 the description lists for each, naming the Idempotency-Key', async () => {
+    const contractId = await newContract(tables);
+    const createKey = randomUUID();
+    const made = await stack.post(contractId, { authorization: token, idempotencyKey: createKey, body });
+    expect(made.status).toBe(201);
+    const withdrawal = `/api/v1/contracts/${contractId}/termination-requests/${String(made.body['requestId'])}/withdrawal`;
+    const withdrawalKey = { 'Idempotency-Key': randomUUID() };
+    expect((await call('POST', withdrawal, { headers: withdrawalKey })).status).toBe(200);
+    // npm run erase -- --customer, as the data-protection officer's operator runs it (tests/integration/erasure.test.ts runs the command itself).
+    const ledger = `erasures-${randomUUID().slice(0, 8)}`;
+    await createLedgerTable(localClient(tables.endpoint), ledger);
+    const data = new CustomerData(localDocumentClient(tables.endpoint), { requests: tables.names.requests, ledger }, ERASURE_RULES);
+    const report = await data.erase(anna.customerId, { ledgerDays: 90 });
+    expect(report.erased.map((e) => e.requestId)).toContain(made.body['requestId']);
+
+    const create = await stack.post(contractId, { authorization: token, idempotencyKey: createKey, body });
+    expect(create.status).toBe(404);
+    expect(create.body).toMatchObject({ errorCode: 'TERMINATION_REQUEST_NOT_FOUND', details: [{ field: 'Idempotency-Key' }] });
+    expect(breaches(create)).toEqual([]);
+    const withdrawn = await call('POST', withdrawal, { headers: withdrawalKey });
+    expect(withdrawn.status).toBe(404);
+    expect(withdrawn.body['errorCode']).toBe('TERMINATION_REQUEST_NOT_FOUND');
+    expect(breaches(withdrawn, WITHDRAWAL)).toEqual([]);
   });
 });

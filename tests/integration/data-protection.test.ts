@@ -41,6 +41,8 @@ const suffix = randomUUID()
 /** Each personal field's value for this test's customer: distinctive, so a leak is found wherever it lands. */
 const VALUES = {
   customerId: `customer-record-${randomUUID()}`,
+  reasonCode: 'BETTER_OFFER_ELSEWHERE',
+  desiredTerminationDate: '2039-07-19',
   accountNumber: DEMO_BANK_DETAILS.accountNumber,
   recipientName: `Zinaida Recordova ${suffix}`,
   comment: `Moving abroad, note ${randomUUID()}`,
@@ -97,6 +99,8 @@ beforeAll(async () => {
     ]);
     documentsBefore = await scanAll(stack.tables.doc, stack.tables.names.documents);
     const body = validBody({
+      reasonCode: VALUES.reasonCode,
+      desiredTerminationDate: VALUES.desiredTerminationDate,
       bankDetails: bankDetails({ recipientName: VALUES.recipientName }),
       comment: VALUES.comment,
       documentIds: [VALUES.documentIds],

@@ -189,7 +189,7 @@ describe('a customer with a withdrawn, a completed and an active request', () =>
     // The active request, its slot, number and limit record: untouched.
     expect(await item(requestKeyOf(active.contractId, active.requestId))).toMatchObject({ status: 'SUBMITTED' });
     expect(await item(slotKeyOf(active.contractId))).toMatchObject({ requestId: active.requestId });
-    expect(await item(numberKeyOf(active.requestNumber))).toMatchObject({ requestId: active.requestId });
+    expect(await item(numberKeyOf(active.requestNumber))).toEqual({ ...numberKeyOf(active.requestNumber), kind: 'REQUEST_NUMBER' });
     expect(await item(limitKeyOf(active.contractId, anna.customerId))).toBeDefined();
   });
 

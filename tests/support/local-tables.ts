@@ -30,9 +30,14 @@ export async function scanAll(doc: DynamoDBDocumentClient, tableName: string): P
   return items;
 }
 
-/** The items of the requests table that belong to one contract, its active-request slot and limit records included. */
+/**
+ * The items of the requests table that belong to one contract, its active-request slot and limit
+ * records included, and the number items of its requests (which hold the number alone).
+ */
 export function itemsOfContract(items: Record<string, unknown>[], contractId: string): Record<string, unknown>[] {
-  return items.filter((item) => item['contractId'] === contractId || item['pk'] === `CONTRACT#${contractId}`);
+  const own = items.filter((item) => item['contractId'] === contractId || item['pk'] === `CONTRACT#${contractId}`);
+  const numbers = new Set(own.filter((item) => item['kind'] === 'REQUEST').map((item) => `NUMBER#${String(item['requestNumber'])}`));
+  return [...own, ...items.filter((item) => item['kind'] === 'REQUEST_NUMBER' && numbers.has(String(item['pk'])))];
 }
 
 /** The items of one kind: REQUEST, IDEMPOTENCY, ACTIVE_SLOT, REQUEST_NUMBER or REQUEST_LIMIT. */

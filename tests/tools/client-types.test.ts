@@ -28,12 +28,14 @@ function actionFor(code: CreateErrorCode): 'fix the form' | 'sign in' | 'show th
     case 'CONTRACT_NOT_FOUND':
     case 'ROUTE_NOT_FOUND':
     case 'ACTIVE_REQUEST_ALREADY_EXISTS':
+    case 'TERMINATION_REQUEST_NOT_FOUND':
     case 'CONTRACT_NOT_ACTIVE':
     case 'IDEMPOTENCY_KEY_REUSED':
     case 'REQUEST_TOO_LARGE':
     case 'WAF_FILTERED':
     case 'REQUEST_LIMIT_REACHED':
-      // Not retried: REQUEST_LIMIT_REACHED's message says from when a new request is possible (nextRequestAllowedAt).
+      // Not retried: REQUEST_LIMIT_REACHED's message says from when a new request is possible (nextRequestAllowedAt);
+      // TERMINATION_REQUEST_NOT_FOUND is a retry whose request was erased at the customer's request.
       return 'show the message';
     case 'THROTTLED':
     case 'INTERNAL_ERROR':
@@ -62,6 +64,7 @@ export function forgetsOne(code: CreateErrorCode): string {
     case 'CONTRACT_NOT_FOUND':
     case 'ROUTE_NOT_FOUND':
     case 'ACTIVE_REQUEST_ALREADY_EXISTS':
+    case 'TERMINATION_REQUEST_NOT_FOUND':
     case 'CONTRACT_NOT_ACTIVE':
     case 'IDEMPOTENCY_KEY_REUSED':
     case 'REQUEST_LIMIT_REACHED':
@@ -93,6 +96,7 @@ const HANDLED = [
   'CONTRACT_NOT_FOUND',
   'ROUTE_NOT_FOUND',
   'ACTIVE_REQUEST_ALREADY_EXISTS',
+  'TERMINATION_REQUEST_NOT_FOUND',
   'CONTRACT_NOT_ACTIVE',
   'IDEMPOTENCY_KEY_REUSED',
   'REQUEST_LIMIT_REACHED',

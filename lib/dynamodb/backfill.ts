@@ -1,0 +1,91 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { CUSTOMER_INDEX } from './customer-requests';
+import type { TableKey } from './keys';
+
+/*
+ * The one-off migration of items written before two indexes (docs/decisions/0026-a-request-by-its-number.md),
+ * for `npm run backfill`, a deploy step:
+ *   - a request item without `requestedBy` (made before the index by customer,
+ *     0023-a-customers-requests-by-index.md) gets it, copied from its own `customerId` inside the
+ *     update, so the customer's list and the erasure commands find it;
+ *   - a number item that still records `requestId` and `contractId` (written before the number
+ *     item held the number alone) loses them.
+ * Nothing else has a way to reach these items, so this is a Scan of the whole table, once, reading
+ * keys and `kind` only (never a personal field). Every write is conditional on what it repairs
+ * still being there, so a run is idempotent and safe beside live traffic: a request erased or
+ * expired meanwhile is not made again, one that has `requestedBy` already is not touched.
+ */
+
+export interface BackfillReport {
+  /** Items the scan read (those of the two kinds that still need the migration). */
+  found: number;
+  requestsGivenCustomer: number;
+  numbersStripped: number;
+  /** Items that no longer needed it when written (repaired, erased or expired meanwhile). */
+  alreadyDone: number;
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** The write that repairs one item, or undefined for an item this migration has nothing to do with. */
+function repairOf(table: string, item: Record<string, unknown>) {
+  const key: TableKey = { pk: text(item['pk']), sk: text(item['sk']) };
+  if (item['kind'] === 'REQUEST')
+    return {
+      what: 'request' as const,
+      update: {
+        TableName: table,
+        Key: { ...key },
+        UpdateExpression: 'SET #requestedBy = customerId',
+        ConditionExpression: 'kind = :kind AND attribute_not_exists(#requestedBy) AND attribute_exists(customerId)',
+        ExpressionAttributeNames: { '#requestedBy': CUSTOMER_INDEX.partitionKey },
+        ExpressionAttributeValues: { ':kind': 'REQUEST' },
+      },
+    };
+  if (item['kind'] === 'REQUEST_NUMBER')
+    return {
+      what: 'number' as const,
+      update: {
+        TableName: table,
+        Key: { ...key },
+        UpdateExpression: 'REMOVE requestId, contractId',
+        ConditionExpression: 'kind = :kind AND (attribute_exists(requestId) OR attribute_exists(contractId))',
+        ExpressionAttributeValues: { ':kind': 'REQUEST_NUMBER' },
+      },
+    };
+  return undefined;
+}
+
+export async function backfill(doc: DynamoDBDocumentClient, table: string): Promise<BackfillReport> {
+  const report: BackfillReport = { found: 0, requestsGivenCustomer: 0, numbersStripped: 0, alreadyDone: 0 };
+  let from: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      new ScanCommand({
+        TableName: table,
+        ProjectionExpression: 'pk, sk, kind',
+        FilterExpression:
+          '(kind = :request AND attribute_not_exists(#requestedBy)) OR (kind = :number AND (attribute_exists(requestId) OR attribute_exists(contractId)))',
+        ExpressionAttributeNames: { '#requestedBy': CUSTOMER_INDEX.partitionKey },
+        ExpressionAttributeValues: { ':request': 'REQUEST', ':number': 'REQUEST_NUMBER' },
+        ExclusiveStartKey: from,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const repair = repairOf(table, item);
+      if (repair === undefined) continue;
+      report.found++;
+      try {
+        await doc.send(new UpdateCommand(repair.update));
+        if (repair.what === 'request') report.requestsGivenCustomer++;
+        else report.numbersStripped++;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        report.alreadyDone++;
+      }
+    }
+    from = page.LastEvaluatedKey;
+  } while (from !== undefined);
+  return report;
+}
