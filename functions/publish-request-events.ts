@@ -3,18 +3,19 @@ import { loadPublisherConfig } from '../lib/config';
 import { createDocumentClient } from '../lib/aws/dynamodb-client';
 import { putEventsFor } from '../lib/aws/eventbridge-client';
 import { kmsSignerFor } from '../lib/aws/kms-signer';
+import { ledgerReader } from '../lib/dynamodb/erasure-ledger';
 import { batchGetFor, requestReader } from '../lib/dynamodb/request-reads';
 import {
   isRepublishCommand,
   PublishFailedError,
   publisherDeps,
   publisherRetry,
-  publishRequestEvents,
   republishRequest,
   UNCONFIRMED_RECORDS_METRIC,
   type RepublishCommand,
   type RepublishResult,
 } from '../lib/events/publish-request-events';
+import { publishStreamRecords } from '../lib/events/publish-stream-records';
 import { DUPLICATE_RECORDS_METRIC } from '../lib/events/record-copies';
 import { isStreamRedriveCommand, streamRedriver, type StreamRedriveResult } from '../lib/events/stream-redrive';
 import { logger } from '../lib/observability/logger';
@@ -22,24 +23,30 @@ import { recordCount } from '../lib/observability/metrics';
 import { withLambdaContext } from '../lib/observability/lambda-context';
 
 const config = loadPublisherConfig();
-const readRequests = requestReader(batchGetFor(createDocumentClient(config.dynamodb)), config.requestsTableName, publisherRetry(config));
-const deps = publisherDeps(config, putEventsFor(config), readRequests, kmsSignerFor(config));
+const dynamodb = createDocumentClient(config.dynamodb);
+const readRequests = requestReader(batchGetFor(dynamodb), config.requestsTableName, publisherRetry(config));
+const deps = publisherDeps(
+  config,
+  putEventsFor(config),
+  readRequests,
+  ledgerReader(dynamodb, config.erasureLedgerTableName),
+  kmsSignerFor(config),
+);
 
 /**
- * The requests table's stream -> EventBridge (docs/events.md). Each record is checked against the
- * request item before its event goes out; a record the table does not confirm publishes nothing,
- * is logged by ids and counted in UnconfirmedRecords, which raises an alarm. A record that cannot
- * be published after the records before it were is handed back (ReportBatchItemFailures): the
- * stream retries from it. When it is the batch's first record, the invocation fails instead: the
+ * The requests table's and the erasure ledger's streams -> EventBridge (docs/events.md). Each
+ * record is checked against the tables before its event goes out; a record they do not confirm
+ * publishes nothing, is logged by ids and counted in UnconfirmedRecords, which raises an alarm. A
+ * record that cannot be published after the records before it were is handed back
+ * (ReportBatchItemFailures): the stream retries from it. When it is the batch's first record, the invocation fails instead: the
  * event source mapping then bisects the batch until that record stands alone, and only it reaches
  * the dead-letter queue (a partial failure at the first record would never shrink the batch).
  * A record handed twice in one batch publishes once; the copies are logged by ids and counted in
  * DuplicateRecords, which raises an alarm.
  */
 async function publishRecords(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
-  const result = await publishRequestEvents(event.Records, config, deps);
-  for (const record of result.unconfirmed)
-    logger.error('Stream record not confirmed by the requests table: nothing published', { ...record });
+  const result = await publishStreamRecords(event.Records, config, deps);
+  for (const record of result.unconfirmed) logger.error('Stream record not confirmed by the tables: nothing published', { ...record });
   if (result.unconfirmed.length > 0) recordCount(UNCONFIRMED_RECORDS_METRIC, result.unconfirmed.length);
   if (result.copies.length > 0) {
     logger.error('Stream records handed more than once in one batch: each published once', { copies: result.copies });

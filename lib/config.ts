@@ -367,6 +367,8 @@ export interface PublisherConfig {
   requestsTableName: string;
   /** The tables whose streams the publisher consumes: a redrive may name only one of their streams. */
   streamTables: string[];
+  /** The erasure ledger, whose stream the publisher also reads and against which it checks each erasure's event. */
+  erasureLedgerTableName: string;
   dynamodb: DynamoDbConfig;
   eventBusName: string;
   /** The source of the events the service publishes; never the back office's. */
@@ -382,9 +384,11 @@ export interface PublisherConfig {
 export function loadPublisherConfig(env: Env = process.env): PublisherConfig {
   const read = new Reader(env);
   const requestsTableName = read.string('REQUESTS_TABLE_NAME');
+  const erasureLedgerTableName = read.string('ERASURE_LEDGER_TABLE_NAME');
   const config = {
     requestsTableName,
-    streamTables: [requestsTableName],
+    erasureLedgerTableName,
+    streamTables: [requestsTableName, erasureLedgerTableName],
     dynamodb: readDynamoDb(read),
     eventBusName: read.string('EVENT_BUS_NAME'),
     eventSource: read.string('EVENT_SOURCE', 'bank.contract-termination'),

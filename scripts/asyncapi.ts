@@ -20,7 +20,12 @@ export const ASYNCAPI_PATH = 'docs/asyncapi.yaml';
 
 /** The sources the code defaults to (EVENT_SOURCE, DECISION_SOURCE): what the description names. */
 export function eventSources(): { service: string; backOffice: string } {
-  const service = loadPublisherConfig({ REQUESTS_TABLE_NAME: 'x', EVENT_BUS_NAME: 'x', EVENT_SIGNING_KEY_ID: 'x' }).eventSource;
+  const service = loadPublisherConfig({
+    REQUESTS_TABLE_NAME: 'x',
+    ERASURE_LEDGER_TABLE_NAME: 'x',
+    EVENT_BUS_NAME: 'x',
+    EVENT_SIGNING_KEY_ID: 'x',
+  }).eventSource;
   const backOffice = loadDecisionConfig({
     REQUESTS_TABLE_NAME: 'x',
     DECISION_ACCOUNT_ID: '123456789012',
@@ -79,7 +84,7 @@ const BACK_OFFICE_SIGNATURE =
 export function buildAsyncApi(): Record<string, unknown> {
   const sources = eventSources();
   const sample = (file: string, name: string, summary: string) => ({ name, summary, payload: readJson(file) });
-  const [submitted, rejected, withdrawn] = PUBLISHED_SAMPLES;
+  const [submitted, rejected, withdrawn, erased] = PUBLISHED_SAMPLES;
   const message = (name: string, title: string, summary: string, description: string, examples: unknown[]) => ({
     name,
     title,
@@ -132,6 +137,7 @@ export function buildAsyncApi(): Record<string, unknown> {
         messages: {
           [EVENT_TYPES.submitted]: { $ref: `#/components/messages/${EVENT_TYPES.submitted}` },
           [EVENT_TYPES.statusChanged]: { $ref: `#/components/messages/${EVENT_TYPES.statusChanged}` },
+          [EVENT_TYPES.erased]: { $ref: `#/components/messages/${EVENT_TYPES.erased}` },
           StatusDecision: { $ref: '#/components/messages/StatusDecision' },
         },
       },
@@ -150,6 +156,14 @@ export function buildAsyncApi(): Record<string, unknown> {
         summary: 'Published once per applied status change: a decision of the back office, or the customer withdrawing the request.',
         channel: { $ref: '#/channels/eventBus' },
         messages: [{ $ref: `#/channels/eventBus/messages/${EVENT_TYPES.statusChanged}` }],
+      },
+      sendTerminationRequestErased: {
+        action: 'send',
+        title: 'A request was erased',
+        summary:
+          "Published once per request erased at the customer's request (npm run erase, by the data-protection officer's operator): ids and a time only. Erase your copy of the request.",
+        channel: { $ref: '#/channels/eventBus' },
+        messages: [{ $ref: `#/channels/eventBus/messages/${EVENT_TYPES.erased}` }],
       },
       receiveStatusDecision: {
         action: 'receive',
@@ -178,6 +192,13 @@ export function buildAsyncApi(): Record<string, unknown> {
             sample(withdrawn.file, 'withdrawn', `${withdrawn.file}: the customer withdrew it`),
           ],
         ),
+        [EVENT_TYPES.erased]: message(
+          EVENT_TYPES.erased,
+          'Termination request erased',
+          'The service erased a final request and everything that named it, at the customer’s request.',
+          SERVICE_SIGNATURE,
+          [sample(erased.file, 'erased', `${erased.file}: the withdrawn request of the samples, erased`)],
+        ),
         StatusDecision: message(
           'StatusDecision',
           "The back office's decision",
@@ -199,6 +220,12 @@ export function buildAsyncApi(): Record<string, unknown> {
           EVENT_TYPES.statusChanged,
           "The service's TerminationRequestStatusChanged event as the back office receives it.",
         ),
+        [`${EVENT_TYPES.erased}Event`]: envelope(
+          sources.service,
+          EVENT_TYPES.erased,
+          EVENT_TYPES.erased,
+          'A TerminationRequestErased event as the back office receives it.',
+        ),
         StatusDecisionEvent: envelope(
           sources.backOffice,
           EVENT_TYPES.statusChanged,
@@ -207,6 +234,7 @@ export function buildAsyncApi(): Record<string, unknown> {
         ),
         [EVENT_TYPES.submitted]: publish(PUBLISHED_EVENT_SCHEMAS[EVENT_TYPES.submitted]),
         [EVENT_TYPES.statusChanged]: publish(PUBLISHED_EVENT_SCHEMAS[EVENT_TYPES.statusChanged]),
+        [EVENT_TYPES.erased]: publish(PUBLISHED_EVENT_SCHEMAS[EVENT_TYPES.erased]),
         StatusDecision: publish(statusDecisionSchema),
       },
     },

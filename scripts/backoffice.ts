@@ -31,9 +31,16 @@ import { EVENT_JWKS_PATH } from './local/jwks-server';
  * the ports npm start really uses (.local/stack.json). Then it reads the service's events about
  * the request, as a back office does, and verifies each one's signature with the stack's event
  * keys (the JWKS npm start serves), saying so: an event that does not verify exits 1.
+ *
+ * npm run backoffice -- --request <requestNumber or requestId> --events [--wait-for <detail-type>]:
+ * only the second half, deciding nothing: the service's events about the request so far (after
+ * waiting up to 15 s for one of that detail-type), each verified. It finds them by the ids they
+ * carry, so it shows the TerminationRequestErased of a request npm run erase took (the table no
+ * longer knows its number).
  */
 
-const usage = `usage: npm run backoffice -- --request <requestNumber or requestId> --status <${DECISION_STATUSES.join('|')}> [--reason "..."] [--event-id <id>]`;
+const usage = `usage: npm run backoffice -- --request <requestNumber or requestId> --status <${DECISION_STATUSES.join('|')}> [--reason "..."] [--event-id <id>]
+       npm run backoffice -- --request <requestNumber or requestId> --events [--wait-for <detail-type>]   (the service's events about it, verified; no decision)`;
 
 function fail(message: string): never {
   console.error(`${message}\n${usage}`);
@@ -46,11 +53,13 @@ const { values } = parseArgs({
     status: { type: 'string' },
     reason: { type: 'string' },
     'event-id': { type: 'string' },
+    events: { type: 'boolean', default: false },
+    'wait-for': { type: 'string' },
   },
 });
 const status = DECISION_STATUSES.find((s) => s === values.status?.toUpperCase());
 if (values.request === undefined) fail('--request is required');
-if (status === undefined) fail(`--status must be one of ${DECISION_STATUSES.join(', ')}`);
+if (status === undefined && !values.events) fail(`--status must be one of ${DECISION_STATUSES.join(', ')}`);
 
 // Only a stack npm start runs (it writes where it listens once it is up): never a guess at the default ports.
 const live = liveStack();
@@ -190,8 +199,14 @@ async function report(
 
 const isKeys = (value: unknown): value is { keys: EventKey[] } => isRecord(value) && Array.isArray(value['keys']);
 
-/** The service's events about the request that npm start recorded, waiting (up to 15 s) for the one this decision made. */
-async function eventsAbout(requestId: string, awaited: string): Promise<Record<string, unknown>[]> {
+/** What names a request in an event's detail: its id, or its number. */
+type AboutRequest = (detail: Record<string, unknown>) => boolean;
+
+/** The service's events about the request that npm start recorded, waiting (up to 15 s) for the one awaited, if any. */
+async function eventsAbout(
+  about: AboutRequest,
+  awaited: ((event: Record<string, unknown>) => boolean) | undefined,
+): Promise<Record<string, unknown>[]> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const lines = existsSync(localDefaults.eventsFile) ? readFileSync(localDefaults.eventsFile, 'utf8').split('\n') : [];
@@ -200,17 +215,19 @@ async function eventsAbout(requestId: string, awaited: string): Promise<Record<s
       .map((line): unknown => JSON.parse(line))
       .filter(isRecord)
       // The service's events, not the back office's own decisions, which the bus carries too.
-      .filter(
-        (event) => event['source'] !== LOCAL_DECISION_SOURCE && isRecord(event['detail']) && event['detail']['requestId'] === requestId,
-      );
-    const found = events.some((event) => isRecord(event['detail']) && event['detail']['eventId'] === awaited);
+      .filter((event) => event['source'] !== LOCAL_DECISION_SOURCE && isRecord(event['detail']) && about(event['detail']));
+    const found = awaited === undefined || events.some(awaited);
     if (found || Date.now() > deadline) return events;
     await sleep(200);
   }
 }
 
 /** Verifies each of the request's events as a back office does; false when one does not verify. */
-async function verifyEvents(requestId: string): Promise<boolean> {
+async function verifyEvents(
+  about: AboutRequest,
+  awaited: ((event: Record<string, unknown>) => boolean) | undefined,
+  what: string,
+): Promise<boolean> {
   const keysUrl = new URL(EVENT_JWKS_PATH, stack.jwksUri);
   // A stack that serves no event keys (one a test put together) signs nothing: say so, and judge the decision alone.
   const response = await fetch(keysUrl).catch(() => undefined);
@@ -223,16 +240,18 @@ async function verifyEvents(requestId: string): Promise<boolean> {
     console.log(`Could not read the service's event keys at ${keysUrl.href}.`);
     return false;
   }
-  const events = await eventsAbout(requestId, eventIdOf(requestId, String(status)));
+  const events = await eventsAbout(about, awaited);
   let allVerified = true;
   for (const event of events) {
     const detail = isRecord(event['detail']) ? event['detail'] : {};
     const verdict = verifyEvent({ source: String(event['source']), 'detail-type': String(event['detailType']), detail }, jwks);
-    const name = `${String(event['detailType'])} ${String(detail['status'])} (eventId ${String(detail['eventId'])})`;
+    // An erasure has no status.
+    const reached = typeof detail['status'] === 'string' ? ` ${detail['status']}` : '';
+    const name = `${String(event['detailType'])}${reached} (eventId ${String(detail['eventId'])})`;
     console.log(verdict.ok ? `Event ${name}: signature verified (ES256, key ${verdict.kid}).` : `Event ${name}: REFUSED, ${verdict.why}.`);
     allVerified &&= verdict.ok;
   }
-  if (events.length === 0) console.log(`No event of request ${requestId} in ${localDefaults.eventsFile} yet.`);
+  if (events.length === 0) console.log(`No event of request ${what} in ${localDefaults.eventsFile} yet.`);
   return allVerified;
 }
 
@@ -257,8 +276,18 @@ async function closeContract(contractId: string): Promise<void> {
   );
 }
 
-try {
-  const found = await findRequest(values.request);
+/** The service's events about the request, verified, and nothing sent. */
+async function showEvents(request: string): Promise<boolean> {
+  const about: AboutRequest = (detail) =>
+    detail['requestId'] === request.toLowerCase() || detail['requestNumber'] === request.toUpperCase();
+  const detailType = values['wait-for'];
+  return verifyEvents(about, detailType === undefined ? undefined : (event) => event['detailType'] === detailType, request);
+}
+
+/** The decision, what became of it, and the request's events verified: the exit code. */
+async function decide(request: string): Promise<number> {
+  if (status === undefined) fail(`--status must be one of ${DECISION_STATUSES.join(', ')}`);
+  const found = await findRequest(request);
   const event = decisionEvent({
     requestId: found.requestId,
     contractId: found.contractId,
@@ -283,9 +312,17 @@ try {
   if (answer.FailedEntryCount || eventId === undefined) fail(`The bus refused the decision: ${JSON.stringify(answer.Entries)}`);
   console.log(`Put on the bus ${LOCAL_EVENT_BUS} (event ${eventId}); the rule routes it to the consumer.`);
   const code = await report(await fateOf(eventId), found, before, event.detail.eventId);
-  const verified = await verifyEvents(found.requestId);
+  const verified = await verifyEvents(
+    (detail) => detail['requestId'] === found.requestId,
+    (event) => isRecord(event['detail']) && event['detail']['eventId'] === eventIdOf(found.requestId, status),
+    found.requestId,
+  );
   if (status === 'COMPLETED' && code === 0) await closeContract(found.contractId);
-  process.exitCode = verified ? code : 1;
+  return verified ? code : 1;
+}
+
+try {
+  process.exitCode = values.events ? ((await showEvents(values.request)) ? 0 : 1) : await decide(values.request);
 } catch (error) {
   const refused = (e: unknown): boolean =>
     e instanceof Error && (('code' in e && e.code === 'ECONNREFUSED') || (e instanceof AggregateError && e.errors.some(refused)));

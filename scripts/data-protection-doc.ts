@@ -377,6 +377,14 @@ export const PLACES: Place[] = [
     key: (template) => keyOf(template, 'ErasureLedgerTable', 'SSESpecification', 'KMSMasterKeyId'),
   },
   {
+    id: 'erasure-ledger-stream',
+    name: "the erasure ledger's stream, read by the publisher, which tells the back office of each erasure (`TerminationRequestErased`: ids and the time only, no customer)",
+    fields: () => [{ field: 'customerId', as: 'in the keys erased, which each new entry lists' }],
+    kept: (template) =>
+      `24 hours (DynamoDB Streams), ${String(at(resourceOf(template, 'ErasureLedgerTable'), 'Properties', 'StreamSpecification', 'StreamViewType')) === 'NEW_IMAGE' ? 'each new entry as written' : 'each change with its old and new item'}`,
+    key: (template) => keyOf(template, 'ErasureLedgerTable', 'SSESpecification', 'KMSMasterKeyId'),
+  },
+  {
     id: 'backups',
     name: "the requests table's point-in-time recovery",
     fields: () => TABLE_FIELDS.map((field) => ({ field })),

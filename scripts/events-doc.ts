@@ -288,6 +288,7 @@ unless \`CREATE_EVENT_BUS=false\` names a bus that exists). Why it is built this
 | in: the back office decides | \`bank.back-office\` (\`DECISION_SOURCE\`) | \`TerminationRequestStatusChanged\` (\`DECISION_DETAIL_TYPE\`) | [StatusDecision](#in-terminationrequeststatuschanged-from-the-back-office) |
 | out: a request was created | \`bank.contract-termination\` (\`EVENT_SOURCE\`) | \`${EVENT_TYPES.submitted}\` | [${EVENT_TYPES.submitted}](#out-terminationrequestsubmitted) |
 | out: a request's status changed | \`bank.contract-termination\` (\`EVENT_SOURCE\`) | \`${EVENT_TYPES.statusChanged}\` | [${EVENT_TYPES.statusChanged}](#out-terminationrequeststatuschanged) |
+| out: a request was erased at the customer's request | \`bank.contract-termination\` (\`EVENT_SOURCE\`) | \`${EVENT_TYPES.erased}\` | [${EVENT_TYPES.erased}](#out-terminationrequesterased) |
 
 The service's own \`TerminationRequestStatusChanged\` events never reach its consumer: the rule
 matches the back office's source only, and the publisher refuses to start with \`EVENT_SOURCE\`
@@ -388,6 +389,20 @@ ${fieldTable(describedSchema(EVENT_TYPES.statusChanged))}
 
 ${schemaLink(EVENT_TYPES.statusChanged, samplesOf(EVENT_TYPES.statusChanged))}
 
+## Out: \`${EVENT_TYPES.erased}\`
+
+Published once per request erased at the customer's request (\`npm run erase\`, run for the
+data-protection officer: [decisions/0025-erasure.md](decisions/0025-erasure.md)): the service
+holds nothing of the request any more, and the back office erases its own copy by \`requestId\`.
+Ids and a time only, and no \`customerId\`: the back office knows whose request it was from its
+\`${EVENT_TYPES.submitted}\`. It is made from the erasure ledger's stream, and published only when
+the ledger holds the entry and the request item is gone from the table. A request that expires at the end of its
+retention (DynamoDB's TTL) makes no event: the back office keeps its copy by its own retention.
+
+${fieldTable(describedSchema(EVENT_TYPES.erased))}
+
+${schemaLink(EVENT_TYPES.erased, samplesOf(EVENT_TYPES.erased))}
+
 ${verifyingSection()}
 
 ${modelsSection()}
@@ -398,9 +413,10 @@ ${modelsSection()}
   table's DynamoDB stream, never sent by the API next to its write, and each is rebuilt from the
   request as the table holds it before it goes out: a record the table does not confirm publishes
   nothing. A request's events can be sent again from the table (\`npm run republish\`), with the
-  same \`eventId\`s.
+  same \`eventId\`s. An erasure's event is made from the erasure ledger's stream the same way:
+  rebuilt from the ledger's entry, and only once the request item is gone.
 - **At least once, with a stable \`eventId\`.** \`eventId\` is a UUID (v5) of the request and the status it
-  reached: every delivery of one event, from any retry, carries the same id. Drop an id you have
+  reached (for an erasure, of the request and \`ERASED\`): every delivery of one event, from any retry, carries the same id. Drop an id you have
   seen. EventBridge's own envelope \`id\` changes on every delivery: do not use it for that.
 - **No order guaranteed.** Records are sent in stream order, but EventBridge delivers in no order,
   and when one entry of a call fails the entries after it in that call are already out (the
@@ -446,6 +462,7 @@ fields it does not know.
 
 | Event | Change | What a consumer does |
 |---|---|---|
+| \`${EVENT_TYPES.erased}\` | added: a request erased at the customer's request | erase your copy of the request (by \`requestId\`); drop a repeated \`eventId\`. A consumer that refuses unknown detail-types ignores it until it knows it, and the delivery rule sends it from this version on |
 | \`TerminationRequestStatusChanged\` | \`customerId\` removed: the customer is named once, in the request's \`TerminationRequestSubmitted\` (data minimisation, 152-FZ art. 5 part 5) | find the customer by \`requestId\` (or \`requestNumber\`) in what it kept of the \`Submitted\` event; a consumer that required \`customerId\` stops requiring it before this version is deployed |
 
 ## Text: plain text, escaped where it is shown

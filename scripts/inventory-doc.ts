@@ -85,8 +85,11 @@ function triggers(template: Template): Map<string, string[]> {
     add(functionNamed(at(authorizer, 'Properties', 'AuthorizerUri')), 'API Gateway, before every route (authorizer)');
   for (const [id, rule] of ofType(template, 'AWS::Events::Rule'))
     for (const target of list(at(rule, 'Properties', 'Targets'))) add(functionNamed(at(target, 'Arn')), `EventBridge rule ${code(id)}`);
-  for (const [id, mapping] of ofType(template, 'AWS::Lambda::EventSourceMapping'))
-    add(functionNamed(at(mapping, 'Properties', 'FunctionName')), `the requests table's stream (${code(id)})`);
+  for (const [id, mapping] of ofType(template, 'AWS::Lambda::EventSourceMapping')) {
+    // The stream's table, by its logical id: the source's `Fn::GetAtt: [<table>, StreamArn]`.
+    const table = list(at(mapping, 'Properties', 'EventSourceArn', 'Fn::GetAtt'))[0];
+    add(functionNamed(at(mapping, 'Properties', 'FunctionName')), `the stream of ${code(String(table))} (${code(id)})`);
+  }
   return found;
 }
 

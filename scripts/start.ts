@@ -257,28 +257,34 @@ async function main(): Promise<void> {
       void shutdown(1);
     }
   });
-  // What Lambda's stream mapping does in AWS: the table's changes, in order, to the publisher.
-  const poller = await startStreamPoller({
-    client: db.client,
-    endpoint: db.endpoint,
-    tableName: tables.requests,
-    // Only what is written from now on: a --persist run has published the rest before.
-    startingPosition: 'LATEST',
-    filters: streamFilterPatterns(),
-    deliver: async (event) => asBatchResponse(await invokeOffline('publishRequestEvents', event, lambdaPort)),
-    // As the mapping's on-failure destination: Lambda's record of where the records are (not what
-    // they hold) to the stand-in's queue, which prints it; npm run redrive -- --queue publisher hands them on again.
-    onFailureDestination: { queueUrl: LOCAL_DEAD_LETTER_QUEUES.publisher(standIn.endpoint) },
-    onDeadLetter: (_records, reason) => console.error(`${clock()} [publisher] gave up on a batch of the stream: ${reason}`),
-    // Said once per cause, and only when it is true a second later that the stack keeps going: DynamoDB
-    // Local gone fails the read at once and stops the stack, and says so in a line of its own.
-    onError: sayOnce((text) => {
-      setTimeout(() => {
-        if (stopping === undefined) console.error(`${clock()} Reading the stream failed: ${text} (said once; it keeps trying)`);
-      }, 1000).unref();
-    }),
-  });
-  stops.push(poller.stop);
+  // What Lambda's stream mappings do in AWS: each table's changes, in order, to the publisher: the
+  // requests table's, and the erasure ledger's (npm run erase: the back office learns of it).
+  for (const [mapping, tableName] of [
+    ['requests', tables.requests],
+    ['erasures', LOCAL_LEDGER_TABLE],
+  ] as const) {
+    const poller = await startStreamPoller({
+      client: db.client,
+      endpoint: db.endpoint,
+      tableName,
+      // Only what is written from now on: a --persist run has published the rest before.
+      startingPosition: 'LATEST',
+      filters: streamFilterPatterns(mapping),
+      deliver: async (event) => asBatchResponse(await invokeOffline('publishRequestEvents', event, lambdaPort)),
+      // As the mapping's on-failure destination: Lambda's record of where the records are (not what
+      // they hold) to the stand-in's queue, which prints it; npm run redrive -- --queue publisher hands them on again.
+      onFailureDestination: { queueUrl: LOCAL_DEAD_LETTER_QUEUES.publisher(standIn.endpoint) },
+      onDeadLetter: (_records, reason) => console.error(`${clock()} [publisher] gave up on a batch of the stream: ${reason}`),
+      // Said once per cause, and only when it is true a second later that the stack keeps going: DynamoDB
+      // Local gone fails the read at once and stops the stack, and says so in a line of its own.
+      onError: sayOnce((text) => {
+        setTimeout(() => {
+          if (stopping === undefined) console.error(`${clock()} Reading the stream failed: ${text} (said once; it keeps trying)`);
+        }, 1000).unref();
+      }),
+    });
+    stops.push(poller.stop);
+  }
   // The API reference on the page's origin, which the API's CORS allows: its "Try it out" calls the running API.
   const page = await startPageServer({
     port: pagePort,

@@ -1,7 +1,7 @@
 import { Ajv, type CodeOptions } from 'ajv';
 import { formats } from './formats';
 import { terminationRequestInputSchema, terminationRequestSchema, uuidSchema, withdrawalSchema } from './schemas';
-import { statusChangedEventSchema, statusDecisionSchema, submittedEventSchema } from './event-schemas';
+import { erasedEventSchema, statusChangedEventSchema, statusDecisionSchema, submittedEventSchema } from './event-schemas';
 import { streamRedriveSchema } from './operator-commands';
 
 /** Each validator the service uses, by the name it is exported under, and its schema. */
@@ -14,6 +14,7 @@ export const VALIDATED_SCHEMAS = {
   validateSubmittedDetail: submittedEventSchema,
   validateStatusChangedDetail: statusChangedEventSchema,
   validateStreamRedrive: streamRedriveSchema,
+  validateErasedDetail: erasedEventSchema,
 } as const;
 
 /** One Ajv set-up for run time and build time, so both validate alike. */

@@ -1,7 +1,7 @@
 import { createAjv } from './ajv';
 import { VALIDATED_SCHEMAS } from './ajv';
 import type { TerminationRequest, TerminationRequestInput, Withdrawal } from './schemas';
-import type { StatusChangedDetail, StatusDecisionDetail, SubmittedDetail } from './event-schemas';
+import type { ErasedDetail, StatusChangedDetail, StatusDecisionDetail, SubmittedDetail } from './event-schemas';
 import type { StreamRedrive } from './operator-commands';
 
 /*
@@ -19,3 +19,4 @@ export const validateStatusDecision = ajv.compile<StatusDecisionDetail>(VALIDATE
 export const validateSubmittedDetail = ajv.compile<SubmittedDetail>(VALIDATED_SCHEMAS.validateSubmittedDetail);
 export const validateStatusChangedDetail = ajv.compile<StatusChangedDetail>(VALIDATED_SCHEMAS.validateStatusChangedDetail);
 export const validateStreamRedrive = ajv.compile<StreamRedrive>(VALIDATED_SCHEMAS.validateStreamRedrive);
+export const validateErasedDetail = ajv.compile<ErasedDetail>(VALIDATED_SCHEMAS.validateErasedDetail);

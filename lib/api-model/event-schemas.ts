@@ -3,7 +3,7 @@ import { NO_HIDDEN_TEXT, REASON_CODES, STATUSES, terminationRequestInputSchema, 
 
 /*
  * The JSON Schemas of the events (docs/events.md): the decision the back office sends in, and
- * the two events the service publishes. The consumer and the publisher validate with these, and
+ * the three events the service publishes. The consumer and the publisher validate with these, and
  * docs/events.md is generated from them. `x-personal-data: true` marks a field that identifies a
  * customer or holds what they wrote: such a field never reaches a log.
  */
@@ -14,6 +14,7 @@ export const DECISION_STATUSES = ['IN_REVIEW', 'APPROVED', 'COMPLETED', 'REJECTE
 export const EVENT_TYPES = {
   submitted: 'TerminationRequestSubmitted',
   statusChanged: 'TerminationRequestStatusChanged',
+  erased: 'TerminationRequestErased',
 } as const;
 
 const status = { type: 'string', enum: STATUSES } as const;
@@ -191,6 +192,33 @@ export const statusChangedEventSchema = {
 export type StatusChangedDetail = FromSchema<typeof statusChangedEventSchema>;
 
 /**
+ * Published once per request an operator erased at the customer's request
+ * (docs/decisions/0025-erasure.md), from the erasure ledger: ids and a time only. It names no
+ * customer: the back office knows whose request it was from its Submitted event, and erases its
+ * own copy by the request's id.
+ */
+export const erasedEventSchema = {
+  $id: 'TerminationRequestErased',
+  type: 'object',
+  additionalProperties: false,
+  required: ['eventId', 'requestId', 'contractId', 'erasedAt'],
+  properties: {
+    ...requestIdentity,
+    requestNumber: {
+      ...requestIdentity.requestNumber,
+      description: "The erased request's number, when the erasure ledger holds it (every erasure since the ledger recorded numbers).",
+    },
+    erasedAt: {
+      ...timestamp,
+      description:
+        'When the service erased the request and everything that named it (its number, its key records). It holds nothing of the request any more: erase your copy, as the data-protection officer who ordered it expects.',
+    },
+  },
+} as const;
+
+export type ErasedDetail = FromSchema<typeof erasedEventSchema>;
+
+/**
  * The service's signature on each event it publishes (lib/events/event-signature.ts): a compact
  * JWS, ES256, whose claims name the event's source and detail-type and the SHA-256 of the
  * detail's canonical form (RFC 8785) without this field. It repeats no field, so it carries no
@@ -217,4 +245,5 @@ function signed<Schema extends { required: readonly string[]; properties: object
 export const PUBLISHED_EVENT_SCHEMAS = {
   [EVENT_TYPES.submitted]: signed(submittedEventSchema),
   [EVENT_TYPES.statusChanged]: signed(statusChangedEventSchema),
+  [EVENT_TYPES.erased]: signed(erasedEventSchema),
 } as const;

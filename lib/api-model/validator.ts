@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import {
+  validateErasedDetail,
   validateInput,
   validateStatusChangedDetail,
   validateStatusDecision,
@@ -9,7 +10,7 @@ import {
   validateUuid,
   validateWithdrawal,
 } from './compiled-validators';
-import type { StatusChangedDetail, StatusDecisionDetail, SubmittedDetail } from './event-schemas';
+import type { ErasedDetail, StatusChangedDetail, StatusDecisionDetail, SubmittedDetail } from './event-schemas';
 import type { StreamRedrive } from './operator-commands';
 import type { Problem } from './problems';
 import { REASON_CODES, type TerminationRequest, type TerminationRequestInput, type Withdrawal } from './schemas';
@@ -182,4 +183,8 @@ export function isSubmittedDetail(value: unknown): value is SubmittedDetail {
 
 export function isStatusChangedDetail(value: unknown): value is StatusChangedDetail {
   return validateStatusChangedDetail(value);
+}
+
+export function isErasedDetail(value: unknown): value is ErasedDetail {
+  return validateErasedDetail(value);
 }

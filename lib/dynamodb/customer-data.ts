@@ -2,7 +2,6 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import {
   DeleteCommand,
   GetCommand,
-  PutCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
@@ -11,6 +10,7 @@ import {
 import type { Status } from '../api-model/schemas';
 import type { ErasureRules } from '../termination/ports/erasure';
 import { isStatus } from '../termination/ports/store';
+import { isTableKey, ledgerItemOf, ledgerPartition } from './erasure-ledger';
 import type { Item } from './items';
 import { idempotencyKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, withdrawalKeyOf, type TableKey } from './keys';
 import { batchGetFor, requestReader, type RequestIds } from './request-reads';
@@ -27,8 +27,10 @@ import { batchGetFor, requestReader, type RequestIds } from './request-reads';
  * never be erased. The key records are not deleted but emptied (their body and request id go,
  * their fingerprint and expiry stay), so a create or withdrawal retried with the same key within
  * its 24 h is told the request is gone instead of making another or answering with the erased
- * body. Before it, the erasure's keys and time go to the ledger, a table of its own that a
- * point-in-time restore of the requests table does not roll back.
+ * body. The erasure's keys and time go to the ledger in the same transaction (erasure-ledger.ts), a
+ * table of its own that a point-in-time restore of the requests table does not roll back: an
+ * entry exists exactly when its keys were erased, which is what the publisher tells the back
+ * office from the ledger's stream.
  */
 
 /** The requests table's sparse index of request items by customer (resources/tables.yml). */
@@ -40,9 +42,6 @@ export interface CustomerDataTables {
   requests: string;
   ledger: string;
 }
-
-/** The ledger's partition for one UTC day: an operator reapplies the erasures since a time day by day, without a scan. */
-const ledgerPartition = (at: Date) => `ERASED#${at.toISOString().slice(0, 10)}`;
 
 const text = (item: Item, name: string): string | undefined => (typeof item[name] === 'string' ? item[name] : undefined);
 
@@ -165,8 +164,8 @@ export class CustomerData {
       const keyRecords = [];
       for (const key of keyRecordsOf(request, customerId)) if ((await this.get(key))?.['requestId'] === ids.requestId) keyRecords.push(key);
       const keys = [requestKeyOf(ids.contractId, ids.requestId), numberKeyOf(requestNumber), ...keyRecords];
-      await this.record(ids, keys, now, options.ledgerDays);
-      await this.eraseRequest(customerId, ids, requestNumber, keyRecords, now);
+      const entry = ledgerItemOf({ ...ids, requestNumber, keys }, now, options.ledgerDays);
+      await this.eraseRequest(customerId, ids, requestNumber, keyRecords, now, entry);
       report.erased.push({ ...ids, requestNumber, status, keys });
     }
     // A limit record counts the customer's requests on a contract: it goes where no active request of theirs remains.
@@ -175,40 +174,34 @@ export class CustomerData {
       if (activeContracts.has(contractId)) continue;
       const key = limitKeyOf(contractId, customerId);
       if ((await this.get(key)) === undefined) continue;
-      await this.record({ contractId, requestId: undefined }, [key], now, options.ledgerDays);
-      await this.doc.send(new DeleteCommand({ TableName: this.tables.requests, Key: { ...key } }));
+      await this.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: this.tables.ledger, Item: ledgerItemOf({ contractId, keys: [key] }, now, options.ledgerDays) } },
+            { Delete: { TableName: this.tables.requests, Key: { ...key } } },
+          ],
+        }),
+      );
       report.erased.push({ contractId, requestId: undefined, requestNumber: undefined, status: undefined, keys: [key] });
     }
     return report;
   }
 
-  /** The ledger's entry: the keys erased and when, nothing of what they held. */
-  private async record(ids: { contractId: string; requestId: string | undefined }, keys: TableKey[], now: Date, ledgerDays: number) {
-    await this.doc.send(
-      new PutCommand({
-        TableName: this.tables.ledger,
-        Item: {
-          pk: ledgerPartition(now),
-          // The first key erased makes the entry unique: a request's own, or a limit record's (contract and customer).
-          sk: `${now.toISOString()}#${keys.map((k) => `${k.pk}/${k.sk}`)[0] ?? ''}`,
-          kind: 'ERASURE',
-          erasedAt: now.toISOString(),
-          ...(ids.requestId === undefined ? {} : { requestId: ids.requestId }),
-          contractId: ids.contractId,
-          keys,
-          expiresAt: Math.floor(now.getTime() / 1000) + ledgerDays * 86_400,
-        },
-      }),
-    );
-  }
-
-  /** One transaction: the request (only while final and the customer's), its number, its key records emptied. */
-  private async eraseRequest(customerId: string, ids: RequestIds, requestNumber: string, keyRecords: TableKey[], now: Date) {
+  /** One transaction: the ledger's entry, the request (only while final and the customer's), its number, its key records emptied. */
+  private async eraseRequest(
+    customerId: string,
+    ids: RequestIds,
+    requestNumber: string,
+    keyRecords: TableKey[],
+    now: Date,
+    ledgerEntry: Item,
+  ) {
     const erasable = this.erasableCondition();
     try {
       await this.doc.send(
         new TransactWriteCommand({
           TransactItems: [
+            { Put: { TableName: this.tables.ledger, Item: ledgerEntry } },
             {
               Delete: {
                 TableName: this.tables.requests,
@@ -316,12 +309,6 @@ function emptied(table: string, key: TableKey, requestId: string, now: Date) {
     ExpressionAttributeValues: { ':erasedAt': now.toISOString(), ':requestId': requestId },
   };
 }
-
-const isTableKey = (value: unknown): value is TableKey =>
-  typeof value === 'object' &&
-  value !== null &&
-  typeof Reflect.get(value, 'pk') === 'string' &&
-  typeof Reflect.get(value, 'sk') === 'string';
 
 export interface ErasureReport {
   customerId: string;

@@ -4,25 +4,19 @@ import { isUuid } from '../api-model/validator';
 import { pauseBefore, RETRY } from '../retry';
 import type { PublisherConfig } from '../config';
 import { isTransientAwsError } from '../aws/transient-errors';
+import type { ReadLedger } from '../dynamodb/erasure-ledger';
 import { requestHistoryOf } from '../dynamodb/request-item';
 import type { ReadRequests, RequestIds, StoredRequests } from '../dynamodb/request-reads';
 import { isStatus } from '../termination/ports/store';
 import { MalformedItemError } from '../termination/ports/errors';
 import type { RequestHistory } from '../termination/ports/request-history';
 import type { Status } from '../api-model/schemas';
-import { publishInOrder, type PendingEntry, type PublishDeps, type PublishResult } from './publish-batches';
-import { firstOfEach, type RecordIds } from './record-copies';
-import {
-  claimOf,
-  eventsOf,
-  MalformedRecordError,
-  statusChangedEventOf,
-  submittedEventOf,
-  type Claim,
-  type RequestEvent,
-} from './request-events';
-import { signInOrder, type SigningDeps } from './sign-events';
-import { UnreadableImageError } from './stream-image';
+import { publishInOrder, type PublishDeps, type PublishResult } from './publish-batches';
+import type { RecordIds } from './record-copies';
+import { claimOf, eventsOf, statusChangedEventOf, submittedEventOf, type Claim, type RequestEvent } from './request-events';
+import type { SigningDeps } from './sign-events';
+import { signedEntries, type EntryConfig } from './signed-entries';
+import { claimsOf, sendConfirmed } from './stream-claims';
 
 /*
  * The stream's records out as events (docs/decisions/0017-lifecycle.md). The publisher speaks for
@@ -46,8 +40,11 @@ export class PublishFailedError extends Error {
 /** The metric that counts records the table did not confirm; an alarm watches it (resources/monitoring.yml). */
 export const UNCONFIRMED_RECORDS_METRIC = 'UnconfirmedRecords';
 
-/** Why the table does not confirm a record. */
-export type UnconfirmedReason = 'no-such-request' | 'no-such-transition' | 'other-content';
+/**
+ * Why the tables do not confirm a record: a request record's (the request item), or an erasure
+ * ledger record's (publish-erasure-events.ts: the ledger's entry, and the request item that must be gone).
+ */
+export type UnconfirmedReason = 'no-such-request' | 'no-such-transition' | 'other-content' | 'no-such-erasure' | 'request-still-there';
 
 /** A record the table did not confirm: what the log says of it, ids and names only (never a value a customer wrote). */
 export interface UnconfirmedRecord {
@@ -55,7 +52,8 @@ export interface UnconfirmedRecord {
   requestId: string;
   contractId: string;
   detailType: string;
-  status: string;
+  /** The status the record claims the request moved to; an erasure claims none. */
+  status?: string;
   why: UnconfirmedReason;
   /** The event's fields whose values the table holds otherwise, by name. */
   fields: string[];
@@ -73,6 +71,8 @@ export interface StreamPublishResult extends PublishResult {
 
 export interface PublisherDeps extends PublishDeps {
   readRequests: ReadRequests;
+  /** The erasure ledger, read entry by entry (lib/events/publish-erasure-events.ts). */
+  readLedger: ReadLedger;
   signer: SigningDeps['signer'];
 }
 
@@ -85,50 +85,16 @@ export function publisherDeps(
   config: PublisherConfig,
   putEvents: PublishDeps['putEvents'],
   readRequests: ReadRequests,
+  readLedger: ReadLedger,
   signer: SigningDeps['signer'],
 ): PublisherDeps {
-  return { putEvents, readRequests, signer, ...publisherRetry(config), isTransient: isTransientAwsError };
+  return { putEvents, readRequests, readLedger, signer, ...publisherRetry(config), isTransient: isTransientAwsError };
 }
 
-type Config = Pick<PublisherConfig, 'eventBusName' | 'eventSource'>;
-
-const entryOf = (config: Config, event: RequestEvent, signedDetail: RequestEvent['detail']) => ({
-  EventBusName: config.eventBusName,
-  Source: config.eventSource,
-  DetailType: event.detailType,
-  Detail: JSON.stringify(signedDetail),
-  Time: new Date(event.time),
-});
-
-/**
- * The confirmed events as entries, each signed (lib/events/sign-events.ts): after the table
- * confirmed them, before they are batched. An event that cannot be signed goes out unsigned
- * never: the run ends there.
- */
-async function signedEntries(
-  confirmed: { sequenceNumber: string; event: RequestEvent }[],
-  config: Config,
-  deps: PublisherDeps,
-): Promise<{ pending: PendingEntry[]; failed?: { sequenceNumber: string; reason: string } }> {
-  const result = await signInOrder(
-    confirmed.map(({ sequenceNumber, event }) => ({
-      sequenceNumber,
-      source: config.eventSource,
-      detailType: event.detailType,
-      detail: event.detail,
-    })),
-    deps,
-  );
-  const pending = result.signed.map(({ sequenceNumber, detail }, index) => {
-    const { event } = confirmed[index] ?? { event: undefined };
-    if (event === undefined) throw new Error('A signed event without its confirmed one');
-    return { sequenceNumber, entry: entryOf(config, event, detail) };
-  });
-  return result.failed === undefined ? { pending } : { pending, failed: result.failed };
-}
+type Config = EntryConfig;
 
 /** The table's own version of the event a claim names, or why there is none. */
-function truthOf(claim: Claim, stored: RequestHistory | undefined): RequestEvent | Exclude<UnconfirmedReason, 'other-content'> {
+function truthOf(claim: Claim, stored: RequestHistory | undefined): RequestEvent | 'no-such-request' | 'no-such-transition' {
   if (stored === undefined) return 'no-such-request';
   const claimed = claim.event;
   if (claimed.detailType === 'TerminationRequestSubmitted') return submittedEventOf(stored);
@@ -143,10 +109,10 @@ function differences(claimed: RequestEvent, truth: RequestEvent): string[] {
   return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((name) => !isDeepStrictEqual(a[name], b[name])).sort();
 }
 
-const reasonOf = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+export const reasonOf = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 
 /** Reads the batch's requests, or says why it could not. */
-async function readAll(readRequests: ReadRequests, claims: Claim[]): Promise<StoredRequests | { error: string }> {
+export async function readAll(readRequests: ReadRequests, claims: { request: RequestIds }[]): Promise<StoredRequests | { error: string }> {
   if (claims.length === 0) return { calls: 0, itemOf: () => undefined };
   try {
     return await readRequests(claims.map((claim) => claim.request));
@@ -156,24 +122,8 @@ async function readAll(readRequests: ReadRequests, claims: Claim[]): Promise<Sto
 }
 
 export async function publishRequestEvents(records: DynamoDBRecord[], config: Config, deps: PublisherDeps): Promise<StreamPublishResult> {
-  const claims: (RecordIds & { claim: Claim })[] = [];
-  let skipped = 0;
-  let failed: { sequenceNumber: string; reason: string } | undefined;
-  for (const record of records) {
-    const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
-    let claim;
-    try {
-      claim = claimOf(record);
-    } catch (error) {
-      if (!(error instanceof MalformedRecordError) && !(error instanceof UnreadableImageError)) throw error;
-      // Everything before it is published; it and what follows go back to the stream.
-      failed = { sequenceNumber, reason: error.message };
-      break;
-    }
-    if (claim === undefined) skipped++;
-    else claims.push({ sequenceNumber, eventId: record.eventID ?? '', claim });
-  }
-
+  const { claims, skipped, failed: unreadable } = claimsOf(records, claimOf);
+  let failed = unreadable;
   const stored = await readAll(
     deps.readRequests,
     claims.map(({ claim }) => claim),
@@ -211,13 +161,8 @@ export async function publishRequestEvents(records: DynamoDBRecord[], config: Co
     }
     confirmed.push({ sequenceNumber, eventId, event: truth });
   }
-  const { records: unique, copies } = firstOfEach(confirmed);
-  const signing = await signedEntries(unique, config, deps);
-  const result = await publishInOrder(signing.pending, deps);
   const reads = 'error' in stored ? 1 : stored.calls;
-  // A failure while publishing comes first in stream order, then one while signing: each is before the one that stopped the reading.
-  const first = result.failed ?? signing.failed ?? failed;
-  return { ...result, skipped, unconfirmed, reads, copies, ...(first === undefined ? {} : { failed: first }) };
+  return { ...(await sendConfirmed(confirmed, config, deps, failed)), skipped, unconfirmed, reads };
 }
 
 /**

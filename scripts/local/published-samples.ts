@@ -1,7 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { EVENT_TYPES } from '../../lib/api-model/event-schemas';
 import { signedDetail } from '../../lib/events/event-signature';
-import { claimOf, type RequestEvent } from '../../lib/events/request-events';
+import { erasureClaimOf } from '../../lib/events/erasure-events';
+import { streamOf } from '../../lib/events/publish-stream-records';
+import { claimOf } from '../../lib/events/request-events';
+import type { OutgoingEvent } from '../../lib/events/signed-entries';
 import { jwksOf, keySigner, makeEventSigningKey } from './kms-stand-in';
 import { LOCAL_ACCOUNT_ID } from './template-patterns';
 import { streamEvent } from '../../tests/support/stream-events';
@@ -41,18 +44,25 @@ export const PUBLISHED_SAMPLES = [
     record: 0,
     id: '6d7e8f90-1a2b-4c3d-9e4f-5a6b7c8d9e0f',
   },
+  {
+    file: 'events/published-erased.json',
+    detailType: EVENT_TYPES.erased,
+    stream: 'events/stream-erasure-recorded.json',
+    record: 0,
+    id: '2c4e6a8b-0d1f-4e3a-8c5b-7d9e1f3a5b7c',
+  },
 ] as const;
 
-/** The event the publisher makes from the sample's stream record (the table confirms it: the integration test). */
-export function sampleEvent(sample: (typeof PUBLISHED_SAMPLES)[number]): RequestEvent {
+/** The event the publisher makes from the sample's stream record (the tables confirm it: the integration tests). */
+export function sampleEvent(sample: (typeof PUBLISHED_SAMPLES)[number]): OutgoingEvent {
   const record = streamEvent(JSON.parse(readFileSync(sample.stream, 'utf8'))).Records[sample.record];
-  const claim = record && claimOf(record);
+  const claim = record && (streamOf(record) === 'erasures' ? erasureClaimOf(record) : claimOf(record));
   if (claim === undefined) throw new Error(`${sample.stream} record ${sample.record} makes no event`);
   return claim.event;
 }
 
 /** EventBridge's envelope, as a rule's target receives it (time in whole seconds). */
-export const envelopeOf = (id: string, event: RequestEvent, detail: Record<string, unknown>) => ({
+export const envelopeOf = (id: string, event: OutgoingEvent, detail: Record<string, unknown>) => ({
   version: '0',
   id,
   'detail-type': event.detailType,
@@ -74,7 +84,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       new Date(event.time),
     );
     writeFileSync(sample.file, `${JSON.stringify(envelopeOf(sample.id, event, detail), null, 2)}\n`);
-    console.log(`${sample.file} written (${event.detailType === EVENT_TYPES.submitted ? 'Submitted' : event.detail.status})`);
+    console.log(`${sample.file} written (${event.detailType})`);
   }
   writeFileSync(SAMPLES_JWKS, `${JSON.stringify(jwksOf(key), null, 2)}\n`);
   console.log(`${SAMPLES_JWKS} written`);

@@ -2,6 +2,7 @@ import { LOCAL_ACCOUNT_ID } from './template-patterns';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from './signing-key';
 import { BACK_OFFICE_JWKS_PATH } from './decision-event';
 import { loadOrCreateEventSigningKey } from './kms-stand-in';
+import { LOCAL_LEDGER_TABLE } from './tables';
 
 /** Where the local stack keeps its files (git-ignored); LOCAL_DIR moves it (a test's stack keeps its own). */
 const localDir = process.env['LOCAL_DIR'] ?? '.local';
@@ -29,6 +30,7 @@ export const localDefaults = {
     requests: process.env['REQUESTS_TABLE_NAME'] ?? 'termination-requests',
     contracts: process.env['CONTRACTS_TABLE_NAME'] ?? 'contracts',
     documents: process.env['DOCUMENTS_TABLE_NAME'] ?? 'documents',
+    ledger: LOCAL_LEDGER_TABLE,
   },
 };
 
@@ -42,7 +44,7 @@ export function localServiceEnv(running: {
   dynamoDbEndpoint: string;
   jwksUri: string;
   awsStandIn?: string;
-  tables?: { requests: string; contracts: string; documents: string };
+  tables?: { requests: string; contracts: string; documents: string; ledger?: string };
   /** The stand-in's event-signing key; npm start's own (localDefaults.eventSigningKeyFile) if none. */
   eventSigningKeyId?: string;
 }): Record<string, string> {
@@ -63,6 +65,7 @@ export function localServiceEnv(running: {
     JWT_ISSUER: LOCAL_ISSUER,
     JWT_AUDIENCE: LOCAL_AUDIENCE,
     REQUESTS_TABLE_NAME: tables.requests,
+    ERASURE_LEDGER_TABLE_NAME: tables.ledger ?? LOCAL_LEDGER_TABLE,
     CONTRACTS_TABLE_NAME: tables.contracts,
     DOCUMENTS_TABLE_NAME: tables.documents,
     ALLOWED_ORIGINS: LOCAL_ALLOWED_ORIGINS.join(','),

@@ -2,6 +2,7 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
@@ -51,20 +52,22 @@ async function createTable(client: DynamoDBClient, tableName: string, definition
                 },
               })),
             }),
-        // The requests table's stream feeds the event publisher, locally too.
+        // The requests table's and the erasure ledger's streams feed the event publisher, locally too.
         ...(definition.streamViewType === undefined
           ? {}
           : {
               StreamSpecification: {
                 StreamEnabled: true,
-                StreamViewType: oneOf(definition.streamViewType, ['NEW_AND_OLD_IMAGES'] as const),
+                StreamViewType: oneOf(definition.streamViewType, ['NEW_AND_OLD_IMAGES', 'NEW_IMAGE'] as const),
               },
             }),
       }),
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
-    return; // kept from an earlier run (data on disk)
+    // Kept from an earlier run (data on disk); a stream the definition has gained since is turned on.
+    await enableStream(client, tableName, definition);
+    return;
   }
   if (definition.timeToLiveAttribute !== undefined) {
     await client.send(
@@ -75,6 +78,22 @@ async function createTable(client: DynamoDBClient, tableName: string, definition
     );
   }
   await client.send(new DescribeTableCommand({ TableName: tableName }));
+}
+
+/** Turns on the table's stream when the definition has one and the table, made before it did, has none. */
+async function enableStream(client: DynamoDBClient, tableName: string, definition: TableDefinition): Promise<void> {
+  if (definition.streamViewType === undefined) return;
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  if (Table?.StreamSpecification?.StreamEnabled === true) return;
+  await client.send(
+    new UpdateTableCommand({
+      TableName: tableName,
+      StreamSpecification: {
+        StreamEnabled: true,
+        StreamViewType: oneOf(definition.streamViewType, ['NEW_AND_OLD_IMAGES', 'NEW_IMAGE'] as const),
+      },
+    }),
+  );
 }
 
 /** The local stack's erasure ledger. */

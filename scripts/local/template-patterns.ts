@@ -4,7 +4,7 @@ import { assertSupportedPattern } from './event-pattern';
 /*
  * The patterns the deployed stack routes by, read from the template itself
  * (resources/events.yml) with the local stage's values, so the local stack filters and routes
- * exactly as AWS will: the decision rule's EventPattern and the stream mapping's FilterCriteria.
+ * exactly as AWS will: the decision rule's EventPattern and the stream mappings' FilterCriteria.
  */
 
 /**
@@ -70,9 +70,12 @@ export function decisionRulePattern(env: NodeJS.ProcessEnv = process.env): unkno
   return pattern;
 }
 
-/** The stream mapping's filter, as Lambda applies it to each record before the publisher sees it. */
-export function streamFilterPatterns(): unknown[] {
-  const filters = at(events, 'Resources', 'RequestEventsStreamMapping', 'Properties', 'FilterCriteria', 'Filters');
+/** The publisher's stream mappings (resources/events.yml), by the table whose stream each reads. */
+export const STREAM_MAPPINGS = { requests: 'RequestEventsStreamMapping', erasures: 'ErasureEventsStreamMapping' } as const;
+
+/** A stream mapping's filter, as Lambda applies it to each record before the publisher sees it: the requests table's unless named. */
+export function streamFilterPatterns(mapping: keyof typeof STREAM_MAPPINGS = 'requests'): unknown[] {
+  const filters = at(events, 'Resources', STREAM_MAPPINGS[mapping], 'Properties', 'FilterCriteria', 'Filters');
   const patterns = (Array.isArray(filters) ? filters : []).map((f): unknown => JSON.parse(String(at(f, 'Pattern'))));
   patterns.forEach((pattern) => assertSupportedPattern(pattern));
   return patterns;

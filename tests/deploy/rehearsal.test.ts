@@ -439,6 +439,21 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
       expect(refused.output).toContain('"why":"other-content"');
     });
 
+    it("maps the erasure ledger's stream to the same deployed publisher, filtered to new erasure entries", async () => {
+      const publisher = fn('PublishRequestEventsLambdaFunction');
+      const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };
+      const mapping = await new LambdaClient(client).send(
+        new GetEventSourceMappingCommand({ UUID: physicalId('ErasureEventsStreamMapping') }),
+      );
+      expect(mapping.FunctionArn).toContain(`function:${publisher.functionName}`);
+      const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: publisher.environment['ERASURE_LEDGER_TABLE_NAME'] }));
+      expect(Table?.StreamSpecification).toMatchObject({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
+      expect(mapping.EventSourceArn).toBe(Table?.LatestStreamArn);
+      expect((mapping.FilterCriteria?.Filters ?? []).map((filter): unknown => JSON.parse(filter.Pattern ?? ''))).toEqual([
+        { eventName: ['INSERT'], dynamodb: { NewImage: { kind: { S: ['ERASURE'] } } } },
+      ]);
+    });
+
     it("matches a signed decision by the deployed rule, and the deployed consumer checks the back office's signature and applies it: the request is final, the contract free", async () => {
       const consumer = fn('ApplyStatusDecisionLambdaFunction');
       const rule = physicalId('DecisionRule');

@@ -251,17 +251,22 @@ describe('least privilege', () => {
     expect(conditions).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CONTRACT#*'] } });
   });
 
-  it('lets the publisher read only its stream and request items, put events only on its bus, and send only to its dead-letter queue', () => {
+  it('lets the publisher read only its streams, request items and ledger entries, put events only on its bus, and send only to its dead-letter queue', () => {
     const allowed = statements(prod, 'PublishRequestEventsRole');
     expect(allowed.map((s) => s.actions)).toEqual([
       ['logs:CreateLogStream', 'logs:PutLogEvents'],
       ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
       ['dynamodb:ListStreams'],
       ['dynamodb:BatchGetItem'],
+      ['dynamodb:GetItem'],
       ['events:PutEvents'],
       ['sqs:SendMessage'],
     ]);
-    expect(allowed[1]?.resource).toEqual({ 'Fn::GetAtt': ['RequestsTable', 'StreamArn'] });
+    // The requests table's stream and the erasure ledger's: the two the publisher's mappings read.
+    expect(allowed[1]?.resource).toEqual([
+      { 'Fn::GetAtt': ['RequestsTable', 'StreamArn'] },
+      { 'Fn::GetAtt': ['ErasureLedgerTable', 'StreamArn'] },
+    ]);
     // ListStreams has no resource-level permission: it names streams, it reads none.
     expect(allowed[2]?.resource).toBe('*');
     // It confirms each event against the request item: reads of contracts' partitions only, never a key's or a number's.
@@ -272,16 +277,19 @@ describe('least privilege', () => {
       at(resource(prod, 'PublishRequestEventsRole'), 'Properties', 'Policies', 1, 'PolicyDocument', 'Statement', position, 'Condition');
     const confirm = publisherCondition(2);
     expect(confirm).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CONTRACT#*'] } });
-    expect(JSON.stringify(allowed[4]?.resource)).toContain('event-bus/contract-termination-prod-events');
+    // It reads an erasure's ledger entry back by its key before its event goes out: GetItem on the ledger, nothing else there.
+    expect(allowed[4]?.resource).toEqual({ 'Fn::GetAtt': ['ErasureLedgerTable', 'Arn'] });
+    expect(JSON.stringify(allowed[5]?.resource)).toContain('event-bus/contract-termination-prod-events');
     // It may put its own source only: never a decision in the back office's name.
-    const putEvents = publisherCondition(3);
+    const putEvents = publisherCondition(4);
     // events:source holds one value per entry of the call: every one must be ours, and there must be one.
     expect(putEvents).toEqual({
       'ForAllValues:StringEquals': { 'events:source': ['bank.contract-termination'] },
       Null: { 'events:source': 'false' },
     });
-    expect(allowed[5]?.resource).toEqual({ 'Fn::GetAtt': ['PublisherDeadLetterQueue', 'Arn'] });
-    expect(JSON.stringify(allowed)).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem|GetItem|Query|Scan)/);
+    expect(allowed[6]?.resource).toEqual({ 'Fn::GetAtt': ['PublisherDeadLetterQueue', 'Arn'] });
+    expect(JSON.stringify(allowed)).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem|Query|Scan)/);
+    expect(allowed.filter((s) => s.actions.includes('dynamodb:GetItem'))).toHaveLength(1);
   });
 
   it('lets the authorizer write its own logs and nothing else', () => {
@@ -766,7 +774,7 @@ describe('least exposure', () => {
       Name: 'contract-termination-prod-to-back-office',
       EventPattern: {
         source: ['bank.contract-termination'],
-        'detail-type': ['TerminationRequestSubmitted', 'TerminationRequestStatusChanged'],
+        'detail-type': ['TerminationRequestSubmitted', 'TerminationRequestStatusChanged', 'TerminationRequestErased'],
       },
       State: 'ENABLED',
     });
@@ -790,8 +798,33 @@ describe('the lifecycle (docs/events.md)', () => {
     expect(at(resource(prod, 'RequestsTable'), 'Properties', 'StreamSpecification')).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
   });
 
+  it("streams the erasure ledger's new entries (new images: an entry never changes)", () => {
+    expect(at(resource(prod, 'ErasureLedgerTable'), 'Properties', 'StreamSpecification')).toEqual({ StreamViewType: 'NEW_IMAGE' });
+  });
+
+  it('feeds the publisher two streams, the requests table’s and the erasure ledger’s, and no other', () => {
+    expect(
+      ofType(prod, 'AWS::Lambda::EventSourceMapping').map(([id, mapping]) => [id, at(mapping, 'Properties', 'EventSourceArn')]),
+    ).toEqual([
+      ['RequestEventsStreamMapping', { 'Fn::GetAtt': ['RequestsTable', 'StreamArn'] }],
+      ['ErasureEventsStreamMapping', { 'Fn::GetAtt': ['ErasureLedgerTable', 'StreamArn'] }],
+    ]);
+  });
+
+  it("feeds the ledger's stream to the same publisher: new erasure entries only (never an expiry), as the requests stream is handled", () => {
+    const mapping = at(resource(prod, 'ErasureEventsStreamMapping'), 'Properties');
+    const requests = jsonObject(at(resource(prod, 'RequestEventsStreamMapping'), 'Properties'));
+    const { EventSourceArn: _source, FilterCriteria: _filter, ...handling } = requests;
+    expect(mapping).toMatchObject(handling);
+    expect(JSON.parse(String(at(mapping, 'FilterCriteria', 'Filters', 0, 'Pattern')))).toEqual({
+      eventName: ['INSERT'],
+      dynamodb: { NewImage: { kind: { S: ['ERASURE'] } } },
+    });
+    expect(at(mapping, 'FilterCriteria', 'Filters', 1)).toBeUndefined();
+  });
+
   it('feeds the stream to the publisher: request items only, partial failures, bisection, bounded retries, then the dead-letter queue', () => {
-    const [[, mapping] = []] = ofType(prod, 'AWS::Lambda::EventSourceMapping');
+    const mapping = resource(prod, 'RequestEventsStreamMapping');
     expect(at(mapping, 'Properties')).toMatchObject({
       FunctionName: { 'Fn::GetAtt': ['PublishRequestEventsLambdaFunction', 'Arn'] },
       EventSourceArn: { 'Fn::GetAtt': ['RequestsTable', 'StreamArn'] },

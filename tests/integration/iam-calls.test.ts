@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import streamRequestCreated from '../../events/stream-request-created.json' with { type: 'json' };
 import streamStatusChanged from '../../events/stream-status-changed.json' with { type: 'json' };
+import streamErasureRecorded from '../../events/stream-erasure-recorded.json' with { type: 'json' };
 import decisionInReview from '../../events/decision-in-review.json' with { type: 'json' };
 import decisionRejected from '../../events/decision-rejected.json' with { type: 'json' };
 import { apiEvent, authorizerEvent, type EventOptions } from '../../scripts/local/api-event';
@@ -92,6 +93,10 @@ const UNUSED_BY_DESIGN = [
   // Lambda's event source mapping describes the requests table's stream with the publisher's role;
   // the function's own code lists its streams and reads them only for a redrive (recorded below).
   `PublishRequestEventsRole dynamodb:DescribeStream ${PROD_REQUESTS_STREAM}`,
+  // The erasure ledger's mapping reads its stream with the same role (the redrive recorded below reads the requests table's).
+  `PublishRequestEventsRole dynamodb:DescribeStream ${streamArn('contract-termination-prod-erasures')}`,
+  `PublishRequestEventsRole dynamodb:GetRecords ${streamArn('contract-termination-prod-erasures')}`,
+  `PublishRequestEventsRole dynamodb:GetShardIterator ${streamArn('contract-termination-prod-erasures')}`,
   // The same mapping sends the records it gives up on to its on-failure destination, with the same role.
   `PublishRequestEventsRole sqs:SendMessage ${queueArn('contract-termination-prod-publisher-dead-letters')}`,
   // And that queue is under the stage's key: the mapping's sends use it.
@@ -395,6 +400,14 @@ describe('the calls each function makes', () => {
       expect(operations(calls)).toEqual(['dynamodb:BatchGetItem', 'kms:Sign', 'kms:Sign', 'kms:Sign', 'events:PutEvents']);
     });
 
+    it("reads an erasure ledger record's entry back from the ledger with one GetItem before anything goes out", async () => {
+      const { handler } = await import('../../functions/publish-request-events');
+      // The sample's entry is not in this test's ledger: the publisher reads it, finds nothing, and publishes nothing.
+      const { calls } = await callsDuring('publish-request-events', () => handler(streamEvent(streamErasureRecorded)));
+      expect(operations(calls)).toContain('dynamodb:GetItem');
+      expect(operations(calls)).not.toContain('events:PutEvents');
+    });
+
     it("redrives a dead letter's batch: lists its table's streams, reads the range with its own role, confirms and publishes", async () => {
       const { handler } = await import('../../functions/publish-request-events');
       const { contractId } = await submitted();
@@ -403,7 +416,13 @@ describe('the calls each function makes', () => {
       const { answer, calls } = await callsDuring('publish-request-events', () => handler({ redrive: positions }));
       expect(answer).toMatchObject({ outcome: 'redriven', handedBack: undefined });
       expect(stack.standIn.events.map((e) => e.detailType)).toEqual(['TerminationRequestSubmitted']);
-      expect(operations(calls).slice(0, 3)).toEqual(['dynamodb:ListStreams', 'dynamodb:GetShardIterator', 'dynamodb:GetRecords']);
+      // One ListStreams per table whose stream it consumes (the requests table, the erasure ledger).
+      expect(operations(calls).slice(0, 4)).toEqual([
+        'dynamodb:ListStreams',
+        'dynamodb:ListStreams',
+        'dynamodb:GetShardIterator',
+        'dynamodb:GetRecords',
+      ]);
       expect(operations(calls).slice(-3)).toEqual(['dynamodb:BatchGetItem', 'kms:Sign', 'events:PutEvents']);
     });
   });

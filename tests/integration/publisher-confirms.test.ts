@@ -11,6 +11,7 @@ import { streamFilterPatterns } from '../../scripts/local/template-patterns';
 import { headersWithKey, validBody } from '../support/bodies';
 import { newContract } from '../support/contracts';
 import { callHandler, withdrawalOf } from '../support/handler';
+import { keepJsonLines } from '../support/json-lines';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 import { callsDuring, installSdkRecorder } from '../support/sdk-calls';
 import { verifiedEvents } from '../support/signed-events';
@@ -35,7 +36,7 @@ type Handler = typeof import('../../functions/publish-request-events').handler;
 let handler: Handler;
 
 beforeAll(async () => {
-  restoreOutput = keepJsonLines();
+  restoreOutput = keepJsonLines(jsonLines);
   stack = await useLifecycleStack();
   // The publisher's log lines and metrics, as in Lambda, for the tests that read them.
   Object.assign(process.env, {
@@ -73,33 +74,8 @@ beforeEach(async () => {
   stack.standIn.clear();
 });
 
-/**
- * The JSON lines (log lines, EMF metric lines) this process writes, kept out of the test output
- * (the create handler counts its answers too); other output passes.
- */
+/** The JSON lines (log lines, EMF metric lines) this process writes, kept out of the test output (the create handler counts its answers too). */
 const jsonLines: Record<string, unknown>[] = [];
-
-function keepJsonLines(): () => void {
-  const restores = [process.stdout, process.stderr].map((stream) => {
-    const original = stream.write.bind(stream);
-    stream.write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
-      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-      const others = text.split('\n').filter((line) => {
-        if (!line.startsWith('{')) return line !== '';
-        const parsed: unknown = JSON.parse(line);
-        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) jsonLines.push({ ...parsed });
-        return false;
-      });
-      if (others.length > 0) original(`${others.join('\n')}\n`);
-      rest.find((r): r is () => void => typeof r === 'function')?.();
-      return true;
-    };
-    return () => {
-      stream.write = original;
-    };
-  });
-  return () => restores.forEach((restore) => restore());
-}
 
 /** What `run` answered, and the JSON lines written while it ran. */
 async function output<T>(run: () => Promise<T>): Promise<{ answer: T; lines: Record<string, unknown>[] }> {
@@ -165,7 +141,7 @@ describe('a record the table does not confirm publishes nothing', () => {
     expect(stack.standIn.events).toEqual([]);
     expect(stack.standIn.putEventsCalls).toEqual([]);
     expect(unconfirmedCount(lines)).toBe(1);
-    const logged = lines.filter((line) => line['message'] === 'Stream record not confirmed by the requests table: nothing published');
+    const logged = lines.filter((line) => line['message'] === 'Stream record not confirmed by the tables: nothing published');
     expect(logged).toEqual([
       expect.objectContaining({
         level: 'ERROR',

@@ -3,10 +3,12 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { localClient } from '../../scripts/local/dynamodb-local';
 import { DEMO_CONTRACTS, DEMO_DOCUMENTS, putContracts, putDocuments, type Contract, type Document } from '../../scripts/local/demo-data';
-import { createTables, type TableNames } from '../../scripts/local/tables';
+import { createLedgerTable, createTables, type TableNames } from '../../scripts/local/tables';
 
 export interface TestTables {
   names: TableNames;
+  /** The erasure ledger (npm run erase writes it, the publisher reads its stream). */
+  ledger: string;
   doc: DynamoDBDocumentClient;
   endpoint: string;
   /** Every item of the service's table. */
@@ -53,14 +55,17 @@ export async function useFreshTables(): Promise<TestTables> {
   const endpoint = inject('dynamoDbEndpoint');
   const suffix = randomUUID().slice(0, 8);
   const names = { requests: `requests-${suffix}`, contracts: `contracts-${suffix}`, documents: `documents-${suffix}` };
+  const ledger = `erasures-${suffix}`;
   const client = localClient(endpoint);
   await createTables(client, names);
+  await createLedgerTable(client, ledger);
   const doc = DynamoDBDocumentClient.from(client);
   await putContracts(doc, names.contracts, DEMO_CONTRACTS);
   await putDocuments(doc, names.documents, DEMO_DOCUMENTS);
   Object.assign(process.env, {
     DYNAMODB_ENDPOINT: endpoint,
     REQUESTS_TABLE_NAME: names.requests,
+    ERASURE_LEDGER_TABLE_NAME: ledger,
     CONTRACTS_TABLE_NAME: names.contracts,
     DOCUMENTS_TABLE_NAME: names.documents,
     AWS_REGION: 'eu-central-1',
@@ -68,6 +73,7 @@ export async function useFreshTables(): Promise<TestTables> {
   });
   return {
     names,
+    ledger,
     doc,
     endpoint,
     requestItems: () => scanAll(doc, names.requests),

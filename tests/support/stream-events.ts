@@ -19,12 +19,13 @@ export function isStreamEvent(value: unknown): value is DynamoDBStreamEvent {
       record['eventSource'] === 'aws:dynamodb' &&
       isObject(record['dynamodb']) &&
       typeof record['dynamodb']['SequenceNumber'] === 'string' &&
-      record['dynamodb']['StreamViewType'] === 'NEW_AND_OLD_IMAGES',
+      // The requests table's stream, or the erasure ledger's (new images only).
+      ['NEW_AND_OLD_IMAGES', 'NEW_IMAGE'].includes(String(record['dynamodb']['StreamViewType'])),
   );
 }
 
 export function streamEvent(value: unknown): DynamoDBStreamEvent {
-  if (!isStreamEvent(value)) throw new Error('Not a DynamoDB stream event of the requests table');
+  if (!isStreamEvent(value)) throw new Error('Not a DynamoDB stream event of the requests table or the erasure ledger');
   return value;
 }
 

@@ -38,6 +38,7 @@ describe('docs/asyncapi.yaml', () => {
     expect(Object.values(operations).map((operation) => [at(operation, 'action'), at(operation, 'messages', 0, '$ref')])).toEqual([
       ['send', `#/channels/eventBus/messages/${EVENT_TYPES.submitted}`],
       ['send', `#/channels/eventBus/messages/${EVENT_TYPES.statusChanged}`],
+      ['send', `#/channels/eventBus/messages/${EVENT_TYPES.erased}`],
       ['receive', '#/channels/eventBus/messages/StatusDecision'],
     ]);
   });

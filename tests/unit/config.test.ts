@@ -326,6 +326,7 @@ describe("serverless.yml's and docs/configuration.md's defaults", () => {
     ...SERVICE_REQUIRED,
     ...AUTH_REQUIRED,
     DOCUMENTS_TABLE_NAME: 'documents',
+    ERASURE_LEDGER_TABLE_NAME: 'termination-erasures',
     EVENT_BUS_NAME: 'termination-events',
     EVENT_SIGNING_KEY_ID: '1234abcd-12ab-34cd-56ef-1234567890ab',
     DECISION_ACCOUNT_ID: '123456789012',

@@ -89,6 +89,7 @@ describe('publishRequestEvents when the read does not answer for a request', () 
     const sent: PutEventsRequestEntry[] = [];
     const publisher: PublisherDeps = {
       readRequests,
+      readLedger: () => Promise.reject(new Error('no ledger read expected')),
       putEvents: (entries) => {
         sent.push(...entries);
         return Promise.resolve(entries.map((_, i) => ({ EventId: `e${i}` })));

@@ -12,6 +12,7 @@ const DECISION_REQUIRED = {
 const PUBLISHER_REQUIRED = {
   EVENT_BUS_NAME: 'termination-events',
   REQUESTS_TABLE_NAME: 'termination-requests',
+  ERASURE_LEDGER_TABLE_NAME: 'termination-erasures',
   EVENT_SIGNING_KEY_ID: '1234abcd-12ab-34cd-56ef-1234567890ab',
 };
 
@@ -133,8 +134,9 @@ describe('loadPublisherConfig', () => {
   it('applies the defaults', () => {
     expect(loadPublisherConfig({ ...PUBLISHER_REQUIRED })).toEqual({
       requestsTableName: 'termination-requests',
+      erasureLedgerTableName: 'termination-erasures',
       // A redrive may name only the streams of the tables the publisher consumes.
-      streamTables: ['termination-requests'],
+      streamTables: ['termination-requests', 'termination-erasures'],
       dynamodb: { region: 'eu-central-1', endpoint: undefined, requestTimeoutMs: 2000, connectTimeoutMs: 1000, maxAttempts: 3 },
       eventBusName: 'termination-events',
       eventSource: 'bank.contract-termination',
@@ -148,6 +150,7 @@ describe('loadPublisherConfig', () => {
   it('reads every setting', () => {
     const config = loadPublisherConfig({
       REQUESTS_TABLE_NAME: 'requests',
+      ERASURE_LEDGER_TABLE_NAME: 'erasures',
       DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
       DYNAMODB_REQUEST_TIMEOUT_MS: '700',
       EVENT_BUS_NAME: 'bus',
@@ -161,7 +164,8 @@ describe('loadPublisherConfig', () => {
     });
     expect(config).toEqual({
       requestsTableName: 'requests',
-      streamTables: ['requests'],
+      erasureLedgerTableName: 'erasures',
+      streamTables: ['requests', 'erasures'],
       dynamodb: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:8000', requestTimeoutMs: 700, connectTimeoutMs: 1000, maxAttempts: 3 },
       eventBusName: 'bus',
       eventSource: 'bank.termination',
@@ -182,6 +186,7 @@ describe('loadPublisherConfig', () => {
   it('names the missing bus and table: every event is checked against the table', () => {
     expect(configProblems(() => loadPublisherConfig({}))).toContain('EVENT_BUS_NAME is required');
     expect(configProblems(() => loadPublisherConfig({}))).toContain('REQUESTS_TABLE_NAME is required');
+    expect(configProblems(() => loadPublisherConfig({}))).toContain('ERASURE_LEDGER_TABLE_NAME is required');
     expect(configProblems(() => loadPublisherConfig({ EVENT_BUS_NAME: ' ' }))).toContain('EVENT_BUS_NAME is required');
   });
 

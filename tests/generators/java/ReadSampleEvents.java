@@ -1,4 +1,5 @@
 import bank.termination.events.StatusDecisionEvent;
+import bank.termination.events.TerminationRequestErasedEvent;
 import bank.termination.events.TerminationRequestStatusChangedEvent;
 import bank.termination.events.TerminationRequestSubmittedEvent;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -30,6 +31,9 @@ public class ReadSampleEvents {
         } else if (detailType.equals("TerminationRequestSubmitted")) {
           TerminationRequestSubmittedEvent event = mapper.treeToValue(tree, TerminationRequestSubmittedEvent.class);
           System.out.println(file.getName() + ": TerminationRequestSubmittedEvent " + event.getDetail().getEventId() + " " + event.getDetail().getStatus() + " " + event.getDetail().getBankDetails().getBik());
+        } else if (detailType.equals("TerminationRequestErased")) {
+          TerminationRequestErasedEvent event = mapper.treeToValue(tree, TerminationRequestErasedEvent.class);
+          System.out.println(file.getName() + ": TerminationRequestErasedEvent " + event.getDetail().getEventId() + " " + event.getDetail().getRequestNumber() + " " + event.getDetail().getErasedAt().toInstant());
         } else {
           TerminationRequestStatusChangedEvent event = mapper.treeToValue(tree, TerminationRequestStatusChangedEvent.class);
           System.out.println(file.getName() + ": TerminationRequestStatusChangedEvent " + event.getDetail().getEventId() + " " + event.getDetail().getStatus() + " " + event.getDetail().getChangedBy());
