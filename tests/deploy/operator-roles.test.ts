@@ -359,7 +359,6 @@ describe('npm run subject-access and npm run erase, every call they make', () =>
       'dynamodb:BatchGetItem',
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
-      'dynamodb:PutItem',
       'dynamodb:Query',
       'dynamodb:TransactWriteItems',
       'dynamodb:UpdateItem',
