@@ -38,7 +38,7 @@ import { apiEvent } from '../../scripts/local/api-event';
 import { jwkOf, verifyEvent } from '../../lib/events/event-signature';
 import { USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import { matchesPattern } from '../../scripts/local/event-pattern';
-import { lambdaRecord } from '../../scripts/operations/stream-mapping';
+import { lambdaRecord } from '../../lib/aws/dynamodb-streams';
 import { validBody, headersWithKey } from '../support/bodies';
 import {
   deployedFunctions,
