@@ -10,6 +10,7 @@ import {
 } from '../lib/events/publish-request-events';
 import { publishStreamRecords } from '../lib/events/publish-stream-records';
 import { DUPLICATE_RECORDS_METRIC } from '../lib/events/record-copies';
+import { isStreamRedriveCommand, streamRedriver, type StreamRedriveResult } from '../lib/events/stream-redrive';
 import { logger } from '../lib/observability/logger';
 import { recordCount } from '../lib/observability/metrics';
 import { withLambdaContext } from '../lib/observability/lambda-context';
@@ -25,7 +26,7 @@ import { withLambdaContext } from '../lib/observability/lambda-context';
  * A record handed twice in one batch publishes once; the copies are logged by ids and counted in
  * DuplicateRecords, which raises an alarm.
  */
-async function publishBatch(event: DynamoDBStreamEvent, { config, deps }: Built): Promise<DynamoDBBatchResponse> {
+async function publishBatch(event: DynamoDBStreamEvent, { config, deps }: Publisher): Promise<DynamoDBBatchResponse> {
   const result = await publishStreamRecords(event.Records, config, deps);
   for (const record of result.unconfirmed) logger.error('Stream record not confirmed by the tables: nothing published', { ...record });
   if (result.unconfirmed.length > 0) recordCount(UNCONFIRMED_RECORDS_METRIC, result.unconfirmed.length);
@@ -58,23 +59,42 @@ async function republish(command: RepublishCommand, { config, deps }: Built): Pr
   return result;
 }
 
-type Built = ReturnType<typeof publisherDependencies>;
+/** npm run redrive -- --queue publisher (docs/operations.md): a batch the mapping gave up on, read again from its stream positions. */
+async function redrive(command: { redrive: unknown }, { redriveBatch }: Built): Promise<StreamRedriveResult> {
+  const result = await redriveBatch(command);
+  logger.info('Stream batch redriven', { ...result });
+  return result;
+}
 
-/** Either trigger, behind the one entry-point wrapper. */
+type Publisher = ReturnType<typeof publisherDependencies>;
+type Built = Publisher & { redriveBatch: ReturnType<typeof streamRedriver> };
+
+/** The publisher's dependencies, and the redrive that hands what it reads to the same batch handling. */
+function built(): Built {
+  const publisher = publisherDependencies();
+  return { ...publisher, redriveBatch: streamRedriver(publisher.config, (event) => publishBatch(event, publisher)) };
+}
+
+/** Every trigger, behind the one entry-point wrapper. */
 const handle = withLambdaContext(
-  publisherDependencies,
-  (event: DynamoDBStreamEvent | RepublishCommand, built): Promise<DynamoDBBatchResponse | RepublishResult> => {
-    if (isRepublishCommand(event)) return republish(event, built);
-    if (!Array.isArray(event.Records)) return Promise.reject(new Error('Neither a stream batch nor a republish command'));
-    return publishBatch(event, built);
+  built,
+  (
+    event: DynamoDBStreamEvent | RepublishCommand | { redrive: unknown },
+    deps,
+  ): Promise<DynamoDBBatchResponse | RepublishResult | StreamRedriveResult> => {
+    if (isRepublishCommand(event)) return republish(event, deps);
+    if (isStreamRedriveCommand(event)) return redrive(event, deps);
+    if (!Array.isArray(event.Records)) return Promise.reject(new Error('Neither a stream batch, a republish command nor a redrive'));
+    return publishBatch(event, deps);
   },
 );
 
 export function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse>;
 export function handler(event: RepublishCommand, context?: Context): Promise<RepublishResult>;
+export function handler(event: { redrive: unknown }, context?: Context): Promise<StreamRedriveResult>;
 export function handler(
-  event: DynamoDBStreamEvent | RepublishCommand,
+  event: DynamoDBStreamEvent | RepublishCommand | { redrive: unknown },
   context?: Context,
-): Promise<DynamoDBBatchResponse | RepublishResult> {
+): Promise<DynamoDBBatchResponse | RepublishResult | StreamRedriveResult> {
   return handle(event, context);
 }

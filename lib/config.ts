@@ -365,6 +365,8 @@ export function loadDecisionConfig(env: Env = process.env): DecisionConfig {
 export interface PublisherConfig {
   /** The table every event is checked against before it is published. */
   requestsTableName: string;
+  /** The tables whose streams the publisher consumes: a redrive may name only one of their streams. */
+  streamTables: string[];
   /** The erasure ledger, whose stream the publisher also reads and against which it checks each erasure's event. */
   erasureLedgerTableName: string;
   dynamodb: DynamoDbConfig;
@@ -381,9 +383,12 @@ export interface PublisherConfig {
 
 export function loadPublisherConfig(env: Env = process.env): PublisherConfig {
   const read = new Reader(env);
+  const requestsTableName = read.string('REQUESTS_TABLE_NAME');
+  const erasureLedgerTableName = read.string('ERASURE_LEDGER_TABLE_NAME');
   const config = {
-    requestsTableName: read.string('REQUESTS_TABLE_NAME'),
-    erasureLedgerTableName: read.string('ERASURE_LEDGER_TABLE_NAME'),
+    requestsTableName,
+    erasureLedgerTableName,
+    streamTables: [requestsTableName, erasureLedgerTableName],
     dynamodb: readDynamoDb(read),
     eventBusName: read.string('EVENT_BUS_NAME'),
     eventSource: read.string('EVENT_SOURCE', 'bank.contract-termination'),

@@ -243,6 +243,7 @@ function retention(template: Template): string {
 }
 
 const ERASURE_RUNBOOK = '[`operations.md`](operations.md#a-customer-asks-to-be-erased)';
+const DEPLOY_DOC = '[`deploy.md`](deploy.md)';
 const LIMIT_RUNBOOK = '[`operations.md`](operations.md#a-customer-refused-by-the-limit)';
 const keyName = ({ pk, sk }: TableKey) => `${code(pk)} / ${code(sk)}`;
 
@@ -434,7 +435,11 @@ export const PLACES: Place[] = [
     kept: (template) => {
       const name = String(at(resourceOf(template, 'AuditTrail'), 'Properties', 'TrailName')).replace(/-prod-/, '-<stage>-');
       const expiry = at(resourceOf(template, 'AuditLogBucket'), 'Properties', 'LifecycleConfiguration', 'Rules', 0, 'ExpirationInDays');
-      return `${days(expiry)} (\`AUDIT_LOG_RETENTION_DAYS\`) in the bucket of the trail ${code(name)}, then S3 deletes each log file; read by the data-protection role (${ERASURE_RUNBOOK})`;
+      const own = `${days(expiry)} (\`AUDIT_LOG_RETENTION_DAYS\`) in the bucket of the trail ${code(name)}, then S3 deletes each log file; read by the data-protection role (${ERASURE_RUNBOOK})`;
+      // A stage packaged with AUDIT_TRAIL_ARN makes no trail of its own: the bank's trail holds the log.
+      return at(resourceOf(template, 'AuditTrail'), 'Condition') === 'OwnAuditTrail'
+        ? `${own}; or, on a stage deployed with \`AUDIT_TRAIL_ARN\`, in the bank's organisation trail it names, for that trail's retention and under its key (${DEPLOY_DOC})`
+        : own;
     },
     key: (template) => keyOf(template, 'AuditTrail', 'KMSKeyId'),
   },

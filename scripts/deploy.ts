@@ -6,17 +6,21 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { GetFunctionConfigurationCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { buildFunctions } from './build';
 import { keyIdsOf, publishEventSigningKeys } from './operations/event-signing-keys';
+import { auditTrailProblem } from './operations/audit-trail';
 
 /*
  * npm run deploy -- --stage <stage> [--region <region>]: builds, then runs one serverless deploy,
  * which packages and deploys that package in the same run, with one set of settings
  * (docs/deploy.md), then, the stack up, writes the document of the events' public keys to the
  * stack's bucket (scripts/operations/event-signing-keys.ts). The identity settings, the back
- * office's keys and events target, the contracts and documents tables and the events' previous
- * signing keys come from the environment, or else from SSM Parameter Store under
- * /contract-termination/<stage>/ (names below).
+ * office's keys and events target, the contracts and documents tables, the bank's organisation
+ * trail and the events' previous signing keys come from the environment, or else from SSM
+ * Parameter Store under /contract-termination/<stage>/ (names below). With AUDIT_TRAIL_ARN it
+ * first checks that the trail it names logs the requests table's item reads and writes, and
+ * deploys nothing otherwise.
  */
 
 const SETTINGS = {
@@ -27,6 +31,7 @@ const SETTINGS = {
   BACK_OFFICE_EVENTS_TARGET_ARN: 'back-office-events-target-arn',
   CONTRACTS_TABLE_NAME: 'contracts-table-name',
   DOCUMENTS_TABLE_NAME: 'documents-table-name',
+  AUDIT_TRAIL_ARN: 'audit-trail-arn',
   EVENT_SIGNING_PREVIOUS_KEY_IDS: 'event-signing-previous-key-ids',
 } as const;
 
@@ -55,13 +60,13 @@ async function fromSsm(): Promise<Record<string, string>> {
 }
 
 const serverless = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
-const fromParameterStore = await fromSsm().catch((error: unknown) => {
+const fromParameterStore: Record<string, string> = await fromSsm().catch((error: unknown) => {
   console.error(
     `Could not read SSM Parameter Store (${error instanceof Error ? error.message : String(error)}); using the environment only.`,
   );
   return {};
 });
-const env: NodeJS.ProcessEnv = { ...process.env, ...fromParameterStore, SLS_TELEMETRY_DISABLED: '1' };
+const env: Record<string, string | undefined> = { ...process.env, ...fromParameterStore, SLS_TELEMETRY_DISABLED: '1' };
 function run(command: string): void {
   try {
     execFileSync(process.execPath, [serverless, command, '--stage', stage, '--region', region], {
@@ -127,6 +132,24 @@ async function publishKeys(): Promise<void> {
   }
 }
 
+/** The bank's trail, when named, must log this stage's requests table's data events (resources/audit.yml). */
+async function checkAuditTrail(trailArn: string): Promise<void> {
+  const identity = await new STSClient({ region }).send(new GetCallerIdentityCommand({}));
+  const partition = identity.Arn?.split(':')[1] ?? 'aws';
+  const tableArn = `arn:${partition}:dynamodb:${region}:${String(identity.Account)}:table/contract-termination-${stage}-requests`;
+  const problem = await auditTrailProblem(trailArn, tableArn);
+  if (problem === undefined) {
+    console.log(`The audit trail ${trailArn} logs the reads and writes of ${tableArn}'s items.`);
+    return;
+  }
+  console.error(
+    `Not deployed: AUDIT_TRAIL_ARN names a trail that will not hold this stage's audit log: ${problem}. Name a trail that logs this table's data events, or leave AUDIT_TRAIL_ARN empty for a trail of the stack's own (docs/deploy.md).`,
+  );
+  process.exit(1);
+}
+
+const trailArn = env['AUDIT_TRAIL_ARN'];
+if (trailArn !== undefined && trailArn !== '') await checkAuditTrail(trailArn);
 await buildFunctions();
 run('deploy');
 await publishKeys();

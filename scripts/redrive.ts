@@ -1,27 +1,20 @@
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { parseArgs } from 'node:util';
 import { localEndpoint } from '../lib/aws/local-endpoint';
-import {
-  dynamoDbStreamReader,
-  redriveDecisions,
-  redrivePublisher,
-  sqsDeadLetterQueue,
-  type RedriveResult,
-} from './operations/dead-letter-redrive';
+import { redriveDecisions, redrivePublisher, sqsDeadLetterQueue, type RedriveResult } from './operations/dead-letter-redrive';
 import { awsInvoker, offlineInvoker, type LambdaInvoke } from './operations/lambda-invoke';
 import { runningStack } from './local/running-stack';
-import { streamFilterPatterns } from './local/template-patterns';
 import { LOCAL_DEAD_LETTER_QUEUES } from './local/local-queues';
 
 /*
  * npm run redrive -- --queue decisions|publisher [--max N] [--dry-run]: hands the messages of a
  * dead-letter queue to their function again, and deletes each one the function took
  * (docs/operations.md, Redrive). Without --stage it works on the local stack npm start runs
- * (the stand-in's queues, DynamoDB Local's stream, serverless offline's functions); with
- * --stage it works on that stage in AWS, with the operator's credentials. Both through the AWS
- * SDK, with the same code: SQS, DynamoDB Streams and Lambda's Invoke (serverless offline speaks
- * Lambda's API locally); no AWS CLI is needed.
+ * (the stand-in's queues, serverless offline's functions); with --stage it works on that stage in
+ * AWS, with the operator's credentials. Both through the AWS SDK, with the same code: SQS and
+ * Lambda's Invoke (serverless offline speaks Lambda's API locally); no AWS CLI is needed. The
+ * publisher's batches are handed to the publisher as stream positions: it reads the records
+ * with its own role, and whoever runs this never reads the stream.
  */
 
 const QUEUES = {
@@ -39,7 +32,7 @@ const usage = `usage: npm run redrive -- --queue decisions|publisher [--max N] [
   --region              with --stage (default AWS_REGION, else eu-central-1)
   --queue-url           the queue (default: contract-termination-<stage>-<queue>-dead-letters, or the local stand-in's)
   --function            the function (default: contract-termination-<stage>-applyStatusDecision|publishRequestEvents; locally its serverless key)
-  --stream-arn          read the publisher's batches from this stream instead of the one each message names
+  --stream-arn          ask the publisher to read its batches from this stream instead of the one each message names (it must be one the publisher consumes)
   --visibility-timeout  seconds the run hides the messages it took from other readers (default 300)`;
 
 function fail(message: string): never {
@@ -77,7 +70,6 @@ interface Target {
   where: string;
   sqs: SQSClient;
   queueUrl: () => Promise<string>;
-  streams: DynamoDBStreamsClient;
   invoke: LambdaInvoke;
 }
 
@@ -92,7 +84,6 @@ function awsTarget(stage: string): Target {
       values['queue-url'] ??
       (await sqs.send(new GetQueueUrlCommand({ QueueName: `contract-termination-${stage}-${queueName}` }))).QueueUrl ??
       fail(`No queue contract-termination-${stage}-${queueName} in ${region}`),
-    streams: new DynamoDBStreamsClient({ region }),
     invoke: awsInvoker(functionName, region),
   };
 }
@@ -101,10 +92,9 @@ function localTarget(): Target {
   const stack = runningStack();
   const queueUrl = values['queue-url'] ?? LOCAL_DEAD_LETTER_QUEUES[which](stack.awsStandIn);
   return {
-    where: `the local stack (serverless offline on port ${stack.lambdaPort}, DynamoDB Local ${stack.dynamoDbEndpoint})`,
+    where: `the local stack (serverless offline on port ${stack.lambdaPort})`,
     sqs: new SQSClient({ region: 'eu-central-1', maxAttempts: 1, ...localEndpoint(new URL(queueUrl).origin) }),
     queueUrl: () => Promise.resolve(queueUrl),
-    streams: new DynamoDBStreamsClient({ region: 'eu-central-1', maxAttempts: 1, ...localEndpoint(stack.dynamoDbEndpoint) }),
     invoke: offlineInvoker(values.function ?? functionKey, stack.lambdaPort),
   };
 }
@@ -130,9 +120,8 @@ try {
       ? await redriveDecisions({ ...options, consumer: target.invoke })
       : await redrivePublisher({
           ...options,
-          stream: dynamoDbStreamReader(target.streams, values['stream-arn'] === undefined ? {} : { streamArn: values['stream-arn'] }),
           publisher: target.invoke,
-          filters: streamFilterPatterns(),
+          ...(values['stream-arn'] === undefined ? {} : { streamArn: values['stream-arn'] }),
         });
   const count = (action: RedriveResult['action']) => results.filter((r) => r.action === action).length;
   console.log(
@@ -150,5 +139,4 @@ try {
   } else throw error;
 } finally {
   target.sqs.destroy();
-  target.streams.destroy();
 }

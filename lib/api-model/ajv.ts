@@ -2,6 +2,7 @@ import { Ajv, type CodeOptions } from 'ajv';
 import { formats } from './formats';
 import { terminationRequestInputSchema, terminationRequestSchema, uuidSchema, withdrawalSchema } from './schemas';
 import { erasedEventSchema, statusChangedEventSchema, statusDecisionSchema, submittedEventSchema } from './event-schemas';
+import { streamRedriveSchema } from './operator-commands';
 
 /** Each validator the service uses, by the name it is exported under, and its schema. */
 export const VALIDATED_SCHEMAS = {
@@ -12,6 +13,7 @@ export const VALIDATED_SCHEMAS = {
   validateStatusDecision: statusDecisionSchema,
   validateSubmittedDetail: submittedEventSchema,
   validateStatusChangedDetail: statusChangedEventSchema,
+  validateStreamRedrive: streamRedriveSchema,
   validateErasedDetail: erasedEventSchema,
 } as const;
 

@@ -2,6 +2,7 @@ import { createAjv } from './ajv';
 import { VALIDATED_SCHEMAS } from './ajv';
 import type { TerminationRequest, TerminationRequestInput, Withdrawal } from './schemas';
 import type { ErasedDetail, StatusChangedDetail, StatusDecisionDetail, SubmittedDetail } from './event-schemas';
+import type { StreamRedrive } from './operator-commands';
 
 /*
  * The validators, compiled by Ajv when this module loads. That happens in tests and tools
@@ -17,4 +18,5 @@ export const validateWithdrawal = ajv.compile<Withdrawal>(VALIDATED_SCHEMAS.vali
 export const validateStatusDecision = ajv.compile<StatusDecisionDetail>(VALIDATED_SCHEMAS.validateStatusDecision);
 export const validateSubmittedDetail = ajv.compile<SubmittedDetail>(VALIDATED_SCHEMAS.validateSubmittedDetail);
 export const validateStatusChangedDetail = ajv.compile<StatusChangedDetail>(VALIDATED_SCHEMAS.validateStatusChangedDetail);
+export const validateStreamRedrive = ajv.compile<StreamRedrive>(VALIDATED_SCHEMAS.validateStreamRedrive);
 export const validateErasedDetail = ajv.compile<ErasedDetail>(VALIDATED_SCHEMAS.validateErasedDetail);

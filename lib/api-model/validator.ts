@@ -4,12 +4,14 @@ import {
   validateInput,
   validateStatusChangedDetail,
   validateStatusDecision,
+  validateStreamRedrive,
   validateSubmittedDetail,
   validateTerminationRequest,
   validateUuid,
   validateWithdrawal,
 } from './compiled-validators';
 import type { ErasedDetail, StatusChangedDetail, StatusDecisionDetail, SubmittedDetail } from './event-schemas';
+import type { StreamRedrive } from './operator-commands';
 import type { Problem } from './problems';
 import { REASON_CODES, type TerminationRequest, type TerminationRequestInput, type Withdrawal } from './schemas';
 
@@ -154,15 +156,25 @@ export function validateTerminationInput(body: unknown): InputValidation {
 
 export type DecisionValidation = { ok: true; detail: StatusDecisionDetail } | { ok: false; problems: string[] };
 
+/** Each error as `field: what is wrong`, for the log and the dead-letter queue (no values echoed). */
+function problemsOf(errors: ErrorObject[] | null | undefined, root: string): string[] {
+  return (errors ?? []).map((error) => {
+    const at =
+      error.keyword === 'required' ? fieldPath(error.instancePath, String(error.params['missingProperty'])) : fieldPath(error.instancePath);
+    return `${at || root}: ${error.keyword === 'required' ? 'is required' : (error.message ?? 'is not valid')}`;
+  });
+}
+
 /** The back office's decision, or what is wrong with it, for the log and the dead-letter queue (no values echoed). */
 export function validateStatusDecisionDetail(detail: unknown): DecisionValidation {
   if (validateStatusDecision(detail)) return { ok: true, detail };
-  const problems = (validateStatusDecision.errors ?? []).map((error) => {
-    const at =
-      error.keyword === 'required' ? fieldPath(error.instancePath, String(error.params['missingProperty'])) : fieldPath(error.instancePath);
-    return `${at || 'detail'}: ${error.keyword === 'required' ? 'is required' : (error.message ?? 'is not valid')}`;
-  });
-  return { ok: false, problems };
+  return { ok: false, problems: problemsOf(validateStatusDecision.errors, 'detail') };
+}
+
+/** An operator's redrive of a stream batch (lib/api-model/operator-commands.ts), or what is wrong with it. */
+export function validateStreamRedriveCommand(command: unknown): { ok: true; command: StreamRedrive } | { ok: false; problems: string[] } {
+  if (validateStreamRedrive(command)) return { ok: true, command };
+  return { ok: false, problems: problemsOf(validateStreamRedrive.errors, 'command') };
 }
 
 export function isSubmittedDetail(value: unknown): value is SubmittedDetail {

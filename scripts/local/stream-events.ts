@@ -1,4 +1,7 @@
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { localEndpoint } from '../../lib/aws/local-endpoint';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -24,4 +27,37 @@ export function isStreamEvent(value: unknown): value is DynamoDBStreamEvent {
 export function streamEvent(value: unknown): DynamoDBStreamEvent {
   if (!isStreamEvent(value)) throw new Error('Not a DynamoDB stream event of the requests table or the erasure ledger');
   return value;
+}
+
+/**
+ * Where a contract's records are in a table's stream on DynamoDB Local: the positions a dead
+ * letter of the publisher names (its first and last record, in the shard that holds them).
+ */
+export async function streamPositionsOf(
+  endpoint: string,
+  tableName: string,
+  contractId: string,
+): Promise<{ streamArn: string; shardId: string; startSequenceNumber: string; endSequenceNumber: string }> {
+  const tables = new DynamoDBClient({ region: 'eu-central-1', ...localEndpoint(endpoint) });
+  const streams = new DynamoDBStreamsClient({ region: 'eu-central-1', ...localEndpoint(endpoint) });
+  try {
+    const { Table } = await tables.send(new DescribeTableCommand({ TableName: tableName }));
+    const streamArn = Table?.LatestStreamArn ?? '';
+    const { Shards = [] } = (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription ?? {};
+    for (const shard of Shards) {
+      const { ShardIterator } = await streams.send(
+        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
+      );
+      const { Records = [] } = await streams.send(new GetRecordsCommand({ ShardIterator, Limit: 1000 }));
+      const mine = Records.filter((r) => r.dynamodb?.Keys?.['pk']?.S === `CONTRACT#${contractId}`);
+      const first = mine[0]?.dynamodb?.SequenceNumber;
+      const last = mine.at(-1)?.dynamodb?.SequenceNumber;
+      if (first !== undefined && last !== undefined)
+        return { streamArn, shardId: shard.ShardId ?? '', startSequenceNumber: first, endSequenceNumber: last };
+    }
+    throw new Error(`No record of contract ${contractId} in ${streamArn}`);
+  } finally {
+    tables.destroy();
+    streams.destroy();
+  }
 }

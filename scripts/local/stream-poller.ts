@@ -4,7 +4,8 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { matchesPattern } from './event-pattern';
-import { lambdaRecord, streamFailureRecord, type StreamFailureRecord } from '../operations/stream-mapping';
+import { lambdaRecord } from '../../lib/aws/dynamodb-streams';
+import { streamFailureRecord, type StreamFailureRecord } from '../operations/stream-mapping';
 import { localEndpoint } from '../../lib/aws/local-endpoint';
 
 /*

@@ -5,10 +5,8 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { GetRecordsCommand, GetShardIteratorCommand, type DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import type { DynamoDBRecord, DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
-import { matchesPattern } from '../local/event-pattern';
-import { asBatchResponse, lambdaRecord, streamBatchInfoOf, type StreamBatchInfo } from './stream-mapping';
+import type { EventBridgeEvent } from 'aws-lambda';
+import { streamBatchInfoOf } from './stream-mapping';
 
 /*
  * The redrive of the two dead-letter queues (npm run redrive; docs/operations.md). Each run
@@ -36,13 +34,6 @@ export interface DeadLetterQueueClient {
   release: (message: DeadLetterMessage) => Promise<void>;
   /** Messages waiting, and in flight (received by someone, not yet deleted). */
   depth: () => Promise<{ waiting: number; inFlight: number }>;
-}
-
-/** The stream's records between a batch's first and last sequence numbers, or why they cannot be read. */
-export type StreamRange = { kind: 'records'; records: DynamoDBRecord[] } | { kind: 'gone'; detail: string };
-
-export interface StreamReader {
-  read: (batch: StreamBatchInfo) => Promise<StreamRange>;
 }
 
 export interface RedriveResult {
@@ -205,18 +196,27 @@ export function redriveDecisions(
 
 const DAY_MS = 86_400_000;
 
+/** The publisher's answer to a redrive (lib/events/stream-redrive.ts), read from its JSON. */
+function redriveAnswer(answer: unknown): { records: number; handedBack: unknown } | { gone: string } | undefined {
+  if (!isObject(answer)) return undefined;
+  if (answer['outcome'] === 'gone') return { gone: String(answer['detail']) };
+  if (answer['outcome'] === 'redriven' && typeof answer['records'] === 'number')
+    return { records: answer['records'], handedBack: answer['handedBack'] };
+  return undefined;
+}
+
 /**
- * The publisher queue: each message names a batch of stream positions. Its records are read
- * from the stream again and handed to the publisher, as the mapping would; the message is
- * deleted when the publisher hands nothing back. Records the stream no longer holds (kept 24 h)
- * cannot be read: the message is kept and the run says so.
+ * The publisher queue: each message names a batch by its stream positions. They are handed to
+ * the publisher (a redrive command, lib/events/stream-redrive.ts), which reads the records from
+ * its stream with its own role and publishes them as the mapping would: whoever runs this never
+ * reads the stream. The message is deleted when the publisher handed nothing back. Records the
+ * stream no longer holds (kept 24 h) cannot be read: the message is kept and the run says so.
  */
 export function redrivePublisher(
   options: RedriveOptions & {
-    stream: StreamReader;
-    publisher: (event: DynamoDBStreamEvent) => Promise<unknown>;
-    /** The mapping's FilterCriteria patterns: records none matches never reach the publisher. */
-    filters?: unknown[];
+    publisher: (command: unknown) => Promise<unknown>;
+    /** Names this stream instead of the one each message names. */
+    streamArn?: string;
     now?: () => Date;
   },
 ): Promise<RedriveResult[]> {
@@ -226,33 +226,36 @@ export function redrivePublisher(
       return { kind: 'unreadable', about: '', outcome: 'no DDBStreamBatchInfo in the message: read it by hand', take: false };
     const kind = 'stream-batch';
     const about = `shard ${batch.shardId} ${batch.startSequenceNumber}..${batch.endSequenceNumber} (${batch.batchSize} records from ${batch.approximateArrivalOfFirstRecord || '?'})`;
-    const range = await options.stream.read(batch);
-    if (range.kind === 'gone') {
+    if (options.dryRun)
+      return { kind, about, outcome: 'would ask the publisher to read these records again and publish them', take: 'redrive' };
+    const { shardId, startSequenceNumber, endSequenceNumber } = batch;
+    let answer: unknown;
+    try {
+      answer = await options.publisher({
+        redrive: { streamArn: options.streamArn ?? batch.streamArn, shardId, startSequenceNumber, endSequenceNumber },
+      });
+    } catch (error) {
+      return { kind, about, outcome: `the publisher failed: ${message(error)}`, take: false };
+    }
+    const read = redriveAnswer(answer);
+    if (read === undefined) return { kind, about, outcome: `the publisher answered ${JSON.stringify(answer)}`, take: false };
+    if ('gone' in read) {
       const arrived = Date.parse(batch.approximateArrivalOfFirstRecord);
       const old = Number.isFinite(arrived) && (options.now?.() ?? new Date()).getTime() - arrived > DAY_MS;
       return {
         kind,
         about,
-        outcome: `the stream no longer holds these records (${range.detail})${old ? '; they are older than the 24 h the stream keeps' : ''}: republish them from the table by hand (docs/operations.md)`,
+        outcome: `the stream no longer holds these records (${read.gone})${old ? '; they are older than the 24 h the stream keeps' : ''}: republish them from the table by hand (docs/operations.md)`,
         take: false,
       };
     }
-    const records = range.records.filter((record) => options.filters?.some((pattern) => matchesPattern(pattern, record)) ?? true);
-    if (records.length === 0) return { kind, about, outcome: 'no request item in this range: nothing to publish', take: true };
-    if (options.dryRun) return { kind, about, outcome: `would hand ${records.length} records to the publisher`, take: 'redrive' };
-    let answer: unknown;
-    try {
-      answer = await options.publisher({ Records: records });
-    } catch (error) {
-      return { kind, about, outcome: `the publisher failed: ${message(error)}`, take: false };
-    }
-    const handedBack = asBatchResponse(answer)?.batchItemFailures[0]?.itemIdentifier;
-    if (handedBack !== undefined) return { kind, about, outcome: `the publisher handed back the records from ${handedBack}`, take: false };
-    return { kind, about, outcome: `published: ${records.length} records handed to the publisher, none handed back`, take: true };
+    if (typeof read.handedBack === 'string')
+      return { kind, about, outcome: `the publisher handed back the records from ${read.handedBack}`, take: false };
+    return { kind, about, outcome: `published: the publisher read ${read.records} records again and handed none back`, take: true };
   });
 }
 
-// ---- the AWS adapters (SQS, DynamoDB Streams) ----------------------------------------------
+// ---- the AWS adapter (SQS) ----------------------------------------------
 
 /** A queue read with the SQS API; received messages stay hidden `visibilityTimeoutSeconds` unless released. */
 export function sqsDeadLetterQueue(client: SQSClient, queueUrl: string, visibilityTimeoutSeconds = 300): DeadLetterQueueClient {
@@ -308,78 +311,6 @@ export function sqsDeadLetterQueue(client: SQSClient, queueUrl: string, visibili
       return {
         waiting: Number(Attributes.ApproximateNumberOfMessages ?? 0),
         inFlight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
-      };
-    },
-  };
-}
-
-/** The stream's answers that mean its records are gone: trimmed (older than 24 h), or the shard or stream no longer exists. */
-const GONE = new Set(['TrimmedDataAccessException', 'ResourceNotFoundException']);
-
-function sequence(value: string | undefined): bigint | undefined {
-  try {
-    return value === undefined ? undefined : BigInt(value);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Reads a batch's records with GetShardIterator (AT_SEQUENCE_NUMBER its first) and GetRecords
- * until its last; `streamArn` replaces the one the message names. An open shard answers empty
- * pages at its end: after `maxEmptyReads` of them the range is reported incomplete (kept).
- */
-export function dynamoDbStreamReader(
-  client: DynamoDBStreamsClient,
-  options: { streamArn?: string; maxEmptyReads?: number } = {},
-): StreamReader {
-  return {
-    read: async (batch) => {
-      const streamArn = options.streamArn ?? batch.streamArn;
-      const end = sequence(batch.endSequenceNumber);
-      if (end === undefined) return { kind: 'gone', detail: `endSequenceNumber ${batch.endSequenceNumber} is no sequence number` };
-      const records: DynamoDBRecord[] = [];
-      const iteratorFrom = async (after: string | undefined) =>
-        (
-          await client.send(
-            new GetShardIteratorCommand({
-              StreamArn: streamArn,
-              ShardId: batch.shardId,
-              ...(after === undefined
-                ? { ShardIteratorType: 'AT_SEQUENCE_NUMBER', SequenceNumber: batch.startSequenceNumber }
-                : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }),
-            }),
-          )
-        ).ShardIterator;
-      try {
-        let iterator = await iteratorFrom(undefined);
-        let empty = 0;
-        while (iterator !== undefined && empty < (options.maxEmptyReads ?? 5)) {
-          let page;
-          try {
-            page = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
-          } catch (error) {
-            if (!(error instanceof Error) || error.name !== 'ExpiredIteratorException') throw error;
-            iterator = await iteratorFrom(records.at(-1)?.dynamodb?.SequenceNumber);
-            continue;
-          }
-          const { Records = [], NextShardIterator } = page;
-          empty = Records.length === 0 ? empty + 1 : 0;
-          for (const record of Records) {
-            const at = sequence(record.dynamodb?.SequenceNumber);
-            if (at !== undefined && at > end) return { kind: 'records', records };
-            records.push(lambdaRecord(record, streamArn));
-            if (at === end) return { kind: 'records', records };
-          }
-          iterator = NextShardIterator;
-        }
-      } catch (error) {
-        if (error instanceof Error && GONE.has(error.name)) return { kind: 'gone', detail: `${error.name}: ${error.message}` };
-        throw error;
-      }
-      return {
-        kind: 'gone',
-        detail: `the shard ended before ${batch.endSequenceNumber} (${records.length} of ${batch.batchSize} records read)`,
       };
     },
   };

@@ -1,62 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { AttributeValue as StreamAttributeValue, _Record as StreamRecord } from '@aws-sdk/client-dynamodb-streams';
-import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 
 /*
- * What Lambda's event source mapping of a DynamoDB stream hands a function and reads back, as AWS
- * documents it: the records (a stream record as the function receives it), the partial batch
- * response, and the invocation record it sends its on-failure destination when it gives up on a
- * batch, which names the batch's stream positions (shard, first and last sequence numbers), never
- * the records themselves. npm run redrive reads them in AWS and on a laptop; the local stream
- * poller (scripts/local/stream-poller.ts) writes the same documents where AWS would.
+ * What Lambda's event source mapping of a DynamoDB stream reads back from a function and what it
+ * sends when it gives up, as AWS documents it (the records it hands a function are
+ * lib/aws/dynamodb-streams.ts's): the partial batch response, and the invocation record it sends
+ * its on-failure destination when it gives up on a batch, which names the batch's stream
+ * positions (shard, first and last sequence numbers), never the records themselves. npm run
+ * redrive reads them in AWS and on a laptop; the local stream poller
+ * (scripts/local/stream-poller.ts) writes the same documents where AWS would.
  * https://docs.aws.amazon.com/lambda/latest/dg/services-dynamodb-errors.html
  */
-
-function lambdaValue(value: StreamAttributeValue): AttributeValue {
-  if (value.S !== undefined) return { S: value.S };
-  if (value.N !== undefined) return { N: value.N };
-  if (value.BOOL !== undefined) return { BOOL: value.BOOL };
-  if (value.NULL !== undefined) return { NULL: value.NULL };
-  if (value.L !== undefined) return { L: value.L.map(lambdaValue) };
-  if (value.M !== undefined) return { M: lambdaMap(value.M) };
-  if (value.SS !== undefined) return { SS: value.SS };
-  if (value.NS !== undefined) return { NS: value.NS };
-  if (value.B !== undefined) return { B: Buffer.from(value.B).toString('base64') };
-  if (value.BS !== undefined) return { BS: value.BS.map((b) => Buffer.from(b).toString('base64')) };
-  throw new Error(`Stream attribute of an unknown type: ${Object.keys(value).join(',')}`);
-}
-
-const lambdaMap = (map: Record<string, StreamAttributeValue>): Record<string, AttributeValue> =>
-  Object.fromEntries(Object.entries(map).map(([name, value]) => [name, lambdaValue(value)]));
-
-const lambdaImage = (image: Record<string, StreamAttributeValue> | undefined) => (image === undefined ? undefined : lambdaMap(image));
-
-function eventName(name: string | undefined): DynamoDBRecord['eventName'] {
-  return name === 'INSERT' || name === 'MODIFY' || name === 'REMOVE' ? name : undefined;
-}
-
-/** A record as Lambda hands it to a function. */
-export function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
-  const data = record.dynamodb;
-  const approximate = data?.ApproximateCreationDateTime;
-  return {
-    eventID: record.eventID,
-    eventName: eventName(record.eventName),
-    eventVersion: record.eventVersion,
-    eventSource: 'aws:dynamodb',
-    awsRegion: record.awsRegion ?? 'eu-central-1',
-    eventSourceARN: streamArn,
-    dynamodb: {
-      ...(approximate ? { ApproximateCreationDateTime: Math.floor(approximate.getTime() / 1000) } : {}),
-      Keys: lambdaImage(data?.Keys),
-      NewImage: lambdaImage(data?.NewImage),
-      OldImage: lambdaImage(data?.OldImage),
-      SequenceNumber: data?.SequenceNumber,
-      SizeBytes: data?.SizeBytes,
-      StreamViewType: data?.StreamViewType,
-    },
-  };
-}
 
 /** A function's answer read as a partial batch response: which record to start again from. */
 export function asBatchResponse(payload: unknown): DynamoDBBatchResponse | undefined {

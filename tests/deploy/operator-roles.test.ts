@@ -1,9 +1,21 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_ID, REGION, TemplateResolver, keyArn, queueArn, streamArn, tableArn } from '../support/cfn-intrinsics';
-import { simulate, type FunctionRole, type ProdAccess } from '../support/iam-check';
+import { keyAccesses, simulate, toProdAccess, type FunctionRole, type ProdAccess } from '../support/iam-check';
 import { jsonObject } from '../support/json';
 import { templatePackager } from '../support/packaged-template';
+import { CustomerData } from '../../lib/dynamodb/customer-data';
+import { ERASURE_RULES } from '../../lib/termination/erasure';
+import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
+import { localClient } from '../../scripts/local/dynamodb-local';
+import { createLedgerTable } from '../../scripts/local/tables';
+import { headersWithKey, validBody } from '../support/bodies';
+import { newContract } from '../support/contracts';
+import { callHandler, withdrawalOf } from '../support/handler';
+import { useFreshTables } from '../support/local-tables';
+import { callsDuring, installSdkRecorder, type SdkCall } from '../support/sdk-calls';
 
 /*
  * The two roles people work with, simulated on the packaged prod template with
@@ -127,6 +139,19 @@ describe('on-call (OnCallPolicy)', () => {
       expect(await verdict(onCall(), access(action, REQUESTS, { 'dynamodb:LeadingKeys': ['CONTRACT#c-1'] }))).toBe('ImplicitlyDenied');
   });
 
+  it("never reads the requests table's stream: it hands the publisher a dead letter's stream positions, and the publisher reads them", async () => {
+    for (const action of ['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream'])
+      expect(await verdict(onCall(), access(action, streamArn(TABLE)))).toBe('ImplicitlyDenied');
+    expect(await verdict(onCall(), access('dynamodb:ListStreams', '*'))).toBe('ImplicitlyDenied');
+    const publisher = String(resolver.resolve({ 'Fn::GetAtt': ['PublishRequestEventsLambdaFunction', 'Arn'] }));
+    const consumer = String(resolver.resolve({ 'Fn::GetAtt': ['ApplyStatusDecisionLambdaFunction', 'Arn'] }));
+    expect(await verdict(onCall(), access('lambda:InvokeFunction', publisher))).toBe('Allowed');
+    expect(await verdict(onCall(), access('lambda:InvokeFunction', consumer))).toBe('Allowed');
+    expect(await verdict(onCall(), access('lambda:InvokeFunction', `arn:aws:lambda:${REGION}:${ACCOUNT_ID}:function:another`))).toBe(
+      'ImplicitlyDenied',
+    );
+  });
+
   it('redrives the dead letters and uses the key through DynamoDB and SQS, never through S3 (the audit log)', async () => {
     for (const queue of ['decision-dead-letters', 'publisher-dead-letters'])
       expect(await verdict(onCall(), access('sqs:ReceiveMessage', queueArn(`contract-termination-prod-${queue}`)))).toBe('Allowed');
@@ -138,10 +163,11 @@ describe('on-call (OnCallPolicy)', () => {
 });
 
 describe('the data-protection role (DataProtectionRole)', () => {
-  it('gets and queries whole request items, and deletes them', async () => {
+  it('gets whole request items, queries the index by customer (not the table), and deletes them', async () => {
     const role = dataProtection();
     expect(await verdict(role, access('dynamodb:GetItem', REQUESTS, { 'dynamodb:LeadingKeys': ['CONTRACT#c-1'] }))).toBe('Allowed');
-    expect(await verdict(role, access('dynamodb:Query', REQUESTS, { 'dynamodb:Select': 'ALL_ATTRIBUTES' }))).toBe('Allowed');
+    expect(await verdict(role, access('dynamodb:Query', `${REQUESTS}/index/RequestsByCustomer`))).toBe('Allowed');
+    expect(await verdict(role, access('dynamodb:Query', REQUESTS, { 'dynamodb:Select': 'ALL_ATTRIBUTES' }))).toBe('ImplicitlyDenied');
     expect(await verdict(role, access('dynamodb:DeleteItem', REQUESTS, { 'dynamodb:LeadingKeys': ['CONTRACT#c-1'] }))).toBe('Allowed');
     expect(await verdict(role, access('kms:Decrypt', KEY, viaDynamoDb))).toBe('Allowed');
   });
@@ -169,7 +195,7 @@ describe('the data-protection role (DataProtectionRole)', () => {
     });
   });
 
-  it('neither scans the table, nor writes an item, nor reads the stream, the dead letters or another table', async () => {
+  it('neither scans the table, nor puts or updates an item without a key it may, nor reads the stream, the dead letters or another table', async () => {
     const role = dataProtection();
     for (const action of ['dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:UpdateItem'])
       expect(await verdict(role, access(action, REQUESTS))).toBe('ImplicitlyDenied');
@@ -270,5 +296,114 @@ describe("docs/operations.md's DynamoDB commands", () => {
       greedy.context['dynamodb:Attributes'] = [...(Array.isArray(attributes) ? attributes : []), 'bankDetails'];
       expect([command.text, await verdict(onCall(), greedy)]).toEqual([command.text, 'ImplicitlyDenied']);
     }
+  });
+});
+
+describe('npm run subject-access and npm run erase, every call they make', () => {
+  /** Each access the commands made (recorded on DynamoDB Local), on the prod resource, with the key's uses it brings. */
+  let accesses: ProdAccess[];
+  let operations: string[];
+
+  beforeAll(async () => {
+    const tables = await useFreshTables();
+    const ledger = `erasures-${randomUUID().slice(0, 8)}`;
+    await createLedgerTable(localClient(tables.endpoint), ledger);
+    const anna = DEMO_CUSTOMERS.anna;
+    // A withdrawn request (final, with a create key and a withdrawal key) and an active one, on two contracts.
+    const made = [];
+    for (const contractId of [await newContract(tables), await newContract(tables)]) {
+      const answer = await callHandler({ contractId, body: validBody(), headers: headersWithKey() });
+      expect(answer.status).toBe(201);
+      made.push({ contractId, requestId: String(answer.body['requestId']) });
+    }
+    const [withdrawn] = made;
+    if (withdrawn === undefined) throw new Error('No request made');
+    expect((await callHandler(withdrawalOf(withdrawn, anna.customerId))).status).toBe(200);
+    const before = await tables.contractItems(withdrawn.contractId);
+
+    const data = new CustomerData(tables.doc, { requests: tables.names.requests, ledger }, ERASURE_RULES);
+    const uninstall = installSdkRecorder();
+    let calls: SdkCall[];
+    try {
+      const since = new Date(Date.now() - 60_000);
+      const recorded = (run: () => Promise<unknown>) => callsDuring('data-protection', run).then((done) => done.calls);
+      const access = await recorded(async () => expect((await data.subjectAccess(anna.customerId)).requests).toHaveLength(2));
+      const erasure = await recorded(async () =>
+        expect((await data.erase(anna.customerId, { ledgerDays: 90 })).erased.map((e) => e.requestId)).toEqual([
+          withdrawn.requestId,
+          undefined,
+        ]),
+      );
+      // A restore brings the erased items back (not recorded: the officer does not put them); the reapply erases them again.
+      for (const restored of before) await tables.doc.send(new PutCommand({ TableName: tables.names.requests, Item: restored }));
+      const reapply = await recorded(async () => expect((await data.reapplySince(since)).erasedAgain.length).toBeGreaterThanOrEqual(4));
+      calls = [...access, ...erasure, ...reapply];
+    } finally {
+      uninstall();
+    }
+    const prod = {
+      functionName: 'data-protection',
+      logicalId: 'DataProtectionRole',
+      role: 'contract-termination-prod-data-protection',
+      environment: { REQUESTS: TABLE, LEDGER: 'contract-termination-prod-erasures' },
+      policies: [],
+    };
+    const local = { REQUESTS: tables.names.requests, LEDGER: ledger };
+    operations = [...new Set(calls.map((call) => call.operation))].sort();
+    accesses = calls.flatMap((call) => call.accesses.map((recorded) => toProdAccess(resolver, prod, local, call, recorded)));
+    accesses.push(...accesses.flatMap((access) => keyAccesses(resolver, access)));
+  }, 60_000);
+
+  it('reads through the index and by key, erases in transactions, empties key records and keeps the ledger: no scan', () => {
+    expect(operations).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:TransactWriteItems',
+      'dynamodb:UpdateItem',
+    ]);
+    expect(new Set(accesses.map((access) => `${access.action} ${access.resource.replace(/.*:/, '')}`))).toEqual(
+      new Set([
+        'dynamodb:Query table/contract-termination-prod-requests/index/RequestsByCustomer',
+        'dynamodb:BatchGetItem table/contract-termination-prod-requests',
+        'dynamodb:GetItem table/contract-termination-prod-requests',
+        'dynamodb:DeleteItem table/contract-termination-prod-requests',
+        'dynamodb:UpdateItem table/contract-termination-prod-requests',
+        'dynamodb:PutItem table/contract-termination-prod-erasures',
+        'dynamodb:Query table/contract-termination-prod-erasures',
+        `kms:Decrypt ${KEY.replace(/.*:/, '')}`,
+      ]),
+    );
+  });
+
+  it('every one of them is allowed to the data-protection role', async () => {
+    for (const request of accesses)
+      expect([request.action, request.resource, request.context, await verdict(dataProtection(), request)]).toEqual([
+        request.action,
+        request.resource,
+        request.context,
+        'Allowed',
+      ]);
+  });
+
+  it('every one of them is refused to on-call: each reads or writes a whole item, a customer-keyed record or the ledger', async () => {
+    for (const request of accesses.filter((a) => a.action.startsWith('dynamodb:')))
+      expect([request.action, request.resource, await verdict(onCall(), request)]).toEqual([
+        request.action,
+        request.resource,
+        'ImplicitlyDenied',
+      ]);
+  });
+
+  it('the role deletes only request, number and limit items, and empties only key records', async () => {
+    const role = dataProtection();
+    expect(await verdict(role, access('dynamodb:DeleteItem', REQUESTS, { 'dynamodb:LeadingKeys': ['IDEMPOTENCY#anna#k'] }))).toBe(
+      'ImplicitlyDenied',
+    );
+    expect(await verdict(role, access('dynamodb:UpdateItem', REQUESTS, { 'dynamodb:LeadingKeys': ['CONTRACT#c-1'] }))).toBe(
+      'ImplicitlyDenied',
+    );
+    expect(await verdict(role, access('dynamodb:DeleteItem', tableArn('contract-termination-prod-erasures')))).toBe('ImplicitlyDenied');
   });
 });

@@ -33,7 +33,7 @@ import { EVENT_SIGNING_KEYS_OBJECT_KEY } from '../../lib/events/event-signing-ke
 import { kmsSignerFor } from '../../lib/aws/kms-signer';
 import { USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import { matchesPattern } from '../../scripts/local/event-pattern';
-import { lambdaRecord } from '../../scripts/operations/stream-mapping';
+import { lambdaRecord } from '../../lib/aws/dynamodb-streams';
 import { validBody, headersWithKey } from '../support/bodies';
 import {
   deployedFunctions,

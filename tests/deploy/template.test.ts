@@ -4,6 +4,7 @@ import { UNCONFIRMED_RECORDS_METRIC } from '../../lib/events/publish-request-eve
 import { EVENT_SIGNING_KEYS_OBJECT_KEY, EVENT_SIGNING_KEYS_PATH } from '../../lib/events/event-signing-keys';
 import { OUTCOMES } from '../../lib/http/outcomes';
 import { LEGAL_MINIMUM_YEARS } from '../../lib/termination/retention';
+import { TemplateResolver } from '../support/cfn-intrinsics';
 import { at, jsonObject } from '../support/json';
 import { stageParams } from '../support/serverless-yml';
 import { BACK_OFFICE_JWKS_PATH, LOCAL_BACK_OFFICE_KEY } from '../../scripts/local/decision-event';
@@ -348,10 +349,13 @@ describe('least privilege', () => {
 /** How the template names the stage's key wherever it is used. */
 const STAGE_KEY = { 'Fn::GetAtt': ['StageKey', 'Arn'] };
 
-/** The statements of the stage's key's policy. */
+/** The statements of the stage's key's policy; one made only with the stack's own audit trail (Fn::If OwnAuditTrail) as it then is. */
 const keyStatements = (template: Json): unknown[] => {
   const list = at(resource(template, 'StageKey'), 'Properties', 'KeyPolicy', 'Statement');
-  return Array.isArray(list) ? list : [];
+  return (Array.isArray(list) ? list : []).map((statement: unknown) => {
+    const made = at(statement, 'Fn::If');
+    return Array.isArray(made) && made[0] === 'OwnAuditTrail' ? made[1] : statement;
+  });
 };
 
 /** The statements of a role's policy for its use of the stage's key. */
@@ -679,11 +683,7 @@ describe("the stage's key", () => {
           ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'],
           [{ 'Fn::GetAtt': ['DecisionDeadLetterQueue', 'Arn'] }, { 'Fn::GetAtt': ['PublisherDeadLetterQueue', 'Arn'] }],
         ],
-        [
-          'ReadTheStream',
-          ['dynamodb:DescribeStream', 'dynamodb:GetShardIterator', 'dynamodb:GetRecords'],
-          { 'Fn::GetAtt': ['RequestsTable', 'StreamArn'] },
-        ],
+        // No read of the stream: the publisher reads the batches it is handed back (npm run redrive).
         [
           'HandBackToTheFunctions',
           ['lambda:InvokeFunction'],
@@ -697,7 +697,7 @@ describe("the stage's key", () => {
     expect(at(statements, 1, 'Condition', 'ForAllValues:StringEquals', 'dynamodb:Attributes')).toEqual(attributes);
     for (const personal of ['customerId', 'bankDetails', 'comment', 'documentIds', 'statusReason', 'statusHistory'])
       expect(attributes).not.toContain(personal);
-    expect(at(statements, 5, 'Condition')).toEqual({ StringEquals: { 'kms:ViaService': [viaService('dynamodb'), viaService('sqs')] } });
+    expect(at(statements, 4, 'Condition')).toEqual({ StringEquals: { 'kms:ViaService': [viaService('dynamodb'), viaService('sqs')] } });
     // Nobody is given it by the stack: the bank attaches it to the role on-call signs in with.
     expect(at(policy, 'Properties', 'Roles')).toBeUndefined();
   });
@@ -778,6 +778,32 @@ describe('least exposure', () => {
       ['Deny', '*'],
     ]);
   });
+
+  it("makes no trail, bucket or grant of its own for the audit log when packaged with the bank's organisation trail (AUDIT_TRAIL_ARN)", async () => {
+    const own = ['AuditTrail', 'AuditLogBucket', 'AuditLogBucketPolicy'];
+    for (const id of own) expect(at(resource(prod, id), 'Condition')).toBe('OwnAuditTrail');
+    expect(parameterDefault(prod, 'AuditTrailArnSetting')).toBe('');
+    const trail = 'arn:aws:cloudtrail:eu-central-1:111122223333:trail/bank-organisation';
+    const organised = new TemplateResolver(await packageStage('prod', { CONTRACTS_TABLE_NAME: 'c', AUDIT_TRAIL_ARN: trail }));
+    expect(organised.resourcesOfType('AWS::CloudTrail::Trail')).toEqual([]);
+    expect(organised.resourcesOfType('AWS::S3::Bucket').map(([id]) => id)).not.toContain('AuditLogBucket');
+    expect(organised.resourcesOfType('AWS::S3::BucketPolicy').map(([id]) => id)).not.toContain('AuditLogBucketPolicy');
+    // Neither the key's policy nor the data-protection role names the stack's trail or bucket any more.
+    const keyStatements = [jsonObject(organised.property('StageKey', 'KeyPolicy'))['Statement']].flat().map(jsonObject);
+    expect(keyStatements.map((st) => st['Sid'])).not.toContain('CloudTrailForTheAuditTrail');
+    expect(keyStatements.map((st) => st['Sid'])).not.toContain('PrincipalsOfTheAccountReadTheAuditLogThroughS3');
+    const roleStatements = [organised.property('DataProtectionRole', 'Policies')]
+      .flat()
+      .flatMap((policy) => [jsonObject(jsonObject(policy)['PolicyDocument'])['Statement']].flat().map(jsonObject));
+    expect(roleStatements.map((st) => st['Sid'])).not.toContain('ReadTheAuditTrail');
+    expect(roleStatements.length).toBeGreaterThan(0);
+    // Packaged without it, the stack's own trail is there, with its grants.
+    const withOwn = new TemplateResolver(prod);
+    expect(withOwn.resourcesOfType('AWS::CloudTrail::Trail').map(([id]) => id)).toEqual(['AuditTrail']);
+    expect([jsonObject(withOwn.property('StageKey', 'KeyPolicy'))['Statement']].flat().map((st) => jsonObject(st)['Sid'])).toContain(
+      'CloudTrailForTheAuditTrail',
+    );
+  }, 60_000);
 
   it("delivers the service's events to the back office through one rule of its own, to the bus or queue it was packaged with", () => {
     const rule = at(resource(prod, 'BackOfficeEventsRule'), 'Properties');

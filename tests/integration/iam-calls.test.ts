@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import streamRequestCreated from '../../events/stream-request-created.json' with { type: 'json' };
 import streamStatusChanged from '../../events/stream-status-changed.json' with { type: 'json' };
+import streamErasureRecorded from '../../events/stream-erasure-recorded.json' with { type: 'json' };
 import decisionInReview from '../../events/decision-in-review.json' with { type: 'json' };
 import decisionRejected from '../../events/decision-rejected.json' with { type: 'json' };
 import { apiEvent, authorizerEvent, type EventOptions } from '../../scripts/local/api-event';
@@ -31,7 +32,7 @@ import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-sta
 import { templatePackager } from '../support/packaged-template';
 import { callsDuring, installSdkRecorder, recordedCalls, type SdkCall } from '../support/sdk-calls';
 import { writeSampleRequest } from '../support/sample-request';
-import { streamEvent } from '../../scripts/local/stream-events';
+import { streamEvent, streamPositionsOf } from '../../scripts/local/stream-events';
 
 /*
  * IAM, checked against recorded calls (docs/security.md): each function's handler is
@@ -89,12 +90,13 @@ const UNUSED_BY_DESIGN = [
   ...ownLogs('ListCustomerTerminationRequestsRole', 'listCustomerTerminationRequests'),
   ...ownLogs('ApplyStatusDecisionRole', 'applyStatusDecision'),
   ...ownLogs('PublishRequestEventsRole', 'publishRequestEvents'),
-  // Lambda's event source mapping reads the requests table's stream with the publisher's role;
-  // the function's code only receives the records.
+  // Lambda's event source mapping describes the requests table's stream with the publisher's role;
+  // the function's own code lists its streams and reads them only for a redrive (recorded below).
   `PublishRequestEventsRole dynamodb:DescribeStream ${PROD_REQUESTS_STREAM}`,
-  `PublishRequestEventsRole dynamodb:GetRecords ${PROD_REQUESTS_STREAM}`,
-  `PublishRequestEventsRole dynamodb:GetShardIterator ${PROD_REQUESTS_STREAM}`,
-  'PublishRequestEventsRole dynamodb:ListStreams *',
+  // The erasure ledger's mapping reads its stream with the same role (the redrive recorded below reads the requests table's).
+  `PublishRequestEventsRole dynamodb:DescribeStream ${streamArn('contract-termination-prod-erasures')}`,
+  `PublishRequestEventsRole dynamodb:GetRecords ${streamArn('contract-termination-prod-erasures')}`,
+  `PublishRequestEventsRole dynamodb:GetShardIterator ${streamArn('contract-termination-prod-erasures')}`,
   // The same mapping sends the records it gives up on to its on-failure destination, with the same role.
   `PublishRequestEventsRole sqs:SendMessage ${queueArn('contract-termination-prod-publisher-dead-letters')}`,
   // And that queue is under the stage's key: the mapping's sends use it.
@@ -396,6 +398,32 @@ describe('the calls each function makes', () => {
       const detailTypes = stack.standIn.events.map((e) => e.detailType);
       expect(detailTypes).toEqual(['TerminationRequestSubmitted', 'TerminationRequestStatusChanged', 'TerminationRequestStatusChanged']);
       expect(operations(calls)).toEqual(['dynamodb:BatchGetItem', 'kms:Sign', 'kms:Sign', 'kms:Sign', 'events:PutEvents']);
+    });
+
+    it("reads an erasure ledger record's entry back from the ledger with one GetItem before anything goes out", async () => {
+      const { handler } = await import('../../functions/publish-request-events');
+      // The sample's entry is not in this test's ledger: the publisher reads it, finds nothing, and publishes nothing.
+      const { calls } = await callsDuring('publish-request-events', () => handler(streamEvent(streamErasureRecorded)));
+      expect(operations(calls)).toContain('dynamodb:GetItem');
+      expect(operations(calls)).not.toContain('events:PutEvents');
+    });
+
+    it("redrives a dead letter's batch: lists its table's streams, reads the range with its own role, confirms and publishes", async () => {
+      const { handler } = await import('../../functions/publish-request-events');
+      const { contractId } = await submitted();
+      const positions = await streamPositionsOf(stack.tables.endpoint, stack.tables.names.requests, contractId);
+      stack.standIn.clear();
+      const { answer, calls } = await callsDuring('publish-request-events', () => handler({ redrive: positions }));
+      expect(answer).toMatchObject({ outcome: 'redriven', handedBack: undefined });
+      expect(stack.standIn.events.map((e) => e.detailType)).toEqual(['TerminationRequestSubmitted']);
+      // One ListStreams per table whose stream it consumes (the requests table, the erasure ledger).
+      expect(operations(calls).slice(0, 4)).toEqual([
+        'dynamodb:ListStreams',
+        'dynamodb:ListStreams',
+        'dynamodb:GetShardIterator',
+        'dynamodb:GetRecords',
+      ]);
+      expect(operations(calls).slice(-3)).toEqual(['dynamodb:BatchGetItem', 'kms:Sign', 'events:PutEvents']);
     });
   });
 

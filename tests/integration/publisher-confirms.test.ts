@@ -384,7 +384,7 @@ describe('republishing from the table (npm run republish)', () => {
     await expect(handler({ republish: { ...request, status: 'COMPLETED' } })).rejects.toThrow(/never reached COMPLETED/);
     // Not ids of a request: not a command, and no stream batch either.
     await expect(handler({ republish: { ...request, contractId: 'CONTRACT#x' } })).rejects.toThrow(
-      'Neither a stream batch nor a republish command',
+      'Neither a stream batch, a republish command nor a redrive',
     );
     expect(stack.standIn.events).toEqual([]);
   });

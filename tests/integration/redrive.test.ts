@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
+import type { EventBridgeEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { localEndpoint } from '../../lib/aws/local-endpoint';
 import { requestKeyOf } from '../../lib/dynamodb/keys';
 import { eventIdOf } from '../../lib/events/request-events';
+import { isStreamRedriveCommand } from '../../lib/events/stream-redrive';
 import type { PutEventsFault } from '../../scripts/local/aws-stand-in';
 import {
-  dynamoDbStreamReader,
   redriveDecisions,
   redrivePublisher,
   sqsDeadLetterQueue,
@@ -29,7 +28,9 @@ import { startStreamPoller, type StreamPoller } from '../../scripts/local/stream
 import { streamFilterPatterns } from '../../scripts/local/template-patterns';
 import { headersWithKey, validBody } from '../support/bodies';
 import { callHandler } from '../support/handler';
+import { jsonObject } from '../support/json';
 import { ofKind } from '../support/local-tables';
+import { streamPositionsOf } from '../../scripts/local/stream-events';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 
 /*
@@ -41,14 +42,13 @@ import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-sta
 let stack: LifecycleStack;
 let poller: StreamPoller;
 let sqs: SQSClient;
-let streams: DynamoDBStreamsClient;
 let publisherQueueUrl: string;
 const anna = DEMO_CUSTOMERS.anna;
 const BODY = validBody();
 
 /** What the redrive handed to each function, in this test. */
 let consumed: EventBridgeEvent<string, unknown>[] = [];
-let published: DynamoDBStreamEvent[] = [];
+let published: unknown[] = [];
 
 beforeAll(async () => {
   stack = await useLifecycleStack();
@@ -66,13 +66,11 @@ beforeAll(async () => {
     intervalMs: 50,
   });
   sqs = new SQSClient({ region: 'eu-central-1', maxAttempts: 1, ...localEndpoint(stack.standIn.endpoint) });
-  streams = new DynamoDBStreamsClient({ region: 'eu-central-1', maxAttempts: 1, ...localEndpoint(stack.tables.endpoint) });
 });
 afterAll(async () => {
   await poller.stop();
   await stack.stop();
   sqs.destroy();
-  streams.destroy();
 });
 beforeEach(async () => {
   await poller.drain();
@@ -102,11 +100,10 @@ async function redrivePublisherQueue(dryRun = false) {
     queue: publisherQueue(),
     max: 10,
     dryRun,
-    stream: dynamoDbStreamReader(streams),
-    filters: streamFilterPatterns(),
-    publisher: (event) => {
-      published.push(event);
-      return handler(event);
+    publisher: (command) => {
+      published.push(command);
+      // What Lambda's Invoke hands the function: the command as JSON, whatever it holds.
+      return isStreamRedriveCommand(command) ? handler(command) : Promise.reject(new Error('not a redrive'));
     },
   });
 }
@@ -327,7 +324,7 @@ describe('the decision dead-letter queue', () => {
 });
 
 describe('the publisher dead-letter queue', () => {
-  it("a batch the stream gave up on (Lambda's on-failure record) is read back from the stream and published exactly once", async () => {
+  it("a batch the stream gave up on (Lambda's on-failure record) goes to the publisher as its stream positions, is read back by it and published exactly once", async () => {
     const contractId = await freshContract();
     // Three invocations (maxRetries 2) of three PutEvents attempts each, all failing.
     stack.standIn.failNextPutEvents(...Array.from({ length: 9 }, (): PutEventsFault => ({ kind: 'entries', failing: [0] })));
@@ -360,7 +357,7 @@ describe('the publisher dead-letter queue', () => {
 
     const dry = await redrivePublisherQueue(true);
     expect(dry.map((r) => [r.kind, r.outcome, r.action])).toEqual([
-      ['stream-batch', 'would hand 1 records to the publisher', 'would redrive'],
+      ['stream-batch', 'would ask the publisher to read these records again and publish them', 'would redrive'],
     ]);
     expect(published).toEqual([]);
     expect(stack.standIn.queued(publisherQueueUrl)).toHaveLength(1);
@@ -368,9 +365,11 @@ describe('the publisher dead-letter queue', () => {
     const results = await redrivePublisherQueue();
 
     expect(results.map((r) => [r.kind, r.outcome, r.action])).toEqual([
-      ['stream-batch', 'published: 1 records handed to the publisher, none handed back', 'deleted'],
+      ['stream-batch', 'published: the publisher read 1 records again and handed none back', 'deleted'],
     ]);
-    expect(published.flatMap((e) => e.Records.map((r) => r.dynamodb?.NewImage?.['requestId']?.S))).toEqual([requestId]);
+    // The publisher got the batch's stream positions only, never a record: it read them itself.
+    const { streamArn, shardId, startSequenceNumber, endSequenceNumber } = jsonObject(jsonObject(letter?.body)['DDBStreamBatchInfo']);
+    expect(published).toEqual([{ redrive: { streamArn, shardId, startSequenceNumber, endSequenceNumber } }]);
     expect(stack.standIn.queued(publisherQueueUrl)).toEqual([]);
     expect(await redrivePublisherQueue()).toEqual([]);
     await poller.drain();
@@ -406,9 +405,109 @@ describe('the publisher dead-letter queue', () => {
         action: 'kept',
       },
     ]);
-    expect(published).toEqual([]);
+    // The publisher was asked, read nothing (its own role, its own answer), and published nothing.
+    expect(published).toEqual([{ redrive: expect.objectContaining({ shardId: 'shardId-00000001000000000000-00000000' }) }]);
+    expect(stack.standIn.events).toEqual([]);
     expect(stack.standIn.queued(publisherQueueUrl)).toEqual([{ queueUrl: publisherQueueUrl, body: letter }]);
     expect(await publisherQueue().depth()).toEqual({ waiting: 1, inFlight: 0 });
+  });
+});
+
+describe('the redrive command the publisher takes (stream positions only)', () => {
+  const positionsOf = (tableName: string, contractId: string) => streamPositionsOf(stack.tables.endpoint, tableName, contractId);
+
+  it("reads a batch of the requests table's stream with its own role and publishes what the table confirms, once per record", async () => {
+    const { handler } = await import('../../functions/publish-request-events');
+    const contractId = await freshContract();
+    const requestId = await createdOn(contractId);
+    await poller.drain();
+    stack.standIn.clear();
+
+    const answer = await handler({ redrive: await positionsOf(stack.tables.names.requests, contractId) });
+
+    // The create's items (request, slot, number, limit): the request's INSERT publishes, the others mean no event.
+    expect(answer).toEqual({ outcome: 'redriven', records: expect.any(Number), handedBack: undefined });
+    expect(stack.standIn.events.map((e) => [e.detailType, e.detail])).toEqual([
+      ['TerminationRequestSubmitted', expect.objectContaining({ requestId, eventId: eventIdOf(requestId, 'SUBMITTED') })],
+    ]);
+  });
+
+  it('refuses a stream the publisher does not consume, even one holding a copy of a genuine request item: nothing read, nothing published', async () => {
+    const { handler } = await import('../../functions/publish-request-events');
+    const contractId = await freshContract();
+    await createdOn(contractId);
+    await poller.drain();
+    const [request] = ofKind(await stack.tables.contractItems(contractId), 'REQUEST');
+    const other = `copies-${randomUUID().slice(0, 8)}`;
+    await stack.tables.doc.send(
+      new CreateTableCommand({
+        TableName: other,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      }),
+    );
+    await stack.tables.doc.send(new PutCommand({ TableName: other, Item: request }));
+    const positions = await positionsOf(other, contractId);
+    stack.standIn.clear();
+
+    await expect(handler({ redrive: positions })).rejects.toThrow(
+      new RegExp(`^Redrive refused, nothing read or published: ${positions.streamArn} is not a stream the publisher consumes`),
+    );
+    expect(stack.standIn.events).toEqual([]);
+
+    // Through npm run redrive: a dead letter naming that stream is kept, and says why.
+    await send(
+      publisherQueueUrl,
+      JSON.stringify({
+        DDBStreamBatchInfo: { ...positions, batchSize: 1, approximateArrivalOfFirstRecord: '', approximateArrivalOfLastRecord: '' },
+      }),
+    );
+    const results = await redrivePublisherQueue();
+    expect(results.map((r) => [r.outcome, r.action])).toEqual([
+      [expect.stringMatching(/^the publisher failed: .*is not a stream the publisher consumes/), 'kept'],
+    ]);
+    expect(stack.standIn.events).toEqual([]);
+  });
+
+  it.each([
+    ['no positions', { redrive: {} }],
+    ['positions as text', { redrive: 'shardId-1 1..9' }],
+    ['a field more', { redrive: { streamArn: 'x', shardId: 'shardId-1', startSequenceNumber: '1', endSequenceNumber: '2', records: [] } }],
+    ['records instead of positions', { redrive: { Records: [{ dynamodb: { NewImage: { kind: { S: 'REQUEST' } } } }] } }],
+    ['a sequence number that is not one', { redrive: { shardId: 'shardId-1', startSequenceNumber: '1e3', endSequenceNumber: '2' } }],
+    [
+      'an ARN that is no stream',
+      {
+        redrive: {
+          streamArn: 'arn:aws:sqs:eu-central-1:123456789012:q',
+          shardId: 'shardId-1',
+          startSequenceNumber: '1',
+          endSequenceNumber: '2',
+        },
+      },
+    ],
+  ])('refuses %s: nothing read, nothing published', async (_, command) => {
+    const { handler } = await import('../../functions/publish-request-events');
+    stack.standIn.clear();
+    await expect(handler(command)).rejects.toThrow(/^Redrive refused, nothing read or published: not a batch's stream positions \(/);
+    expect(stack.standIn.events).toEqual([]);
+  });
+
+  it('refuses a range that ends before it starts', async () => {
+    const { handler } = await import('../../functions/publish-request-events');
+    const { Table } = await stack.tables.doc.send(new DescribeTableCommand({ TableName: stack.tables.names.requests }));
+    const command = {
+      redrive: { streamArn: Table?.LatestStreamArn ?? '', shardId: 'shardId-1', startSequenceNumber: '9', endSequenceNumber: '1' },
+    };
+    await expect(handler(command)).rejects.toThrow('startSequenceNumber is after endSequenceNumber');
   });
 });
 

@@ -152,6 +152,11 @@ function dynamoDbAccesses(operation: string, input: Record<string, unknown>): Ac
       const arn = text(input['StreamArn']);
       return [access(action, arn === undefined ? unknown('no StreamArn') : { kind: 'stream', arn })];
     }
+    case 'GetRecords': {
+      // A shard iterator begins with its stream's ARN (`<stream ARN>|...`), in AWS as in DynamoDB Local.
+      const arn = /^(arn:[^|]+:table\/[^/|]+\/stream\/[^|]+)\|/.exec(text(input['ShardIterator']) ?? '')?.[1];
+      return [access(action, arn === undefined ? unknown('a shard iterator that names no stream') : { kind: 'stream', arn })];
+    }
     case 'ListStreams':
       return [access(action, { kind: 'all' })];
     default:

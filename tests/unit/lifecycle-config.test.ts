@@ -135,6 +135,8 @@ describe('loadPublisherConfig', () => {
     expect(loadPublisherConfig({ ...PUBLISHER_REQUIRED })).toEqual({
       requestsTableName: 'termination-requests',
       erasureLedgerTableName: 'termination-erasures',
+      // A redrive may name only the streams of the tables the publisher consumes.
+      streamTables: ['termination-requests', 'termination-erasures'],
       dynamodb: { region: 'eu-central-1', endpoint: undefined, requestTimeoutMs: 2000, connectTimeoutMs: 1000, maxAttempts: 3 },
       eventBusName: 'termination-events',
       eventSource: 'bank.contract-termination',
@@ -163,6 +165,7 @@ describe('loadPublisherConfig', () => {
     expect(config).toEqual({
       requestsTableName: 'requests',
       erasureLedgerTableName: 'erasures',
+      streamTables: ['requests', 'erasures'],
       dynamodb: { region: 'eu-west-1', endpoint: 'http://127.0.0.1:8000', requestTimeoutMs: 700, connectTimeoutMs: 1000, maxAttempts: 3 },
       eventBusName: 'bus',
       eventSource: 'bank.termination',
