@@ -16,7 +16,7 @@ export default tseslint.config(
   {
     // Run by Node as it is, by another team: Node's globals.
     files: ['**/*.mjs'],
-    languageOptions: { globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly' } },
+    languageOptions: { globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly', fetch: 'readonly' } },
   },
   {
     // serverless.yml loads local plugins with require(): CommonJS.

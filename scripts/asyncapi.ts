@@ -1,6 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { loadDecisionConfig, loadPublisherConfig } from '../lib/config';
+import {
+  EVENT_SIGNING_KEYS_CACHE_CONTROL,
+  EVENT_SIGNING_KEYS_CONTENT_TYPE,
+  EVENT_SIGNING_KEYS_OBJECT_KEY,
+} from '../lib/events/event-signing-keys';
 import { EVENT_SIGNATURE_ALGORITHM } from '../lib/events/event-signature';
 import { EVENT_TYPES, PUBLISHED_EVENT_SCHEMAS, statusDecisionSchema } from '../lib/api-model/event-schemas';
 import { PUBLISHED_SAMPLES } from './local/published-samples';
@@ -76,7 +81,7 @@ function envelope(source: string, detailType: string, detail: string, descriptio
   };
 }
 
-const SERVICE_SIGNATURE = `Every event the service sends carries \`detail.signature\`: a compact JWS (${EVENT_SIGNATURE_ALGORITHM}) made by the stage's asymmetric KMS key (ECC_NIST_P256), whose claims are \`iss\` (the source), \`iat\`, \`detailType\` and \`detailSha256\`, the base64url SHA-256 of the detail's RFC 8785 canonical form without \`signature\`. Check it with the stage's public keys before acting on the event: a back office that does needs to trust nothing between the service and itself (docs/events.md, Verifying an event; docs/examples/verify-event.mjs).`;
+const SERVICE_SIGNATURE = `Every event the service sends carries \`detail.signature\`: a compact JWS (${EVENT_SIGNATURE_ALGORITHM}) made by the stage's asymmetric KMS key (ECC_NIST_P256), whose claims are \`iss\` (the source), \`iat\`, \`detailType\` and \`detailSha256\`, the base64url SHA-256 of the detail's RFC 8785 canonical form without \`signature\`. Check it with the stage's public keys before acting on the event: a back office that does needs to trust nothing between the service and itself (docs/events.md, Verifying an event; docs/examples/verify-event.mjs). The public keys are one JWKS (\`${EVENT_SIGNING_KEYS_CONTENT_TYPE}\`, \`Cache-Control: ${EVENT_SIGNING_KEYS_CACHE_CONTROL}\`), the key that signs first and each earlier key for the events' retention, at \`s3://<EventSigningKeysBucket>/${EVENT_SIGNING_KEYS_OBJECT_KEY}\` (a stack output), readable by the back office's role; a \`kid\` the document lacks verifies nothing.`;
 
 const BACK_OFFICE_SIGNATURE =
   "The back office signs each decision: `detail.signature` is a compact JWS (RS256, ES256 or EdDSA families; never HMAC, never `none`) by a key of the back office's JWKS, whose claims repeat every other field of the detail exactly, plus `iss` and `iat` and never `exp` (docs/events.md, Signing a decision; docs/examples/sign-decision.mjs). The service applies no decision it cannot verify itself.";

@@ -15,7 +15,7 @@ import { localEndpoint } from '../lib/aws/local-endpoint';
 import { existsSync, readFileSync } from 'node:fs';
 import { verifyEvent, type EventKey } from '../lib/events/event-signature';
 import { eventIdOf } from '../lib/events/request-events';
-import { EVENT_JWKS_PATH } from './local/jwks-server';
+import { EVENT_SIGNING_KEYS_PATH } from '../lib/events/event-signing-keys';
 
 /*
  * npm run backoffice -- --request <requestNumber or requestId> --status <STATUS> [--reason "..."]
@@ -228,7 +228,7 @@ async function verifyEvents(
   awaited: ((event: Record<string, unknown>) => boolean) | undefined,
   what: string,
 ): Promise<boolean> {
-  const keysUrl = new URL(EVENT_JWKS_PATH, stack.jwksUri);
+  const keysUrl = new URL(EVENT_SIGNING_KEYS_PATH, stack.jwksUri);
   // A stack that serves no event keys (one a test put together) signs nothing: say so, and judge the decision alone.
   const response = await fetch(keysUrl).catch(() => undefined);
   if (response === undefined) {

@@ -1,18 +1,26 @@
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
+import { CloudFormationClient, paginateListStackResources } from '@aws-sdk/client-cloudformation';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { GetFunctionConfigurationCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
 import { GetParametersCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { buildFunctions } from './build';
+import { keyIdsOf, publishEventSigningKeys } from './operations/event-signing-keys';
 import { auditTrailProblem } from './operations/audit-trail';
 
 /*
  * npm run deploy -- --stage <stage> [--region <region>]: builds, then runs one serverless deploy,
  * which packages and deploys that package in the same run, with one set of settings
- * (docs/deploy.md). The identity settings, the back office's keys and events target, the contracts and documents tables and the
- * bank's organisation trail come from the environment, or else from SSM Parameter Store under
- * /contract-termination/<stage>/ (names below). With AUDIT_TRAIL_ARN it first checks that the
- * trail it names logs the requests table's item reads and writes, and deploys nothing otherwise.
+ * (docs/deploy.md), then, the stack up, writes the document of the events' public keys to the
+ * stack's bucket (scripts/operations/event-signing-keys.ts). The identity settings, the back
+ * office's keys and events target, the contracts and documents tables, the bank's organisation
+ * trail and the events' previous signing keys come from the environment, or else from SSM
+ * Parameter Store under /contract-termination/<stage>/ (names below). With AUDIT_TRAIL_ARN it
+ * first checks that the trail it names logs the requests table's item reads and writes, and
+ * deploys nothing otherwise.
  */
 
 const SETTINGS = {
@@ -24,6 +32,7 @@ const SETTINGS = {
   CONTRACTS_TABLE_NAME: 'contracts-table-name',
   DOCUMENTS_TABLE_NAME: 'documents-table-name',
   AUDIT_TRAIL_ARN: 'audit-trail-arn',
+  EVENT_SIGNING_PREVIOUS_KEY_IDS: 'event-signing-previous-key-ids',
 } as const;
 
 const { values } = parseArgs({ options: { stage: { type: 'string' }, region: { type: 'string' } } });
@@ -70,6 +79,59 @@ function run(command: string): void {
   }
 }
 
+/** A resource of the stack by its logical id: its physical id (the stack's outputs say the same, but moto's change sets leave them as first made). */
+async function stackResource(logicalId: string): Promise<string> {
+  const client = new CloudFormationClient({ region });
+  try {
+    for await (const page of paginateListStackResources({ client }, { StackName: `contract-termination-${stage}` })) {
+      const found = page.StackResourceSummaries?.find((resource) => resource.LogicalResourceId === logicalId)?.PhysicalResourceId;
+      if (found) return found;
+    }
+  } catch (error) {
+    throw new Error(`CloudFormation did not list the stack's resources: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+  throw new Error(`the stack has no ${logicalId}`);
+}
+
+/** The key the deployed publisher signs with: whatever the template calls it, what the document must list first. */
+async function signingKeyOfPublisher(): Promise<string> {
+  const { Environment } = await new LambdaClient({ region }).send(
+    new GetFunctionConfigurationCommand({ FunctionName: await stackResource('PublishRequestEventsLambdaFunction') }),
+  );
+  const keyId = Environment?.Variables?.['EVENT_SIGNING_KEY_ID'];
+  if (!keyId) throw new Error('the deployed publisher names no EVENT_SIGNING_KEY_ID');
+  return keyId;
+}
+
+/** The events' public keys, from KMS, into the stack's bucket: the current key and the previous ones still in their window. */
+async function publishKeys(): Promise<void> {
+  try {
+    const published = await publishEventSigningKeys(
+      {
+        kms: new KMSClient({ region }),
+        // An S3 endpoint of one's own (an emulator on an IP address) is addressed by path; AWS's by the bucket's host name.
+        s3: new S3Client({ region, forcePathStyle: Boolean(env['AWS_ENDPOINT_URL_S3'] ?? env['AWS_ENDPOINT_URL']) }),
+      },
+      {
+        bucket: await stackResource('EventSigningKeysBucket'),
+        currentKeyId: await signingKeyOfPublisher(),
+        previousKeyIds: keyIdsOf(env['EVENT_SIGNING_PREVIOUS_KEY_IDS']),
+      },
+    );
+    console.log(
+      `The events' public keys: ${published.uri}, kid ${published.keys.map((key) => String(key.kid)).join(', ')} (the first signs).`,
+    );
+  } catch (error) {
+    console.error(
+      `The stack is up, but the events' public keys were not published (${error instanceof Error ? error.message : String(error)}); ` +
+        "the document is as it was. Fix the cause and run the deploy again (docs/operations.md, Rotating the events' signing key).",
+    );
+    process.exit(1);
+  }
+}
+
 /** The bank's trail, when named, must log this stage's requests table's data events (resources/audit.yml). */
 async function checkAuditTrail(trailArn: string): Promise<void> {
   const identity = await new STSClient({ region }).send(new GetCallerIdentityCommand({}));
@@ -90,3 +152,4 @@ const trailArn = env['AUDIT_TRAIL_ARN'];
 if (trailArn !== undefined && trailArn !== '') await checkAuditTrail(trailArn);
 await buildFunctions();
 run('deploy');
+await publishKeys();

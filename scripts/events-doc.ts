@@ -9,7 +9,13 @@ import { STATUSES } from '../lib/api-model/schemas';
 import { EVENT_SIGNATURE_ALGORITHM } from '../lib/events/event-signature';
 import { buildAsyncApi } from './asyncapi';
 import { EVENT_MODELS_PACKAGE } from './event-models';
-import { EVENT_JWKS_PATH } from './local/jwks-server';
+import {
+  EVENT_SIGNING_KEYS_CACHE_CONTROL,
+  EVENT_SIGNING_KEYS_CONTENT_TYPE,
+  EVENT_SIGNING_KEYS_MAX_AGE_SECONDS,
+  EVENT_SIGNING_KEYS_OBJECT_KEY,
+  EVENT_SIGNING_KEYS_PATH,
+} from '../lib/events/event-signing-keys';
 import { PUBLISHED_SAMPLES } from './local/published-samples';
 
 /*
@@ -203,31 +209,45 @@ bus and its rules, not the path the event took. \`detail.signature\` is a compac
   signature.
 
 **The keys.** Each deployed stage signs with its own asymmetric KMS key (\`ECC_NIST_P256\`,
-\`SIGN_VERIFY\`; the stack's \`EventSigningKey\`, its id the stack output
-\`EventSigningKeyId\` and the \`kid\`). Its key policy lets the back office's account
-(\`DECISION_ACCOUNT_ID\`) read the public key (\`kms:GetPublicKey\`), and nobody but the
-publisher's role sign with it ([0017-lifecycle.md](decisions/0017-lifecycle.md)). The back office
-makes its JWKS from \`GetPublicKey\` (a DER public key: the example below makes the JWK of it) and
-keeps it: a key id's public key never changes, so a cached key needs no refresh, only a new
-\`kid\` needs a fetch.
+\`SIGN_VERIFY\`; the stack's \`EventSigningKey\`, its id the \`kid\`), and nobody but the
+publisher's role signs with it ([0017-lifecycle.md](decisions/0017-lifecycle.md)). Its public
+half, and that of every earlier key whose signatures may still arrive, are published as **one
+document, a JWKS** (RFC 7517), which \`npm run deploy\` writes once the stack is up, from KMS's
+\`GetPublicKey\` of each key:
 
-- Rotation: a new key, so a new \`kid\`. The old key stays enabled, readable by the back office
-  and unable to sign, for the events' retention (30 days after its last signature: EventBridge
-  retries a delivery for 24 hours and a dead-letter queue keeps a message at most 14 days), then
-  is disabled. A back office that meets an unknown \`kid\` fetches it once, and refuses the event
-  if the service's account does not have it.
+- Where: \`s3://<EventSigningKeysBucket>/${EVENT_SIGNING_KEYS_OBJECT_KEY}\`, in the stage's region; the stack
+  outputs \`EventSigningKeysBucket\` and \`EventSigningKeysUrl\` name it. The bucket is the stack's own and
+  not public (Block Public Access on, TLS only); its policy lets the back office's role (the one
+  that puts decisions on the bus, \`BACK_OFFICE_ROLE_NAME\` in the decisions' account) read this one
+  object (\`s3:GetObject\`). From another account, the role's own IAM policy must allow that too.
+  Read it with the role's credentials: \`aws s3 cp s3://<bucket>/${EVENT_SIGNING_KEYS_OBJECT_KEY} jwks.json\`,
+  or an HTTPS address \`aws s3 presign\` makes of it.
+- What: \`{"keys": [...]}\`, the key that signs now first, each an EC P-256 JWK with \`kid\`,
+  \`alg\` \`${EVENT_SIGNATURE_ALGORITHM}\` and \`use\` \`sig\`; \`Content-Type: ${EVENT_SIGNING_KEYS_CONTENT_TYPE}\`.
+- Caching: \`Cache-Control: ${EVENT_SIGNING_KEYS_CACHE_CONTROL}\`. Keep a copy at most ${EVENT_SIGNING_KEYS_MAX_AGE_SECONDS / 60} minutes, so that a
+  key taken out (a leak) stops verifying within ${EVENT_SIGNING_KEYS_MAX_AGE_SECONDS / 60} minutes. An event whose \`kid\` your copy
+  lacks is a reason to read the document again at once (at most once a minute), not to refuse
+  the event: a rotation's new key appears in the document seconds after the publisher starts
+  signing with it (the deploy writes it when the stack is up), so if the \`kid\` is still missing,
+  hold the event and read again for up to 15 minutes before refusing it.
+- Rotation: a new key, so a new \`kid\`. The old key stays in the document, enabled in KMS and
+  unable to sign, for the events' retention (30 days after its last signature: EventBridge retries
+  a delivery for 24 hours and a dead-letter queue keeps a message at most 14 days), then leaves
+  the document and is disabled ([operations.md](operations.md#rotating-the-events-signing-key)).
+  A key that is not in the document verifies nothing.
 - Locally, \`npm start\` signs with a key it makes on first run (\`.local/keys/event-signing-key.json\`,
-  never committed) and serves its JWKS at \`http://127.0.0.1:<JWKS_PORT>${EVENT_JWKS_PATH}\`;
-  \`npm run backoffice\` verifies every event it reads with it. The samples of \`events/\` are
-  signed with a key thrown away after signing them, whose public half is
-  \`events/published-samples-jwks.json\`.
+  never committed) and serves the same document, with the same headers, at
+  \`http://127.0.0.1:<JWKS_PORT>${EVENT_SIGNING_KEYS_PATH}\`; \`npm run backoffice\` verifies every event it
+  reads with it. The samples of \`events/\` are signed with a key thrown away after signing them,
+  whose public half is \`events/published-samples-jwks.json\`.
 
 **An example to run** (\`${VERIFYING_EXAMPLE}\`; Node 18 or later, nothing to install):
 
 \`\`\`sh
-aws kms get-public-key --key-id <kid> --query PublicKey --output text | base64 -d > key.der   # in AWS
-node verify-event.mjs jwks key.der <kid> > jwks.json
-node verify-event.mjs verify jwks.json event.json   # the event as your rule's target received it
+# in AWS, as the back office's role: the stage's document, by an address valid 5 minutes
+node verify-event.mjs verify "$(aws s3 presign s3://<bucket>/${EVENT_SIGNING_KEYS_OBJECT_KEY} --expires-in 300)" event.json
+# locally, npm start's (JWKS_PORT, 3005 unless moved)
+node verify-event.mjs verify http://127.0.0.1:3005${EVENT_SIGNING_KEYS_PATH} event.json
 \`\`\`
 
 \`\`\`js

@@ -11,7 +11,7 @@ import { at } from './local/template-file';
  * npm run docs:inventory: writes docs/inventory.md, what the prod stack is made of, from the
  * template `serverless package` makes for prod and from the error map the answers use: the
  * routes, the functions with their triggers, the exact grants of each role, on-call's policy, the
- * stage's key (what it protects, its policy, who uses it), the alarms, and the error codes. Other docs link to it instead of restating counts and lists that drift;
+ * stage's key (what it protects, its policy, who uses it), the stack's buckets and their policies, the alarms, and the error codes. Other docs link to it instead of restating counts and lists that drift;
  * tests/deploy/inventory-doc.test.ts fails when the file and the template disagree. It writes
  * docs/operations.md's table of who may delete what, too.
  */
@@ -234,6 +234,54 @@ function keySection(template: Template): string {
     .join('\n\n');
 }
 
+/** A role's ARN as a person reads it: the role, in the decisions' account (the back office's, or this one). */
+const roleOf = (arn: string): string => {
+  const role = /:role\/([\w+=,.@-]+)/.exec(arn)?.[1];
+  return role === undefined
+    ? arn
+    : `the role ${code(role.replace(/^contract-termination-prod-/, 'contract-termination-<stage>-'))} of the decisions' account`;
+};
+
+/** The stack's own buckets (the framework's deployment bucket aside): how each is kept, and its policy statement by statement. */
+function bucketSection(template: Template): string {
+  const policies = ofType(template, 'AWS::S3::BucketPolicy');
+  return ofType(template, 'AWS::S3::Bucket')
+    .filter(([id]) => id !== 'ServerlessDeploymentBucket')
+    .map(([id, bucket]) => {
+      const properties = at(bucket, 'Properties');
+      const encryption = at(properties, 'BucketEncryption', 'ServerSideEncryptionConfiguration', 0, 'ServerSideEncryptionByDefault');
+      const blocked = entries(at(properties, 'PublicAccessBlockConfiguration')).every(([, value]) => value === true);
+      const statements = policies
+        .filter(([, policy]) => at(policy, 'Properties', 'Bucket', 'Ref') === id)
+        .flatMap(([, policy]) => list(at(policy, 'Properties', 'PolicyDocument', 'Statement')))
+        .map((statement) => {
+          const principal = at(statement, 'Principal');
+          const who =
+            principal === '*'
+              ? 'everyone'
+              : at(principal, 'Service') !== undefined
+                ? `the service ${described(at(principal, 'Service'))}`
+                : roleOf(described(at(principal, 'AWS')));
+          const condition = at(statement, 'Condition');
+          return `| ${code(String(at(statement, 'Sid')))} | ${String(at(statement, 'Effect'))} | ${who} | ${list(at(statement, 'Action'))
+            .map((a) => code(String(a)))
+            .join(
+              ', ',
+            )} | ${list(at(statement, 'Resource')).map(described).join(', ')} | ${condition === undefined ? 'always' : conditionText(condition)} |`;
+        });
+      return [
+        `${code(id)}: encrypted with ${at(encryption, 'SSEAlgorithm') === 'AES256' ? "S3's own key" : described(at(encryption, 'KMSMasterKeyID'))}, ` +
+          `public access ${blocked ? 'blocked' : 'NOT blocked'}, versioning ${at(properties, 'VersioningConfiguration', 'Status') === 'Enabled' ? 'on' : 'off'}, ` +
+          `${at(bucket, 'DeletionPolicy') === 'Retain' ? 'kept' : 'deleted'} when the stack is deleted. Its policy:`,
+        '',
+        '| statement | effect | who | may | on | when |',
+        '|---|---|---|---|---|---|',
+        ...statements,
+      ].join('\n');
+    })
+    .join('\n\n');
+}
+
 /** The managed policies the stack makes for people (on-call), statement by statement. */
 function managedPolicies(template: Template): string {
   const policies = ofType(template, 'AWS::IAM::ManagedPolicy');
@@ -390,6 +438,10 @@ ${peopleRoles(template)}
 ## The stage's key
 
 ${keySection(template)}
+
+## Buckets
+
+${bucketSection(template)}
 
 ## Alarms
 

@@ -1,10 +1,12 @@
 // The back office's check of the service's signature on an event it received (docs/events.md,
 // "Verifying an event"). Node 18 or later, nothing to install:
 //
-//   node verify-event.mjs jwks <public-key.der> <kid>       a JWKS of a key KMS's GetPublicKey returned (DER)
-//   node verify-event.mjs verify <jwks.json> <event.json>   exit 0 and "verified" or exit 1 and why it is refused
+//   node verify-event.mjs verify <keys> <event.json>   exit 0 and "verified" or exit 1 and why it is refused
 //
-// <event.json> is the EventBridge event as a rule's target receives it (envelope and detail).
+// <keys> is the stage's document of the events' public keys (a JWKS): its https or http address
+// (in AWS a presigned address of the stage's document, `aws s3 presign`; locally npm start's), or
+// a copy of it on disk. <event.json> is the EventBridge event as a rule's target receives it
+// (envelope and detail).
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
@@ -46,16 +48,21 @@ export function refusal(event, jwks) {
   return undefined;
 }
 
-const [command, first, second] = process.argv.slice(2);
-if (command === 'jwks' && first && second) {
-  const jwk = createPublicKey({ key: readFileSync(first), format: 'der', type: 'spki' }).export({ format: 'jwk' });
-  console.log(JSON.stringify({ keys: [{ ...jwk, kid: second, alg: 'ES256', use: 'sig' }] }, null, 2));
-} else if (command === 'verify' && first && second) {
-  const event = JSON.parse(readFileSync(second, 'utf8'));
-  const why = refusal(event, JSON.parse(readFileSync(first, 'utf8')));
+/** The document of the keys, fetched from its address or read from a file. Keep it for its Cache-Control's max-age; fetch again, at most once a minute, for a kid it lacks. */
+async function keysFrom(where) {
+  if (!/^https?:\/\//.test(where)) return JSON.parse(readFileSync(where, 'utf8'));
+  const answer = await fetch(where);
+  if (!answer.ok) throw new Error(`${answer.status} from the keys' address`);
+  return answer.json();
+}
+
+const [command, keys, eventFile] = process.argv.slice(2);
+if (command === 'verify' && keys && eventFile) {
+  const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+  const why = refusal(event, await keysFrom(keys));
   console.log(why === undefined ? `verified: ${event['detail-type']} ${event.detail.eventId}` : `REFUSED: ${why}`);
   process.exitCode = why === undefined ? 0 : 1;
 } else if (command !== undefined) {
-  console.error('usage: node verify-event.mjs jwks <public-key.der> <kid>\n       node verify-event.mjs verify <jwks.json> <event.json>');
+  console.error('usage: node verify-event.mjs verify <keys: https://... or jwks.json> <event.json>');
   process.exit(2);
 }

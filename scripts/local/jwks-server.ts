@@ -2,10 +2,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { BACK_OFFICE_JWKS_PATH, LOCAL_BACK_OFFICE_KEY } from './decision-event';
 import { refusedForeignHost } from './host-guard';
 import { jwksOf, type EventSigningKey } from './kms-stand-in';
+import {
+  EVENT_SIGNING_KEYS_CACHE_CONTROL,
+  EVENT_SIGNING_KEYS_CONTENT_TYPE,
+  EVENT_SIGNING_KEYS_PATH,
+} from '../../lib/events/event-signing-keys';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
-/** The public keys of the events' signatures, as npm start serves them to its back office. */
-export const EVENT_JWKS_PATH = '/.well-known/event-signing-keys.json';
 
 /** More routes for the same server (the API description); true when it answered. */
 export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -13,7 +16,8 @@ export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse) => boolean
 /**
  * Serves the local JWKS over HTTP on loopback, as an identity provider would over HTTPS, the
  * local back office's (BACK_OFFICE_JWKS_PATH), whose key signs the decisions of the local stack,
- * and, given the events' signing key, its public half (EVENT_JWKS_PATH).
+ * and, given the events' signing key, the document of its public half (EVENT_SIGNING_KEYS_PATH, with
+ * the headers the deployed document has: lib/events/event-signing-keys.ts).
  */
 export async function startJwksServer(
   /** The keys, or a function giving the keys of the moment (a test rotating them). */
@@ -31,8 +35,10 @@ export async function startJwksServer(
         .end(JSON.stringify(typeof jwks === 'function' ? Reflect.apply(jwks, undefined, []) : jwks));
     } else if (req.method === 'GET' && req.url === BACK_OFFICE_JWKS_PATH) {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(LOCAL_BACK_OFFICE_KEY.jwks));
-    } else if (req.method === 'GET' && req.url === EVENT_JWKS_PATH && eventKeys !== undefined) {
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=300' }).end(eventKeys);
+    } else if (req.method === 'GET' && req.url === EVENT_SIGNING_KEYS_PATH && eventKeys !== undefined) {
+      res
+        .writeHead(200, { 'Content-Type': EVENT_SIGNING_KEYS_CONTENT_TYPE, 'Cache-Control': EVENT_SIGNING_KEYS_CACHE_CONTROL })
+        .end(eventKeys);
     } else if (!extra?.(req, res)) {
       res.writeHead(404).end();
     }

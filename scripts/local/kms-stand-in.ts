@@ -2,7 +2,8 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sig
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import { jwkOf, type EventKey, type EventSigner } from '../../lib/events/event-signature';
+import type { EventKey, EventSigner } from '../../lib/events/event-signature';
+import { eventSigningKeySet } from '../../lib/events/event-signing-keys';
 import { LOCAL_ACCOUNT_ID } from './template-patterns';
 
 /*
@@ -41,10 +42,9 @@ export const keySigner = (key: EventSigningKey): EventSigner => ({
   signDer: (message) => Promise.resolve(sign('sha256', message, key.privateKey)),
 });
 
-/** The key's public half as a JWKS. */
-export const jwksOf = (key: EventSigningKey): { keys: EventKey[] } => ({
-  keys: [jwkOf(key.keyId, createPublicKey(key.privateKey).export({ format: 'der', type: 'spki' }))],
-});
+/** The key's public half as the document of the events' keys: the DER public key KMS's GetPublicKey would give, through the deploy's conversion. */
+export const jwksOf = (key: EventSigningKey): { keys: EventKey[] } =>
+  eventSigningKeySet([{ kid: key.keyId, publicKeyDer: createPublicKey(key.privateKey).export({ format: 'der', type: 'spki' }) }]);
 
 /** The key in `file`, made and saved there (readable by its owner only) on first use. */
 export function loadOrCreateEventSigningKey(file: string): EventSigningKey {

@@ -16,15 +16,8 @@ import {
 } from '@aws-sdk/client-eventbridge';
 import { GetEventSourceMappingCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { CloudWatchLogsClient, DescribeLogGroupsCommand } from '@aws-sdk/client-cloudwatch-logs';
-import {
-  CreateKeyCommand,
-  GetKeyRotationStatusCommand,
-  GetPublicKeyCommand,
-  KMSClient,
-  ListAliasesCommand,
-  ListKeysCommand,
-} from '@aws-sdk/client-kms';
-import { S3Client } from '@aws-sdk/client-s3';
+import { CreateKeyCommand, GetKeyRotationStatusCommand, KMSClient, ListAliasesCommand, ListKeysCommand } from '@aws-sdk/client-kms';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { execFile } from 'node:child_process';
@@ -35,7 +28,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiEvent } from '../../scripts/local/api-event';
-import { jwkOf, verifyEvent } from '../../lib/events/event-signature';
+import { signedDetail, verifyEvent, type EventKey } from '../../lib/events/event-signature';
+import { EVENT_SIGNING_KEYS_OBJECT_KEY } from '../../lib/events/event-signing-keys';
+import { kmsSignerFor } from '../../lib/aws/kms-signer';
 import { USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import { matchesPattern } from '../../scripts/local/event-pattern';
 import { lambdaRecord } from '../../lib/aws/dynamodb-streams';
@@ -52,6 +47,7 @@ import { TemplateResolver } from '../support/cfn-intrinsics';
 import { at, jsonObject, parsedObject } from '../support/json';
 import { serviceFolder } from '../support/packaged-template';
 import { MOTO_ACCOUNT_ID, motoInstalled, startMoto, type Moto } from '../support/moto';
+import { motoEccKeys, type EccKeys } from '../support/moto-ecc-keys';
 import { signDecision } from '../../scripts/local/decision-event';
 import { startJwksServer } from '../../scripts/local/jwks-server';
 import { makeSigningKey } from '../../scripts/local/signing-key';
@@ -81,6 +77,10 @@ const DOCUMENT_ID = randomUUID();
 const DEPLOY_TIMEOUT_MS = 240_000;
 
 let moto: Moto;
+/** KMS as the deploy and the publisher meet it: the stack's signing key ECC_NIST_P256, as in AWS (tests/support/moto-ecc-keys.ts). */
+let eccKeys: EccKeys;
+/** A key of the stage's before a rotation: an ECC_NIST_P256 key made through the KMS API, still in its window. */
+let previousKeyId: string;
 let work: string;
 /** The checkout the deploy runs in: links to this one, with its own bundles and framework files. */
 let service: { dir: string; remove: () => void };
@@ -101,6 +101,7 @@ async function deploy(stage: string, env: Record<string, string> = {}): Promise<
     env: {
       ...process.env,
       ...moto.env,
+      AWS_ENDPOINT_URL_KMS: eccKeys.endpoint,
       JWT_ISSUER: 'https://issuer.rehearsal.example',
       JWT_AUDIENCE: 'termination-api',
       JWKS_URI: 'https://issuer.rehearsal.example/.well-known/jwks.json',
@@ -116,6 +117,27 @@ async function deploy(stage: string, env: Record<string, string> = {}): Promise<
     maxBuffer: 16 * 1024 * 1024,
   });
   return { ms: Date.now() - started, output: stdout + stderr };
+}
+
+/**
+ * The document of the events' public keys the deploy wrote, read from the stack's bucket as the
+ * back office reads it. (The stack's outputs name the bucket in AWS; moto's change sets leave the
+ * outputs as the stack's creation made them, so the bucket is found among the stack's resources.)
+ */
+async function keysDocument(bucketName?: string): Promise<{ contentType?: string; cacheControl?: string; jwks: { keys: EventKey[] } }> {
+  const bucket =
+    bucketName ??
+    (await stackResources(cloudFormation, STACK)).find((r) => r.LogicalResourceId === 'EventSigningKeysBucket')?.PhysicalResourceId;
+  const s3 = new S3Client({
+    region: moto.env['AWS_REGION'],
+    endpoint: moto.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'r', secretAccessKey: 'r' },
+  });
+  const answer = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: EVENT_SIGNING_KEYS_OBJECT_KEY }));
+  const parsed = jsonObject(JSON.parse((await answer.Body?.transformToString()) ?? '{}'));
+  const keys = Array.isArray(parsed['keys']) ? parsed['keys'].map((key) => jsonObject(key)) : [];
+  return { contentType: answer.ContentType, cacheControl: answer.CacheControl, jwks: { keys } };
 }
 
 async function stack(name: string): Promise<Stack> {
@@ -161,6 +183,7 @@ async function receive(target: { url: string }, count: number): Promise<Record<s
 describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
   beforeAll(async () => {
     moto = await startMoto();
+    eccKeys = await motoEccKeys(moto.endpoint, moto.env['AWS_REGION'] ?? '');
     const jwks = await startJwksServer(backOffice.key.jwks, 0);
     Object.assign(backOffice, { jwksUri: jwks.uri, stop: jwks.stop });
     work = mkdtempSync(join(tmpdir(), 'rehearsal-'));
@@ -170,6 +193,10 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
     dynamodb = new DynamoDBClient(client);
     events = new EventBridgeClient(client);
     sqs = new SQSClient(client);
+    const { KeyMetadata } = await new KMSClient({ ...client, endpoint: eccKeys.endpoint }).send(
+      new CreateKeyCommand({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' }),
+    );
+    previousKeyId = KeyMetadata?.KeyId ?? '';
     Object.assign(backOfficeEvents, await queue('back-office-events'));
     await dynamodb.send(
       new CreateTableCommand({
@@ -190,6 +217,7 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
   }, 90_000);
 
   afterAll(async () => {
+    await eccKeys.stop();
     await moto.stop();
     await backOffice.stop();
     service.remove();
@@ -205,7 +233,15 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
       // The framework creates the stack with its deployment bucket, then updates it to the template.
       const created = await stack(STACK);
       expect(created.StackStatus).toBe('UPDATE_COMPLETE');
-      deploys.push(await deploy(STAGE));
+      // The stack up, the deploy wrote the document of the events' public keys: the stack's key alone.
+      const signingKeyId = (await stackResources(cloudFormation, STACK)).find(
+        (r) => r.LogicalResourceId === 'EventSigningKey',
+      )?.PhysicalResourceId;
+      expect((await keysDocument()).jwks.keys.map((key) => key.kid)).toEqual([signingKeyId]);
+      expect(deploys[0]?.output).toContain(`The events' public keys: s3://`);
+      // The second deploy names a previous key still in its window (a rotation's): it is kept, after the key that signs.
+      deploys.push(await deploy(STAGE, { EVENT_SIGNING_PREVIOUS_KEY_IDS: previousKeyId }));
+      expect((await keysDocument()).jwks.keys.map((key) => key.kid)).toEqual([signingKeyId, previousKeyId]);
       const updated = await stack(STACK);
       expect(updated.StackStatus).toBe('UPDATE_COMPLETE');
       expect(updated.CreationTime).toEqual(created.CreationTime);
@@ -396,18 +432,12 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
       // What the back office receives, through the stack's own rule to its queue.
       const published = backOfficeEvents;
       const batch = await streamBatch(publisher);
-      // The stack's signing key is the publisher's: but moto's CloudFormation makes every key
-      // symmetric (the template's spec is checked in tests/deploy/template.test.ts), so the
-      // deployed publisher signs here with an ECC_NIST_P256 key made through the KMS API.
-      expect(publisher.environment['EVENT_SIGNING_KEY_ID']).toBe(physicalId('EventSigningKey'));
-      const kms = new KMSClient({
-        region: moto.env['AWS_REGION'],
-        endpoint: moto.endpoint,
-        credentials: { accessKeyId: 'r', secretAccessKey: 'r' },
-      });
-      const { KeyMetadata } = await kms.send(new CreateKeyCommand({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' }));
-      const kid = KeyMetadata?.KeyId ?? '';
-      const { result } = await invokeDeployedWithOutput(publisher, batch, { ...moto.env, EVENT_SIGNING_KEY_ID: kid });
+      // The stack's signing key is the publisher's, and it signs with it as deployed: moto's
+      // CloudFormation made it symmetric, so its Sign and GetPublicKey are answered by an
+      // ECC_NIST_P256 key of moto's KMS API under the stack key's id (tests/support/moto-ecc-keys.ts).
+      const kid = physicalId('EventSigningKey');
+      expect(publisher.environment['EVENT_SIGNING_KEY_ID']).toBe(kid);
+      const { result } = await invokeDeployedWithOutput(publisher, batch, { ...moto.env, AWS_ENDPOINT_URL_KMS: eccKeys.endpoint });
       expect(result).toEqual({ batchItemFailures: [] });
       const [event] = await receive(published, 1);
       expect([at(event, 'detail-type'), at(event, 'detail', 'requestId'), at(event, 'detail', 'contractId')]).toEqual([
@@ -415,19 +445,27 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
         requestId,
         contractId,
       ]);
-      // The back office's check, with the public key as KMS gives it (DER) and the event as the bus delivered it.
-      const { PublicKey } = await kms.send(new GetPublicKeyCommand({ KeyId: kid }));
+      // The back office's check, with the document the deploy wrote, fetched as the back office
+      // fetches it, and the event as the bus delivered it.
+      const document = await keysDocument();
+      expect([document.contentType, document.cacheControl]).toEqual(['application/jwk-set+json', 'max-age=300']);
       const received = {
         source: String(at(event, 'source')),
         'detail-type': String(at(event, 'detail-type')),
         detail: jsonObject(at(event, 'detail')),
       };
-      const jwks = { keys: [jwkOf(kid, PublicKey ?? new Uint8Array())] };
-      expect(verifyEvent(received, jwks)).toMatchObject({ ok: true, kid });
-      expect(verifyEvent({ ...received, detail: { ...received.detail, customerId: 'customer-other' } }, jwks)).toEqual({
+      expect(verifyEvent(received, document.jwks)).toMatchObject({ ok: true, kid });
+      expect(verifyEvent({ ...received, detail: { ...received.detail, customerId: 'customer-other' } }, document.jwks)).toEqual({
         ok: false,
         why: 'the detail is not the one signed',
       });
+      // What the previous key signed before the rotation still verifies: its kid is kept for the events' retention.
+      const { signature: _signature, ...fields } = received.detail;
+      const earlier = await signedDetail(
+        { source: received.source, detailType: received['detail-type'], detail: fields },
+        kmsSignerFor({ kms: { region: moto.env['AWS_REGION'] ?? '', endpoint: eccKeys.endpoint }, signingKeyId: previousKeyId }),
+      );
+      expect(verifyEvent({ ...received, detail: earlier }, document.jwks)).toMatchObject({ ok: true, kid: previousKeyId });
       // The deployed publisher checked that record against the deployed table; one with another recipient it refuses, and counts.
       const forged = structuredClone(batch);
       const details = forged.Records[0]?.dynamodb?.NewImage?.['bankDetails']?.M;
@@ -510,7 +548,7 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
   });
 
   it(
-    "rolls back and removes with docs/deploy.md's commands; removal keeps the requests, the dead letters, the logs of prod and the key",
+    "rolls back and removes with docs/deploy.md's commands; removal keeps the requests, the dead letters, the logs of prod, the keys and their published document",
     async () => {
       const serverless = async (...args: string[]) =>
         (
@@ -528,8 +566,14 @@ describe.runIf(installed)('npm run deploy, rehearsed on moto', () => {
       );
       // The requests table and the erasure ledger, the dead letters, the functions', access and WAF logs, the stage's key and the events' signing key.
       expect(kept).toHaveLength(2 + 2 + 12 + 2);
+      const keysBucket = (await stackResources(cloudFormation, STACK)).find(
+        (r) => r.LogicalResourceId === 'EventSigningKeysBucket',
+      )?.PhysicalResourceId;
+      const published = await keysDocument(keysBucket);
       await serverless('remove');
       await expect(stackStatus(STACK)).rejects.toThrow(/does not exist/);
+      // The document of the events' public keys stays with its bucket: events already sent still verify.
+      expect(await keysDocument(keysBucket)).toEqual(published);
       const client = { region: moto.env['AWS_REGION'], endpoint: moto.endpoint, credentials: { accessKeyId: 'r', secretAccessKey: 'r' } };
       const logs = new CloudWatchLogsClient(client);
       const kms = new KMSClient(client);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_KEYS_PER_READ } from '../../lib/dynamodb/request-reads';
 import { UNCONFIRMED_RECORDS_METRIC } from '../../lib/events/publish-request-events';
+import { EVENT_SIGNING_KEYS_OBJECT_KEY, EVENT_SIGNING_KEYS_PATH } from '../../lib/events/event-signing-keys';
 import { OUTCOMES } from '../../lib/http/outcomes';
 import { LEGAL_MINIMUM_YEARS } from '../../lib/termination/retention';
 import { TemplateResolver } from '../support/cfn-intrinsics';
@@ -459,13 +460,53 @@ describe("the events' signing key", () => {
       expect([id, JSON.stringify(role)]).not.toEqual([id, expect.stringContaining('kms:Sign')]);
   });
 
-  it("lets the decisions' account (the back office's) read the public key, and the function sign with this key", () => {
-    const reading = statements(prod).find((statement) => at(statement, 'Sid') === 'TheBackOfficeReadsThePublicKey');
-    expect(actionsOf(reading)).toEqual(['kms:GetPublicKey', 'kms:DescribeKey']);
-    expect(JSON.stringify(at(reading, 'Principal'))).toContain('BackOfficeInOtherAccount');
+  it('lets this account alone read the public key (the back office reads the published document), and the function sign with this key', () => {
+    const reading = statements(prod).filter((statement) => actionsOf(statement).includes('kms:GetPublicKey'));
+    expect(reading.map((statement) => [at(statement, 'Sid'), at(statement, 'Principal')])).toEqual([
+      ['TheAccountAdministersTheKey', { AWS: { 'Fn::Sub': 'arn:${AWS::Partition}:iam::${AWS::AccountId}:root' } }],
+    ]);
     const environment = at(resource(prod, 'PublishRequestEventsLambdaFunction'), 'Properties', 'Environment', 'Variables');
     expect(at(environment, 'EVENT_SIGNING_KEY_ID')).toEqual({ Ref: 'EventSigningKey' });
     expect(at(environment, 'KMS_ENDPOINT')).toBe('');
+  });
+
+  it("keeps the document of its public keys in a bucket of its own: not public, TLS only, versioned, kept, readable by the back office's role alone, touched by no function", () => {
+    for (const template of [prod, dev]) {
+      const bucket = resource(template, 'EventSigningKeysBucket');
+      expect(bucket).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      expect(at(bucket, 'Properties')).toEqual({
+        // Public keys: S3's own encryption, so that the back office's account needs no right on the stage's key.
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+        VersioningConfiguration: { Status: 'Enabled' },
+        LifecycleConfiguration: {
+          Rules: [{ Id: 'earlier-documents', Status: 'Enabled', NoncurrentVersionExpiration: { NoncurrentDays: 365 } }],
+        },
+      });
+      const statements = at(resource(template, 'EventSigningKeysBucketPolicy'), 'Properties', 'PolicyDocument', 'Statement');
+      const list = Array.isArray(statements) ? statements : [];
+      expect(list.map((statement: unknown) => [at(statement, 'Sid'), at(statement, 'Effect'), at(statement, 'Action')])).toEqual([
+        ['TheBackOfficeReadsTheKeys', 'Allow', 's3:GetObject'],
+        ['TlsOnly', 'Deny', 's3:*'],
+      ]);
+      const [reading, tls] = list;
+      // The role that puts decisions on the bus, in the decisions' account; the one object, nothing else.
+      expect(JSON.stringify(at(reading, 'Principal'))).toContain(':role/contract-termination-');
+      expect(JSON.stringify(at(reading, 'Principal'))).toContain('BackOfficeInOtherAccount');
+      expect(at(reading, 'Resource')).toEqual({ 'Fn::Sub': `\${EventSigningKeysBucket.Arn}/${EVENT_SIGNING_KEYS_OBJECT_KEY}` });
+      expect(at(tls, 'Condition')).toEqual({ Bool: { 'aws:SecureTransport': 'false' } });
+      expect(at(template, 'Outputs', 'EventSigningKeysBucket', 'Value')).toEqual({ Ref: 'EventSigningKeysBucket' });
+      expect(JSON.stringify(at(template, 'Outputs', 'EventSigningKeysUrl', 'Value'))).toContain(EVENT_SIGNING_KEYS_PATH);
+      const grants = ['AWS::IAM::Role', 'AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy'].flatMap((type) => ofType(template, type));
+      expect(grants.length).toBeGreaterThan(10);
+      for (const [id, grant] of grants) expect([id, referencedIds(grant).has('EventSigningKeysBucket')]).toEqual([id, false]);
+    }
   });
 });
 

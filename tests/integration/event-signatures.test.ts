@@ -7,9 +7,11 @@ import { GetPublicKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import streamRequestCreated from '../../events/stream-request-created.json' with { type: 'json' };
 import { signedDetail } from '../../lib/events/event-signature';
+import { EVENT_SIGNING_KEYS_PATH, eventSigningKeySet } from '../../lib/events/event-signing-keys';
 import { localEndpoint } from '../../lib/aws/local-endpoint';
 import { buildEventsDoc, VERIFYING_EXAMPLE } from '../../scripts/events-doc';
 import type { PublishedEvent } from '../../scripts/local/aws-stand-in';
+import { startJwksServer } from '../../scripts/local/jwks-server';
 import { keySigner, makeEventSigningKey } from '../../scripts/local/kms-stand-in';
 import { LOCAL_ACCOUNT_ID } from '../../scripts/local/template-patterns';
 import { jsonObject } from '../support/json';
@@ -57,13 +59,13 @@ const received = (event: PublishedEvent | undefined) => ({
   detail: event?.detail,
 });
 
-/** The example's verdict on an event, with the stand-in's JWKS. */
-async function verdict(event: unknown): Promise<{ code: number; out: string }> {
+/** The example's verdict on an event, with the keys at an address, else a copy of the stand-in's JWKS on disk. */
+async function verdict(event: unknown, keys = join(work, 'jwks.json')): Promise<{ code: number; out: string }> {
   const file = join(work, `event-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify(event));
   writeFileSync(join(work, 'jwks.json'), JSON.stringify(stack.standIn.kms.jwks));
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [VERIFYING_EXAMPLE, 'verify', join(work, 'jwks.json'), file]);
+    const { stdout } = await promisify(execFile)(process.execPath, [VERIFYING_EXAMPLE, 'verify', keys, file]);
     return { code: 0, out: stdout.trim() };
   } catch (error) {
     const failed = jsonObject(error);
@@ -122,18 +124,32 @@ describe('the published events, signed by KMS', () => {
     expect(stack.standIn.events.map((event) => typeof jsonObject(event.detail)['signature'])).toEqual(['string']);
   });
 
-  it("the example's JWKS made from KMS's GetPublicKey (DER) is the key that signs", async () => {
-    const kms = new KMSClient({ region: 'eu-central-1', ...localEndpoint(stack.standIn.endpoint) });
-    const { PublicKey, KeySpec, KeyUsage } = await kms.send(new GetPublicKeyCommand({ KeyId: stack.standIn.kms.key.keyId }));
-    expect([KeySpec, KeyUsage]).toEqual(['ECC_NIST_P256', 'SIGN_VERIFY']);
-    writeFileSync(join(work, 'key.der'), PublicKey ?? new Uint8Array());
-    const { stdout } = await promisify(execFile)(process.execPath, [
-      VERIFYING_EXAMPLE,
-      'jwks',
-      join(work, 'key.der'),
-      stack.standIn.kms.key.keyId,
-    ]);
-    expect(JSON.parse(stdout)).toEqual(stack.standIn.kms.jwks);
+  it("fetches the document of the keys from its address, npm start's as the deployed one: the JWKS of KMS's GetPublicKey, with its media type and cache rule", async () => {
+    // npm start's JWKS server, serving the key the stand-in signs with.
+    const server = await startJwksServer({ keys: [] }, 0, undefined, stack.standIn.kms.key);
+    try {
+      const address = `${server.origin}${EVENT_SIGNING_KEYS_PATH}`;
+      const answer = await fetch(address);
+      expect([answer.headers.get('content-type'), answer.headers.get('cache-control')]).toEqual([
+        'application/jwk-set+json',
+        'max-age=300',
+      ]);
+      // The same document the deploy writes: the JWK of the DER public key KMS's GetPublicKey gives.
+      const kms = new KMSClient({ region: 'eu-central-1', ...localEndpoint(stack.standIn.endpoint) });
+      const { PublicKey, KeySpec, KeyUsage } = await kms.send(new GetPublicKeyCommand({ KeyId: stack.standIn.kms.key.keyId }));
+      expect([KeySpec, KeyUsage]).toEqual(['ECC_NIST_P256', 'SIGN_VERIFY']);
+      expect(await answer.json()).toEqual(
+        eventSigningKeySet([{ kid: stack.standIn.kms.key.keyId, publicKeyDer: PublicKey ?? new Uint8Array() }]),
+      );
+      await publish();
+      const [event] = stack.standIn.events;
+      expect(await verdict(received(event), address)).toEqual({
+        code: 0,
+        out: `verified: ${String(event?.detailType)} ${String(jsonObject(event?.detail)['eventId'])}`,
+      });
+    } finally {
+      await server.stop();
+    }
   });
 
   it('is shown in docs/events.md as it is in the repository', () => {
