@@ -1,7 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CUSTOMER_INDEX } from './customer-requests';
 import type { TableKey } from './keys';
+import { scannedItems } from './scanned-items';
 
 /*
  * The one-off migration of items written before two indexes (docs/decisions/0026-a-request-by-its-number.md),
@@ -59,33 +60,26 @@ function repairOf(table: string, item: Record<string, unknown>) {
 
 export async function backfill(doc: DynamoDBDocumentClient, table: string): Promise<BackfillReport> {
   const report: BackfillReport = { found: 0, requestsGivenCustomer: 0, numbersStripped: 0, alreadyDone: 0 };
-  let from: Record<string, unknown> | undefined;
-  do {
-    const page = await doc.send(
-      new ScanCommand({
-        TableName: table,
-        ProjectionExpression: 'pk, sk, kind',
-        FilterExpression:
-          '(kind = :request AND attribute_not_exists(#requestedBy)) OR (kind = :number AND (attribute_exists(requestId) OR attribute_exists(contractId)))',
-        ExpressionAttributeNames: { '#requestedBy': CUSTOMER_INDEX.partitionKey },
-        ExpressionAttributeValues: { ':request': 'REQUEST', ':number': 'REQUEST_NUMBER' },
-        ExclusiveStartKey: from,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const repair = repairOf(table, item);
-      if (repair === undefined) continue;
-      report.found++;
-      try {
-        await doc.send(new UpdateCommand(repair.update));
-        if (repair.what === 'request') report.requestsGivenCustomer++;
-        else report.numbersStripped++;
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        report.alreadyDone++;
-      }
+  const items = scannedItems(doc, {
+    TableName: table,
+    ProjectionExpression: 'pk, sk, kind',
+    FilterExpression:
+      '(kind = :request AND attribute_not_exists(#requestedBy)) OR (kind = :number AND (attribute_exists(requestId) OR attribute_exists(contractId)))',
+    ExpressionAttributeNames: { '#requestedBy': CUSTOMER_INDEX.partitionKey },
+    ExpressionAttributeValues: { ':request': 'REQUEST', ':number': 'REQUEST_NUMBER' },
+  });
+  for await (const item of items) {
+    const repair = repairOf(table, item);
+    if (repair === undefined) continue;
+    report.found++;
+    try {
+      await doc.send(new UpdateCommand(repair.update));
+      if (repair.what === 'request') report.requestsGivenCustomer++;
+      else report.numbersStripped++;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      report.alreadyDone++;
     }
-    from = page.LastEvaluatedKey;
-  } while (from !== undefined);
+  }
   return report;
 }

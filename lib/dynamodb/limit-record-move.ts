@@ -1,8 +1,9 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, ScanCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Item } from './items';
 import { LEGACY_LIMIT_SORT_PREFIX, limitKeyOf, tableKeyOf, type TableKey } from './keys';
 import { createdAtSecondsOf, LIMIT_KIND } from './request-limit';
+import { scannedItems } from './scanned-items';
 
 /*
  * Limit records kept under their earlier key (`LIMIT#<customerId>`, below a contract's requests,
@@ -28,24 +29,17 @@ const ATTEMPTS = 5;
 
 export async function moveLegacyLimitRecords(doc: DynamoDBDocumentClient, tableName: string, nowSeconds: number): Promise<LimitRecordMove> {
   const result: LimitRecordMove = { moved: 0, expired: 0 };
-  let from: Record<string, unknown> | undefined;
-  do {
-    const page = await doc.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: 'begins_with(sk, :legacy)',
-        ExpressionAttributeValues: { ':legacy': LEGACY_LIMIT_SORT_PREFIX },
-        ConsistentRead: true,
-        ...(from === undefined ? {} : { ExclusiveStartKey: from }),
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const key = tableKeyOf(item);
-      if (key === undefined) continue;
-      result[await moveOne(doc, tableName, key, nowSeconds)] += 1;
-    }
-    from = page.LastEvaluatedKey;
-  } while (from !== undefined);
+  const legacyRecords = scannedItems(doc, {
+    TableName: tableName,
+    FilterExpression: 'begins_with(sk, :legacy)',
+    ExpressionAttributeValues: { ':legacy': LEGACY_LIMIT_SORT_PREFIX },
+    ConsistentRead: true,
+  });
+  for await (const item of legacyRecords) {
+    const key = tableKeyOf(item);
+    if (key === undefined) continue;
+    result[await moveOne(doc, tableName, key, nowSeconds)] += 1;
+  }
   return result;
 }
 
