@@ -5,6 +5,7 @@ import type { Item } from '../dynamodb/items';
 import { erasedEventOf, erasureClaimOf, type ErasedEvent, type ErasureClaim } from './erasure-events';
 import {
   readAll,
+  storedItemOf,
   reasonOf,
   type PublisherDeps,
   type StreamPublishResult,
@@ -75,14 +76,12 @@ export async function publishErasureEvents(
   const confirmed: (RecordIds & { event: ErasedEvent })[] = [];
   const unconfirmed: UnconfirmedRecord[] = [];
   for (const [index, { sequenceNumber, eventId, claim }] of readable.entries()) {
-    const request = 'error' in stored ? 'unread' : stored.itemOf(claim.request);
-    if (request === 'unread') {
-      failed = {
-        sequenceNumber,
-        reason: 'error' in stored ? stored.error : `the requests table left request ${claim.request.requestId} unread`,
-      };
+    const read = storedItemOf(stored, claim.request);
+    if ('unread' in read) {
+      failed = { sequenceNumber, reason: read.unread };
       break;
     }
+    const request = read.item;
     const truth = truthOf(claim, entries.items[index]);
     if ('why' in truth || request !== undefined) {
       unconfirmed.push({

@@ -5,6 +5,7 @@ import { pauseBefore, RETRY } from '../retry';
 import type { PublisherConfig } from '../config';
 import { isTransientAwsError } from '../aws/transient-errors';
 import type { ReadLedger } from '../dynamodb/erasure-ledger';
+import type { Item } from '../dynamodb/items';
 import { requestHistoryOf } from '../dynamodb/request-item';
 import type { ReadRequests, RequestIds, StoredRequests } from '../dynamodb/request-reads';
 import { isStatus } from '../termination/ports/store';
@@ -111,6 +112,16 @@ function differences(claimed: RequestEvent, truth: RequestEvent): string[] {
 
 export const reasonOf = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 
+/** A claim's request item as the batch's read found it (undefined: none), or why it stays unread, where the batch stops. */
+export function storedItemOf(
+  stored: StoredRequests | { error: string },
+  request: RequestIds,
+): { item: Item | undefined } | { unread: string } {
+  if ('error' in stored) return { unread: stored.error };
+  const item = stored.itemOf(request);
+  return item === 'unread' ? { unread: `the requests table left request ${request.requestId} unread` } : { item };
+}
+
 /** Reads the batch's requests, or says why it could not. */
 export async function readAll(readRequests: ReadRequests, claims: { request: RequestIds }[]): Promise<StoredRequests | { error: string }> {
   if (claims.length === 0) return { calls: 0, itemOf: () => undefined };
@@ -131,14 +142,12 @@ export async function publishRequestEvents(records: DynamoDBRecord[], config: Co
   const confirmed: (RecordIds & { event: RequestEvent })[] = [];
   const unconfirmed: UnconfirmedRecord[] = [];
   for (const { sequenceNumber, eventId, claim } of claims) {
-    const item = 'error' in stored ? 'unread' : stored.itemOf(claim.request);
-    if (item === 'unread') {
-      failed = {
-        sequenceNumber,
-        reason: 'error' in stored ? stored.error : `the requests table left request ${claim.request.requestId} unread`,
-      };
+    const read = storedItemOf(stored, claim.request);
+    if ('unread' in read) {
+      failed = { sequenceNumber, reason: read.unread };
       break;
     }
+    const { item } = read;
     let truth;
     try {
       truth = truthOf(claim, item === undefined ? undefined : requestHistoryOf(item));
