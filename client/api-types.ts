@@ -119,7 +119,7 @@ export interface paths {
         put?: never;
         /**
          * Withdraw a termination request
-         * @description The customer withdraws their own request while it is SUBMITTED or IN_REVIEW: it becomes WITHDRAWN, final, and the contract may take a new request. No body: a call with one, even {}, answers 400 MALFORMED_REQUEST. Reuse one Idempotency-Key for every retry of one user action: a replay answers 200 with the first answer, byte for byte. A request that is APPROVED, COMPLETED, REJECTED or WITHDRAWN answers 409 REQUEST_NOT_WITHDRAWABLE with its status in details.
+         * @description The customer withdraws their own request while it is SUBMITTED or IN_REVIEW: it becomes WITHDRAWN, final, and the contract may take a new request. No body: a call with one, even {}, answers 400 MALFORMED_REQUEST. Reuse one Idempotency-Key for every retry of one user action: a replay answers 200 with the first answer, byte for byte. A request that is APPROVED, COMPLETED, REJECTED, or WITHDRAWN answers 409 REQUEST_NOT_WITHDRAWABLE with its status in details.
          */
         post: operations["withdrawTerminationRequest"];
         delete?: never;
@@ -318,7 +318,7 @@ export interface components {
          */
         ReasonCode: "RELOCATION" | "FINANCIAL_HARDSHIP" | "SERVICE_DISSATISFACTION" | "BETTER_OFFER_ELSEWHERE" | "NO_LONGER_NEEDED" | "OTHER";
         /**
-         * @description SUBMITTED on creation; the back office moves it on. The customer may withdraw it while SUBMITTED or IN_REVIEW. COMPLETED, REJECTED and WITHDRAWN are final.
+         * @description SUBMITTED on creation; the back office moves it on. The customer may withdraw it while SUBMITTED or IN_REVIEW. COMPLETED, REJECTED, and WITHDRAWN are final.
          * @enum {string}
          */
         TerminationRequestStatus: "SUBMITTED" | "IN_REVIEW" | "APPROVED" | "COMPLETED" | "REJECTED" | "WITHDRAWN";
@@ -1491,7 +1491,7 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawErrorBody"];
                 };
             };
-            /** @description The request can no longer be withdrawn: it is APPROVED, COMPLETED, REJECTED or WITHDRAWN; details names its status. */
+            /** @description The request can no longer be withdrawn: it is APPROVED, COMPLETED, REJECTED, or WITHDRAWN; details names its status. */
             409: {
                 headers: {
                     /** @description From the function: the client's X-Correlation-Id when it sent a UUID, else a new UUID. The same as the body's correlationId. */

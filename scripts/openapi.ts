@@ -5,7 +5,7 @@ import type { ErrorCode } from '../lib/http/errors';
 import { MAX_DETAILS } from '../lib/http/answers';
 import { ERROR_CODES, OUTCOMES } from '../lib/http/outcomes';
 import { MAX_BODY_BYTES } from '../lib/http/request';
-import { MAX_ACCEPT_LANGUAGE_LENGTH, textsFor } from '../lib/http/texts';
+import { listInWords, MAX_ACCEPT_LANGUAGE_LENGTH, textsFor } from '../lib/http/texts';
 import { businessToday } from '../lib/termination/business-date';
 import { FINAL_STATUSES, WITHDRAWABLE_STATUSES } from '../lib/termination/lifecycle';
 import { needsComment } from '../lib/termination/reason-rules';
@@ -55,11 +55,8 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Statuses in words: "A", "A or B", "A, B or C" (`and` for a list of all). */
-function inWords(statuses: readonly Status[], conjunction: 'or' | 'and'): string {
-  const last = statuses.at(-1) ?? '';
-  return statuses.length < 2 ? last : `${statuses.slice(0, -1).join(', ')} ${conjunction} ${last}`;
-}
+/** Statuses in English words, as the answers' own texts list them. */
+const inWords = (statuses: readonly Status[], conjunction: 'or' | 'and') => listInWords(statuses, 'en', conjunction);
 
 /** The statuses a withdrawal is refused in: every status the lifecycle does not let the customer withdraw from. */
 const NOT_WITHDRAWABLE = STATUSES.filter((status) => !WITHDRAWABLE_STATUSES.includes(status));

@@ -6,6 +6,11 @@ import type { ErrorCode } from './errors';
 
 export type Language = 'en' | 'ru';
 
+/** A list in the words of the language, by Intl's rules: "A or B", "A, B, or C"; "A и B" with `and`. */
+export function listInWords(items: readonly string[], language: Language, conjunction: 'or' | 'and' = 'or'): string {
+  return new Intl.ListFormat(language, { type: conjunction === 'or' ? 'disjunction' : 'conjunction' }).format(items);
+}
+
 /** Every text a client can read, in English and Russian (docs/decisions/0010-responses-and-texts.md). */
 export interface Texts {
   error: (
@@ -105,7 +110,7 @@ const enProblems: ProblemTexts = {
   tooLarge: ({ limit }) => `the body must be at most ${limit} bytes`,
   bodyNotAllowed: () => 'must be empty: this call takes no body',
   bearerTokenRequired: () => 'a valid bearer token is required',
-  notWithdrawable: ({ status }) => `the request is ${status}: only a ${WITHDRAWABLE_STATUSES.join(' or ')} request can be withdrawn`,
+  notWithdrawable: ({ status }) => `the request is ${status}: only a ${listInWords(WITHDRAWABLE_STATUSES, 'en')} request can be withdrawn`,
   requestNotFound: () => 'no such request on this contract',
   requestErased: () => 'the request this key was used for has been erased at your request',
   range: ({ min, max }) => `must be a whole number from ${min} to ${max}`,
@@ -198,7 +203,7 @@ const ruProblems: ProblemTexts = {
   bodyNotAllowed: () => 'должно быть пустым: этот запрос передаётся без тела',
   bearerTokenRequired: () => 'требуется действующий токен доступа (Bearer)',
   notWithdrawable: ({ status }) =>
-    `заявка в статусе ${status}: отозвать можно только заявку в статусе ${WITHDRAWABLE_STATUSES.join(' или ')}`,
+    `заявка в статусе ${status}: отозвать можно только заявку в статусе ${listInWords(WITHDRAWABLE_STATUSES, 'ru')}`,
   requestNotFound: () => 'по этому договору нет такой заявки',
   requestErased: () => 'заявка, для которой использован этот ключ, удалена по вашему запросу',
   range: ({ min, max }) => `должно быть целым числом от ${min} до ${max}`,

@@ -12,8 +12,8 @@ import { withinBudget } from './within-budget';
 import type { CallContext } from './call-context';
 
 /*
- * A customer withdraws their own request (docs/decisions/0018-withdrawal.md): while it is
- * SUBMITTED or IN_REVIEW it becomes WITHDRAWN, final, and its contract is free again, in one
+ * A customer withdraws their own request (docs/decisions/0018-withdrawal.md): while its status
+ * is one of WITHDRAWABLE_STATUSES it becomes WITHDRAWN, final, and its contract is free again, in one
  * write that also binds the Idempotency-Key to the answer. Checks in order: the key's presence,
  * the form (ids, key), the key's earlier use, then the request (404/403 as for a GET), then its
  * status (409).

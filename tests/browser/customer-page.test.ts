@@ -6,6 +6,7 @@ import { DEMO_CUSTOMERS, DEMO_END_DATE, demoContractDisplay } from '../../script
 import { businessToday } from '../../lib/termination/business-date';
 import { localBusinessTimeZone, pageContract, type PageContract } from '../../scripts/local/page-server';
 import { textsFor } from '../../lib/http/texts';
+import { REASON_CODES } from '../../lib/api-model/schemas';
 import {
   ENDING_DISPLAYS,
   PAGE_STATES,
@@ -217,7 +218,7 @@ describe('the page as a customer reads it', () => {
     for (const control of ['#date', '#bik', '#account', '#recipient', '#comment', '#submit']) {
       expect(await page.locator(control).isDisabled(), control).toBe(true);
     }
-    expect(await page.locator('input[name="reason"]').count()).toBe(6);
+    expect(await page.locator('input[name="reason"]').count()).toBe(REASON_CODES.length);
     expect(await page.locator('input[name="reason"]:enabled').count()).toBe(0);
     // The closed contract's (empty) history is read: the page has done all the choice makes it do.
     await page.locator('#requests-empty').waitFor();
