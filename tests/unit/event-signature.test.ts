@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { derToJose, detailDigest, signedDetail, verifyEvent, type ReceivedEvent } from '../../lib/events/event-signature';
 import { signInOrder } from '../../lib/events/sign-events';
 import { jwksOf, keySigner, makeEventSigningKey } from '../../scripts/local/kms-stand-in';
+import { timeRunsOutAt } from '../support/tries';
 
 const key = makeEventSigningKey();
 const jwks = jwksOf(key);
@@ -122,5 +123,39 @@ describe('signInOrder', () => {
     expect(result.signed.map((s) => s.sequenceNumber)).toEqual(items.slice(0, 11).map((i) => i.sequenceNumber));
     expect(result.failed).toEqual({ sequenceNumber: '11', reason: 'the event could not be signed: Error: KMS is down' });
     expect(result.signed.every((s) => typeof s.detail.signature === 'string')).toBe(true);
+  });
+
+  it("a signing still throttled when the invocation's time ends its pause ends the run there, with tries to spare", async () => {
+    const signer = keySigner(key);
+    const throttled = {
+      kid: signer.kid,
+      signDer: (message: Buffer) =>
+        claimsOf(message.toString())['detailSha256'] === detailDigest({ i: 11 })
+          ? Promise.reject(Object.assign(new Error('slow down'), { name: 'Throttling' }))
+          : signer.signDer(message),
+    };
+    const time = timeRunsOutAt(1);
+    const result = await signInOrder(items, { ...deps, maxAttempts: 10, ...time, signer: throttled });
+    expect(result.signed.map((s) => s.sequenceNumber)).toEqual(items.slice(0, 11).map((i) => i.sequenceNumber));
+    expect(result.failed).toEqual({
+      sequenceNumber: '11',
+      reason: 'the event could not be signed: Throttling: slow down (no time left for another try)',
+    });
+    expect(time.pauses).toEqual([1]);
+  });
+
+  it('a signing throttled on every try ends the run there once the tries run out', async () => {
+    const signer = keySigner(key);
+    let tries = 0;
+    const throttled = {
+      kid: signer.kid,
+      signDer: () => {
+        tries++;
+        return Promise.reject(Object.assign(new Error('slow down'), { name: 'Throttling' }));
+      },
+    };
+    const result = await signInOrder(items.slice(0, 1), { ...deps, signer: throttled });
+    expect(result).toEqual({ signed: [], failed: { sequenceNumber: '0', reason: 'the event could not be signed: Throttling: slow down' } });
+    expect(tries).toBe(deps.maxAttempts);
   });
 });
