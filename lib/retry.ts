@@ -2,10 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /*
  * The one retry policy of the service (docs/decisions/0012-failures-and-logging.md): how many
- * tries, how long to pause between them, and how long the invocation has left. Every use case
- * that tries again (the create, the withdrawal, the decision) runs through `retrying`; the
- * publisher's pauses are `pauseBefore` with its own policy. What is transient is the caller's
- * to say: a write's outcome that asks for another try, or an AWS error that may pass
+ * tries, how long to pause between them, and how long the invocation has left. Everything in
+ * the service that tries again runs through `retrying`, with its policy from RETRY: the create,
+ * the withdrawal and the decision, and the publisher's reads of unprocessed keys, signings and
+ * PutEvents entries, whose tries hand the next what they left undone and, when the tries or the
+ * invocation's time run out, hand it back to the stream. What is transient is the caller's to
+ * say: a write's outcome that asks for another try, or an AWS error that may pass
  * (lib/aws/transient-errors.ts).
  */
 
