@@ -57,6 +57,7 @@ export function requestReader(batchGet: BatchGet, tableName: string, tries: Trie
     );
     const found = new Map<string, Item>();
     let calls = 0;
+    const leftUnread = (keys: TableKey[]) => ({ unread: keys });
     const { unread } = await retrying<{ unread: TableKey[] }, TableKey[]>(
       tries,
       async (left) => {
@@ -72,7 +73,7 @@ export function requestReader(batchGet: BatchGet, tableName: string, tries: Trie
         }
         return unprocessed.length === 0 ? { unread: [] } : againFor(unprocessed);
       },
-      { exhausted: (unprocessed) => ({ unread: unprocessed }), outOfTime: (unprocessed) => ({ unread: unprocessed }) },
+      { exhausted: leftUnread, outOfTime: leftUnread },
     );
     const unreadKeys = new Set(unread.map(textOf));
     return {
