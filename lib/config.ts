@@ -25,6 +25,14 @@ export const DEFAULT_BUSINESS_TIME_ZONE = 'Europe/Moscow';
 /** `localhost:3007` parses as a URL of scheme `localhost:`: only http and https are endpoints. */
 const isHttpUrl = (value: string) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol);
 
+/**
+ * How a token proves it is an access token, not an ID token (docs/decisions/0003-authentication.md):
+ * `token_use` is `access` (Cognito), the header's `typ` is `at+jwt` (RFC 9068), or its `scope`
+ * holds JWT_REQUIRED_SCOPE (a provider that marks neither; ID tokens carry no scope).
+ */
+export const ACCESS_TOKEN_PROOFS = ['token_use', 'at+jwt', 'scope'] as const;
+export type AccessTokenProof = (typeof ACCESS_TOKEN_PROOFS)[number];
+
 export class ConfigError extends Error {
   constructor(problems: string[]) {
     super(`Invalid configuration: ${problems.join('; ')}`);
@@ -32,36 +40,134 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * How one setting is read: what it may hold and what it is when unset. A setting of text, integer
+ * or one-of kind without a default is required; `optional` ones are absent when unset.
+ */
+export type Setting =
+  | { kind: 'text'; default?: string }
+  | { kind: 'optional-text' }
+  | { kind: 'integer'; default: number; min: number; max: number }
+  | { kind: 'optional-integer'; min: number; max: number }
+  | { kind: 'one-of'; values: readonly string[]; default: string }
+  | { kind: 'time-zone'; default: string }
+  | { kind: 'url' }
+  | { kind: 'jwks-uri' }
+  | { kind: 'endpoint' }
+  | { kind: 'origins' }
+  | { kind: 'account-id' };
+
+/**
+ * Every setting a function reads, with its default and what it may hold: the one place either is
+ * written. The loaders below read only these; docs/configuration.md's table is made from them
+ * (npm run docs:configuration), and tests/unit/config.test.ts holds each default and bound.
+ */
+export const SETTINGS = {
+  REQUESTS_TABLE_NAME: { kind: 'text' },
+  ERASURE_LEDGER_TABLE_NAME: { kind: 'text' },
+  CONTRACTS_TABLE_NAME: { kind: 'text' },
+  DOCUMENTS_TABLE_NAME: { kind: 'text' },
+  REQUEST_LIMIT_COUNT: { kind: 'integer', default: 5, min: 1, max: MAX_LIMIT_COUNT },
+  REQUEST_LIMIT_DAYS: { kind: 'integer', default: 30, min: 1, max: 365 },
+  IDEMPOTENCY_TTL_HOURS: { kind: 'integer', default: 24, min: 1, max: 24 * 30 },
+  REQUEST_RETENTION_YEARS: { kind: 'integer', default: 5, min: 1, max: 100 },
+  REQUEST_RETENTION_DAYS: { kind: 'optional-integer', min: 1, max: 36_525 },
+  BUSINESS_TIME_ZONE: { kind: 'time-zone', default: DEFAULT_BUSINESS_TIME_ZONE },
+  DYNAMODB_BUDGET_MS: { kind: 'integer', default: 6000, min: 100, max: 25_000 },
+  RETRY_AFTER_SECONDS: { kind: 'integer', default: 1, min: 1, max: 3600 },
+  ALLOWED_ORIGINS: { kind: 'origins' },
+  DYNAMODB_ENDPOINT: { kind: 'endpoint' },
+  DYNAMODB_REQUEST_TIMEOUT_MS: { kind: 'integer', default: 2000, min: 100, max: 20_000 },
+  DYNAMODB_CONNECT_TIMEOUT_MS: { kind: 'integer', default: 1000, min: 50, max: 10_000 },
+  DYNAMODB_MAX_ATTEMPTS: { kind: 'integer', default: 3, min: 1, max: 10 },
+  AWS_REGION: { kind: 'text', default: 'eu-central-1' },
+  JWT_ISSUER: { kind: 'text' },
+  JWT_AUDIENCE: { kind: 'text' },
+  JWT_ACCESS_TOKEN_PROOF: { kind: 'one-of', values: ACCESS_TOKEN_PROOFS, default: 'token_use' },
+  JWT_REQUIRED_SCOPE: { kind: 'optional-text' },
+  JWKS_URI: { kind: 'jwks-uri' },
+  CUSTOMER_ID_CLAIM: { kind: 'text', default: 'sub' },
+  JWT_MAX_LIFETIME_SECONDS: { kind: 'integer', default: 86_400, min: 60, max: 7 * 86_400 },
+  JWKS_TTL_SECONDS: { kind: 'integer', default: 300, min: 10, max: 900 },
+  JWKS_MIN_REFETCH_SECONDS: { kind: 'integer', default: 30, min: 1, max: 300 },
+  // API Gateway takes at most 10,240 bytes of request line and headers together.
+  JWT_MAX_BYTES: { kind: 'integer', default: 8192, min: 1024, max: 10_240 },
+  JWT_CLOCK_SKEW_SECONDS: { kind: 'integer', default: 30, min: 0, max: 300 },
+  // API Gateway's own bounds for the authorizer result cache: 0 to 3600 s.
+  AUTHORIZER_CACHE_TTL_SECONDS: { kind: 'integer', default: 60, min: 0, max: 3600 },
+  DECISION_SOURCE: { kind: 'text', default: 'bank.back-office' },
+  DECISION_DETAIL_TYPE: { kind: 'text', default: 'TerminationRequestStatusChanged' },
+  DECISION_ACCOUNT_ID: { kind: 'account-id' },
+  DECISION_JWKS_URI: { kind: 'jwks-uri' },
+  DECISION_DEAD_LETTER_QUEUE_URL: { kind: 'url' },
+  SQS_ENDPOINT: { kind: 'endpoint' },
+  EVENT_BUS_NAME: { kind: 'text' },
+  EVENT_SOURCE: { kind: 'text', default: 'bank.contract-termination' },
+  EVENTBRIDGE_ENDPOINT: { kind: 'endpoint' },
+  PUBLISH_MAX_ATTEMPTS: { kind: 'integer', default: 3, min: 1, max: 10 },
+  EVENT_SIGNING_KEY_ID: { kind: 'text' },
+  KMS_ENDPOINT: { kind: 'endpoint' },
+} as const satisfies Record<string, Setting>;
+
+type Settings = typeof SETTINGS;
+export type SettingName = keyof Settings;
+/** The settings of one kind. */
+type NamesOf<K extends Setting['kind']> = { [N in SettingName]: Settings[N]['kind'] extends K ? N : never }[SettingName];
+
+export const isSettingName = (name: string): name is SettingName => name in SETTINGS;
+
+/** A setting's default, when it has one. */
+export function defaultOf(name: SettingName): string | number | undefined {
+  const setting: Setting = SETTINGS[name];
+  return 'default' in setting ? setting.default : undefined;
+}
+
 class Reader {
   readonly problems: string[] = [];
   constructor(private readonly env: Env) {}
 
-  string(name: string, fallback?: string): string {
-    const value = this.env[name]?.trim();
-    if (value) return value;
-    if (fallback !== undefined) return fallback;
-    this.problems.push(`${name} is required`);
-    return '';
-  }
-
-  optional(name: string): string | undefined {
+  private raw(name: SettingName): string | undefined {
     const value = this.env[name]?.trim();
     return value ? value : undefined;
   }
 
-  integer(name: string, fallback: number, min: number, max: number): number {
-    const raw = this.optional(name);
-    if (raw === undefined) return fallback;
-    const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-    if (!Number.isInteger(value) || value < min || value > max) {
-      this.problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-      return fallback;
-    }
-    return value;
+  /** The value, else the default, else a problem: required. */
+  private present(name: SettingName): string {
+    const value = this.raw(name) ?? defaultOf(name);
+    if (value !== undefined) return String(value);
+    this.problems.push(`${name} is required`);
+    return '';
   }
 
-  oneOf<T extends string>(name: string, values: readonly T[], fallback: T): T {
-    const raw = this.optional(name);
+  text(name: NamesOf<'text'>): string {
+    return this.present(name);
+  }
+
+  optional(name: NamesOf<'optional-text'>): string | undefined {
+    return this.raw(name);
+  }
+
+  integer(name: NamesOf<'integer'>): number {
+    const setting = SETTINGS[name];
+    return this.bounded(name, setting) ?? setting.default;
+  }
+
+  optionalInteger(name: NamesOf<'optional-integer'>): number | undefined {
+    return this.bounded(name, SETTINGS[name]);
+  }
+
+  private bounded(name: SettingName, { min, max }: { min: number; max: number }): number | undefined {
+    const raw = this.raw(name);
+    if (raw === undefined) return undefined;
+    const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+    if (Number.isInteger(value) && value >= min && value <= max) return value;
+    this.problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+    return undefined;
+  }
+
+  oneOf<N extends NamesOf<'one-of'>>(name: N): Settings[N]['values'][number] {
+    const { values, default: fallback } = SETTINGS[name];
+    const raw = this.raw(name);
     if (raw === undefined) return fallback;
     const value = values.find((v) => v === raw);
     if (value === undefined) this.problems.push(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
@@ -69,29 +175,36 @@ class Reader {
   }
 
   /** An AWS account id: twelve digits. */
-  accountId(name: string): string {
-    const value = this.string(name);
+  accountId(name: NamesOf<'account-id'>): string {
+    const value = this.present(name);
     if (value && !/^\d{12}$/.test(value)) this.problems.push(`${name} must be an AWS account id (12 digits), got "${value}"`);
     return value;
   }
 
-  url(name: string, fallback?: string): string {
-    const value = this.string(name, fallback);
+  url(name: NamesOf<'url' | 'jwks-uri'>): string {
+    const value = this.present(name);
     if (value && !isHttpUrl(value)) this.problems.push(`${name} must be a URL, got "${value}"`);
     return value;
   }
 
   /** HTTPS, or plain HTTP on loopback for the local stack only. */
-  jwksUri(name: string): string {
+  jwksUri(name: NamesOf<'jwks-uri'>): string {
     const value = this.url(name);
     if (value && URL.canParse(value) && new URL(value).protocol !== 'https:' && !isLoopbackHttp(value))
       this.problems.push(`${name} must be an https URL, got "${value}"`);
     return value;
   }
 
+  /** A local stand-in's URL; unset in AWS, where the SDK finds the regional endpoint. */
+  endpoint(name: NamesOf<'endpoint'>): string | undefined {
+    const value = this.raw(name);
+    if (value !== undefined && !isHttpUrl(value)) this.problems.push(`${name} must be a URL, got "${value}"`);
+    return value;
+  }
+
   /** Comma-separated origins (scheme://host[:port]), each exactly as a browser sends it. */
-  origins(name: string): string[] {
-    const raw = this.optional(name);
+  origins(name: NamesOf<'origins'>): string[] {
+    const raw = this.raw(name);
     if (raw === undefined) return [];
     const origins = raw
       .split(',')
@@ -104,8 +217,9 @@ class Reader {
     return origins;
   }
 
-  timeZone(name: string, fallback: string): string {
-    const value = this.string(name, fallback);
+  timeZone(name: NamesOf<'time-zone'>): string {
+    const fallback = SETTINGS[name].default;
+    const value = this.raw(name) ?? fallback;
     // The default is checked by tests/unit/config.test.ts, not at every cold start: Intl's list
     // costs ~3 ms of one (docs/performance.md), the first Intl formatter of a process ~20 ms.
     if (value === fallback || Intl.supportedValuesOf('timeZone').includes(value)) return value;
@@ -141,8 +255,8 @@ export interface DynamoDbConfig {
  * scripts/serverless/stage-settings.cjs).
  */
 function readRetention(read: Reader, businessTimeZone: string): RetentionRule {
-  const years = read.integer('REQUEST_RETENTION_YEARS', 5, 1, 100);
-  const days = read.optional('REQUEST_RETENTION_DAYS') === undefined ? undefined : read.integer('REQUEST_RETENTION_DAYS', 1, 1, 36_525);
+  const years = read.integer('REQUEST_RETENTION_YEARS');
+  const days = read.optionalInteger('REQUEST_RETENTION_DAYS');
   if (days !== undefined) return { kind: 'days', days };
   return { kind: 'calendar-years', years, timeZone: businessTimeZone };
 }
@@ -167,14 +281,6 @@ export interface ServiceConfig {
   requestLimit: { count: number; periodDays: number };
 }
 
-/**
- * How a token proves it is an access token, not an ID token (docs/decisions/0003-authentication.md):
- * `token_use` is `access` (Cognito), the header's `typ` is `at+jwt` (RFC 9068), or its `scope`
- * holds JWT_REQUIRED_SCOPE (a provider that marks neither; ID tokens carry no scope).
- */
-export const ACCESS_TOKEN_PROOFS = ['token_use', 'at+jwt', 'scope'] as const;
-export type AccessTokenProof = (typeof ACCESS_TOKEN_PROOFS)[number];
-
 /** A scope token as RFC 6749 writes them: printable ASCII but space, `"` and `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,256}$/;
 
@@ -193,12 +299,12 @@ export interface JwksSettings {
 }
 
 /** The JWKS at `uriName`, cached as JWKS_TTL_SECONDS and JWKS_MIN_REFETCH_SECONDS say, with JWT_CLOCK_SKEW_SECONDS. */
-function readJwksSettings(read: Reader, uriName: string): JwksSettings {
+function readJwksSettings(read: Reader, uriName: Parameters<Reader['jwksUri']>[0]): JwksSettings {
   return {
     jwksUri: read.jwksUri(uriName),
-    jwksTtlSeconds: read.integer('JWKS_TTL_SECONDS', 300, 10, 900),
-    jwksMinRefetchSeconds: read.integer('JWKS_MIN_REFETCH_SECONDS', 30, 1, 300),
-    clockSkewSeconds: read.integer('JWT_CLOCK_SKEW_SECONDS', 30, 0, 300),
+    jwksTtlSeconds: read.integer('JWKS_TTL_SECONDS'),
+    jwksMinRefetchSeconds: read.integer('JWKS_MIN_REFETCH_SECONDS'),
+    clockSkewSeconds: read.integer('JWT_CLOCK_SKEW_SECONDS'),
   };
 }
 
@@ -218,34 +324,32 @@ export interface AuthConfig extends JwksSettings {
 }
 
 function readDynamoDb(read: Reader): DynamoDbConfig {
-  const endpoint = read.optional('DYNAMODB_ENDPOINT');
-  if (endpoint !== undefined && !isHttpUrl(endpoint)) read.problems.push(`DYNAMODB_ENDPOINT must be a URL, got "${endpoint}"`);
   return {
-    region: read.string('AWS_REGION', 'eu-central-1'),
-    endpoint,
-    requestTimeoutMs: read.integer('DYNAMODB_REQUEST_TIMEOUT_MS', 2000, 100, 20000),
-    connectTimeoutMs: read.integer('DYNAMODB_CONNECT_TIMEOUT_MS', 1000, 50, 10000),
-    maxAttempts: read.integer('DYNAMODB_MAX_ATTEMPTS', 3, 1, 10),
+    region: read.text('AWS_REGION'),
+    endpoint: read.endpoint('DYNAMODB_ENDPOINT'),
+    requestTimeoutMs: read.integer('DYNAMODB_REQUEST_TIMEOUT_MS'),
+    connectTimeoutMs: read.integer('DYNAMODB_CONNECT_TIMEOUT_MS'),
+    maxAttempts: read.integer('DYNAMODB_MAX_ATTEMPTS'),
   };
 }
 
 const readRequestLimit = (read: Reader) => ({
-  count: read.integer('REQUEST_LIMIT_COUNT', 5, 1, MAX_LIMIT_COUNT),
-  periodDays: read.integer('REQUEST_LIMIT_DAYS', 30, 1, 365),
+  count: read.integer('REQUEST_LIMIT_COUNT'),
+  periodDays: read.integer('REQUEST_LIMIT_DAYS'),
 });
 
-const readBusinessTimeZone = (read: Reader): string => read.timeZone('BUSINESS_TIME_ZONE', DEFAULT_BUSINESS_TIME_ZONE);
+const readBusinessTimeZone = (read: Reader): string => read.timeZone('BUSINESS_TIME_ZONE');
 
 function readService(read: Reader): ServiceConfig {
   const businessTimeZone = readBusinessTimeZone(read);
   return {
-    requestsTableName: read.string('REQUESTS_TABLE_NAME'),
-    contractsTableName: read.string('CONTRACTS_TABLE_NAME'),
-    idempotencyTtlSeconds: read.integer('IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30) * 3600,
+    requestsTableName: read.text('REQUESTS_TABLE_NAME'),
+    contractsTableName: read.text('CONTRACTS_TABLE_NAME'),
+    idempotencyTtlSeconds: read.integer('IDEMPOTENCY_TTL_HOURS') * 3600,
     retention: readRetention(read, businessTimeZone),
     businessTimeZone,
-    budgetMs: read.integer('DYNAMODB_BUDGET_MS', 6000, 100, 25000),
-    retryAfterSeconds: read.integer('RETRY_AFTER_SECONDS', 1, 1, 3600),
+    budgetMs: read.integer('DYNAMODB_BUDGET_MS'),
+    retryAfterSeconds: read.integer('RETRY_AFTER_SECONDS'),
     allowedOrigins: read.origins('ALLOWED_ORIGINS'),
     dynamodb: readDynamoDb(read),
     requestLimit: readRequestLimit(read),
@@ -266,7 +370,7 @@ export function loadCreateConfig(env: Env = process.env): CreateConfig {
   const read = new Reader(env);
   return read.done({
     ...readService(read),
-    documentsTableName: read.string('DOCUMENTS_TABLE_NAME'),
+    documentsTableName: read.text('DOCUMENTS_TABLE_NAME'),
   });
 }
 
@@ -279,7 +383,7 @@ export interface EdgeConfig {
 export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
   const read = new Reader(env);
   return read.done({
-    retryAfterSeconds: read.integer('RETRY_AFTER_SECONDS', 1, 1, 3600),
+    retryAfterSeconds: read.integer('RETRY_AFTER_SECONDS'),
     allowedOrigins: read.origins('ALLOWED_ORIGINS'),
   });
 }
@@ -287,17 +391,15 @@ export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
 export function loadAuthConfig(env: Env = process.env): AuthConfig {
   const read = new Reader(env);
   const config = {
-    issuer: read.string('JWT_ISSUER'),
-    audience: read.string('JWT_AUDIENCE'),
-    accessTokenProof: read.oneOf('JWT_ACCESS_TOKEN_PROOF', ACCESS_TOKEN_PROOFS, 'token_use'),
+    issuer: read.text('JWT_ISSUER'),
+    audience: read.text('JWT_AUDIENCE'),
+    accessTokenProof: read.oneOf('JWT_ACCESS_TOKEN_PROOF'),
     requiredScope: read.optional('JWT_REQUIRED_SCOPE'),
     ...readJwksSettings(read, 'JWKS_URI'),
-    customerIdClaim: read.string('CUSTOMER_ID_CLAIM', 'sub'),
-    maxTokenLifetimeSeconds: read.integer('JWT_MAX_LIFETIME_SECONDS', 86_400, 60, 7 * 86_400),
-    // API Gateway takes at most 10,240 bytes of request line and headers together.
-    maxTokenBytes: read.integer('JWT_MAX_BYTES', 8192, 1024, 10_240),
-    // API Gateway's own bounds for the authorizer result cache: 0 to 3600 s.
-    cacheTtlSeconds: read.integer('AUTHORIZER_CACHE_TTL_SECONDS', 60, 0, 3600),
+    customerIdClaim: read.text('CUSTOMER_ID_CLAIM'),
+    maxTokenLifetimeSeconds: read.integer('JWT_MAX_LIFETIME_SECONDS'),
+    maxTokenBytes: read.integer('JWT_MAX_BYTES'),
+    cacheTtlSeconds: read.integer('AUTHORIZER_CACHE_TTL_SECONDS'),
   };
   if (config.accessTokenProof === 'scope' && config.requiredScope === undefined)
     read.problems.push('JWT_REQUIRED_SCOPE is required when JWT_ACCESS_TOKEN_PROOF is scope');
@@ -318,14 +420,9 @@ export interface AwsServiceConfig {
   endpoint: string | undefined;
 }
 
-function readAwsService(read: Reader, endpointName: string): AwsServiceConfig {
-  const endpoint = read.optional(endpointName);
-  if (endpoint !== undefined && !isHttpUrl(endpoint)) read.problems.push(`${endpointName} must be a URL, got "${endpoint}"`);
-  return { region: read.string('AWS_REGION', 'eu-central-1'), endpoint };
+function readAwsService(read: Reader, endpointName: Parameters<Reader['endpoint']>[0]): AwsServiceConfig {
+  return { region: read.text('AWS_REGION'), endpoint: read.endpoint(endpointName) };
 }
-
-/** The back office's source, unless DECISION_SOURCE names another. */
-const DEFAULT_DECISION_SOURCE = 'bank.back-office';
 
 export interface DecisionConfig {
   requestsTableName: string;
@@ -350,11 +447,11 @@ export interface DecisionConfig {
 export function loadDecisionConfig(env: Env = process.env): DecisionConfig {
   const read = new Reader(env);
   return read.done({
-    requestsTableName: read.string('REQUESTS_TABLE_NAME'),
+    requestsTableName: read.text('REQUESTS_TABLE_NAME'),
     dynamodb: readDynamoDb(read),
     retention: readRetention(read, readBusinessTimeZone(read)),
-    decisionSource: read.string('DECISION_SOURCE', DEFAULT_DECISION_SOURCE),
-    decisionDetailType: read.string('DECISION_DETAIL_TYPE', 'TerminationRequestStatusChanged'),
+    decisionSource: read.text('DECISION_SOURCE'),
+    decisionDetailType: read.text('DECISION_DETAIL_TYPE'),
     decisionAccountId: read.accountId('DECISION_ACCOUNT_ID'),
     signatures: readJwksSettings(read, 'DECISION_JWKS_URI'),
     deadLetterQueueUrl: read.url('DECISION_DEAD_LETTER_QUEUE_URL'),
@@ -383,23 +480,22 @@ export interface PublisherConfig {
 
 export function loadPublisherConfig(env: Env = process.env): PublisherConfig {
   const read = new Reader(env);
-  const requestsTableName = read.string('REQUESTS_TABLE_NAME');
-  const erasureLedgerTableName = read.string('ERASURE_LEDGER_TABLE_NAME');
+  const requestsTableName = read.text('REQUESTS_TABLE_NAME');
+  const erasureLedgerTableName = read.text('ERASURE_LEDGER_TABLE_NAME');
   const config = {
     requestsTableName,
     erasureLedgerTableName,
     streamTables: [requestsTableName, erasureLedgerTableName],
     dynamodb: readDynamoDb(read),
-    eventBusName: read.string('EVENT_BUS_NAME'),
-    eventSource: read.string('EVENT_SOURCE', 'bank.contract-termination'),
+    eventBusName: read.text('EVENT_BUS_NAME'),
+    eventSource: read.text('EVENT_SOURCE'),
     eventBridge: readAwsService(read, 'EVENTBRIDGE_ENDPOINT'),
-    maxAttempts: read.integer('PUBLISH_MAX_ATTEMPTS', 3, 1, 10),
-    signingKeyId: read.string('EVENT_SIGNING_KEY_ID'),
+    maxAttempts: read.integer('PUBLISH_MAX_ATTEMPTS'),
+    signingKeyId: read.text('EVENT_SIGNING_KEY_ID'),
     kms: readAwsService(read, 'KMS_ENDPOINT'),
   };
   if (config.signingKeyId.includes('alias/')) read.problems.push('EVENT_SIGNING_KEY_ID must name the key itself, not an alias');
   // A consumer of decisions must never take the service's own events for the back office's.
-  if (config.eventSource === read.string('DECISION_SOURCE', DEFAULT_DECISION_SOURCE))
-    read.problems.push('EVENT_SOURCE must differ from DECISION_SOURCE');
+  if (config.eventSource === read.text('DECISION_SOURCE')) read.problems.push('EVENT_SOURCE must differ from DECISION_SOURCE');
   return read.done(config);
 }

@@ -6,7 +6,7 @@ import { scannedItems } from './scanned-items';
 
 /*
  * The one-off migration of items written before two indexes (docs/decisions/0026-a-request-by-its-number.md),
- * for `npm run backfill`, a deploy step:
+ * one of the migrations `npm run migrate` runs after a deploy (migrations.ts, docs/deploy.md):
  *   - a request item without `requestedBy` (made before the index by customer,
  *     0023-a-customers-requests-by-index.md) gets it, copied from its own `customerId` inside the
  *     update, so the customer's list and the erasure commands find it;

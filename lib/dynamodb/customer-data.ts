@@ -56,7 +56,7 @@ function keyRecordsOf(request: Item, customerId: string): TableKey[] {
   ];
 }
 
-/** A customer's limit record on a contract, and where it was kept before npm run limits:move (keys.ts). */
+/** A customer's limit record on a contract, and where it was kept before it moved above the requests (keys.ts). */
 const limitKeysOf = (contractId: string, customerId: string): TableKey[] => [
   limitKeyOf(contractId, customerId),
   legacyLimitKeyOf(contractId, customerId),

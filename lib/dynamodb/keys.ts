@@ -59,7 +59,7 @@ export const limitKeyOf = (contractId: string, customerId: string): TableKey => 
 });
 /**
  * Where a limit record was kept before it moved above the requests: below them, out of the
- * list's reach. `npm run limits:move` moves any left there (docs/deploy.md); an erasure deletes
+ * list's reach. `npm run migrate` moves any left there (limit-record-move.ts); an erasure deletes
  * one it finds.
  */
 export const LEGACY_LIMIT_SORT_PREFIX = 'LIMIT#';

@@ -8,8 +8,8 @@ import { scannedItems } from './scanned-items';
 /*
  * Limit records kept under their earlier key (`LIMIT#<customerId>`, below a contract's requests,
  * where the list could only read them with a call of their own) moved to where the list's one
- * Query reads them (keys.ts), for `npm run limits:move`, once after deploying the version that
- * reads them there (docs/deploy.md). Each is merged into the record at the new key, which a create
+ * Query reads them (keys.ts): one of the migrations `npm run migrate` runs after a deploy
+ * (migrations.ts, docs/deploy.md). Each is merged into the record at the new key, which a create
  * since the deploy may have started: the times of both, newest first, and the later expiry; the
  * old one is deleted in the same transaction, conditional on both being as read, so a create in
  * between makes the move read again. An expired record is only deleted. Running it again moves

@@ -2,7 +2,7 @@ import { ScanCommand, type DynamoDBDocumentClient, type ScanCommandInput } from 
 
 /*
  * Every item a Scan returns, page after page: for the operator's one-off migrations only
- * (`npm run backfill`, `npm run limits:move`, docs/deploy.md). No function scans the table.
+ * (migrations.ts, run by `npm run migrate`, docs/deploy.md). No function scans the table.
  */
 export async function* scannedItems(
   doc: DynamoDBDocumentClient,

@@ -1,15 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_CUSTOMERS, DEMO_END_DATE, demoContractDisplay } from '../../scripts/local/demo-data';
 import { businessToday } from '../../lib/termination/business-date';
-import { localBusinessTimeZone, pageContract, startPageServer, type PageContract, type PageServer } from '../../scripts/local/page-server';
-import { signToken } from '../../scripts/local/signing-key';
+import { localBusinessTimeZone, pageContract, type PageContract } from '../../scripts/local/page-server';
 import { textsFor } from '../../lib/http/texts';
 import {
   ENDING_DISPLAYS,
-  openPage,
   PAGE_STATES,
   REJECTION_REASONS,
   screenshotDir,
@@ -25,11 +23,9 @@ import {
   type StateContracts,
 } from '../../scripts/screenshot';
 import { audit, type Violation } from '../support/axe';
-import { useBrowser } from '../support/browser';
 import { newContract } from '../support/contracts';
-import { startHttpStack, type HttpStack } from '../support/http-stack';
+import { useCustomerPage } from '../support/customer-page';
 import { jsonObject } from '../support/json';
-import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 import { postsOf, recordCalls } from '../support/page-calls';
 
 /*
@@ -43,51 +39,22 @@ import { postsOf, recordCalls } from '../support/page-calls';
 
 const { anna } = DEMO_CUSTOMERS;
 const LANGUAGES: Language[] = ['en', 'ru'];
-let lifecycle: LifecycleStack;
-let http: HttpStack;
-let pageServer: PageServer | undefined;
-const browser = useBrowser();
 let offered: PageContract[] = [];
-
-const token = () => signToken(http.key, { customerId: anna.customerId });
-
-beforeAll(async () => {
-  lifecycle = await useLifecycleStack();
-  pageServer = await startPageServer({
-    port: 0,
-    // No timed refresh of the list during a test: what is on show changes only by the test's hand.
-    config: () => ({
-      apiUrl: http.offline.url,
-      token: token(),
-      customerId: anna.customerId,
-      contracts: offered,
-      refreshSeconds: 3600,
-    }),
-  });
-  http = await startHttpStack({
-    dynamoDbEndpoint: lifecycle.tables.endpoint,
-    tables: lifecycle.tables.names,
-    env: { ALLOWED_ORIGINS: pageServer.origin },
-  });
-}, 120_000);
-
-afterAll(async () => {
-  await pageServer?.stop();
-  await http.stop();
-  await lifecycle.stop();
-});
+// No timed refresh of the list during a test: what is on show changes only by the test's hand.
+const stack = useCustomerPage(() => ({ customerId: anna.customerId, contracts: offered, refreshSeconds: 3600 }));
 
 /**
  * Contracts of Anna's for one test, shown as her demo credit card (fresh), mortgage (with three
  * requests, the rejection's reason in `language`) and closed cash loan, and offered in that order.
  */
 async function contracts(language: Language): Promise<StateContracts> {
+  const { lifecycle } = stack;
   const fresh = await newContract(lifecycle.tables);
   const listed = await newContract(lifecycle.tables, { endDate: DEMO_END_DATE });
   const closed = await newContract(lifecycle.tables, { status: 'CLOSED' });
   const completed = await newContract(lifecycle.tables);
   const limited = await newContract(lifecycle.tables);
-  const api = { url: http.offline.url, token: token() };
+  const api = { url: stack.http.offline.url, token: stack.token(anna.customerId) };
   await seedRequests(api, listed, (event) => lifecycle.decide(event), REJECTION_REASONS[language]);
   await seedEndings(api, { completed, limited }, (event) => lifecycle.decide(event));
   offered = [
@@ -98,11 +65,6 @@ async function contracts(language: Language): Promise<StateContracts> {
     pageContract({ contractId: limited, status: 'ACTIVE' }, ENDING_DISPLAYS.limited),
   ];
   return { fresh, listed, closed, completed, limited };
-}
-
-async function open(language: Language, width: number, prepare?: (page: Page) => Promise<void>): Promise<Page> {
-  if (!pageServer) throw new Error('the page server did not start');
-  return browser.track(await openPage(browser.chromium().context, pageServer.url, { language, width }, prepare));
 }
 
 /** A string of the page's own evaluated in it, its answer checked to be a list of strings. */
@@ -197,7 +159,7 @@ describe('the page as a customer reads it', () => {
     const ids = await contracts('en');
     for (const language of LANGUAGES) {
       for (const width of WIDTHS) {
-        const page = await open(language, width);
+        const page = await stack.open({ language, width });
         const cards = (await strings(page, CARDS)).map((card) => jsonObject(JSON.parse(card)));
         expect(cards, `${language} at ${width} px`).toEqual(EXPECTED_CARDS[language].map((card) => ({ ...card, cut: false })));
         // The page scrolls only up and down, and no contract is shown by its id.
@@ -210,7 +172,7 @@ describe('the page as a customer reads it', () => {
 
   it('shows every reason of the form whole at 390 px in Russian: each one laid out on the page, inside the window, nothing cut', async () => {
     await contracts('ru');
-    const page = await open('ru', 390);
+    const page = await stack.open({ language: 'ru', width: 390 });
     const labels = Object.values(textsFor('ru').reasons);
     // Each reason's words as laid out: the boxes of its text, and whether the element that holds it, or one around it, cuts it.
     const laidOut = await strings(
@@ -244,7 +206,7 @@ describe('the page as a customer reads it', () => {
 
   it('offers a closed contract as not available and says why; chosen, it locks the form, so nothing is sent (24.2)', async () => {
     const { closed } = await contracts('en');
-    const page = await open('en', 390, recordCalls);
+    const page = await stack.open({ language: 'en', width: 390, prepare: recordCalls });
     const card = page.locator(`label.contract[data-contract-id="${closed}"]`);
     expect(await card.locator('.contract-why').textContent()).toBe('Not available: the contract is already closed.');
     await card.click();
@@ -268,7 +230,7 @@ describe('the page as a customer reads it', () => {
 
   it('writes dates as the customer reads them: 31.12.2045 in Russian, today in an error too, never YYYY-MM-DD (24.5)', async () => {
     const { listed } = await contracts('ru');
-    const page = await open('ru', 390);
+    const page = await stack.open({ language: 'ru', width: 390 });
     const card = page.locator(`label.contract[data-contract-id="${listed}"]`);
     expect(await card.locator('.contract-state').textContent()).toBe('Действует до 31.12.2045');
     // The date is the customer's to choose: not filled in; the hint gives an example.
@@ -290,7 +252,7 @@ describe('the page as a customer reads it', () => {
     const ids = await contracts('ru');
     const said: string[] = [];
     for (const state of PAGE_STATES) {
-      const page = await open('ru', 390);
+      const page = await stack.open({ language: 'ru', width: 390 });
       await showState(page, state, ids);
       said.push(...(await wordsOnShow(page)));
     }
@@ -301,7 +263,7 @@ describe('the page as a customer reads it', () => {
 
   it("shows a rejected request's reason once, as the bank's own words in the language it wrote them, marked as such (24.5)", async () => {
     const ids = await contracts('ru');
-    const page = await open('en', 1280);
+    const page = await stack.open({ language: 'en', width: 1280 });
     await showState(page, 'held', ids);
     const rejected = page.locator('#requests-list li[data-status="REJECTED"]');
     const text = (await rejected.innerText()).replace(/\s+/g, ' ');
@@ -314,7 +276,7 @@ describe('the page as a customer reads it', () => {
 
   it('offers Withdraw as a real button, styled as the page styles its buttons and big enough to tap (24.5)', async () => {
     const ids = await contracts('en');
-    const page = await open('en', 390);
+    const page = await stack.open({ language: 'en', width: 390 });
     await showState(page, 'held', ids);
     const button = page.getByRole('button', { name: /^Withdraw request / });
     expect(await button.count()).toBe(1);
@@ -340,7 +302,7 @@ describe('the page as a customer reads it', () => {
       ['completed', 'ru'],
     ] as const) {
       const ids = await contracts(language);
-      const page = await open(language, 390);
+      const page = await stack.open({ language, width: 390 });
       await showState(page, state, ids);
       const number = (await page.locator('#requests-list li .number').first().textContent()) ?? '';
       expect(number).toMatch(/^TR-[A-Z0-9]{4}-[A-Z0-9]{4}$/);
@@ -377,7 +339,7 @@ describe('the page as a customer reads it', () => {
       for (const width of WIDTHS) {
         const ids = await contracts(language);
         for (const state of PAGE_STATES) {
-          const page = await open(language, width);
+          const page = await stack.open({ language, width });
           await showState(page, state, ids);
           const text = String(await page.evaluate('document.body.innerText'));
           const missing = STEP_WORDS[state][language].filter((words) => !text.includes(words));

@@ -10,17 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limitKeyOf, requestKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
 import { startAwsStandIn, type AwsStandIn } from '../../scripts/local/aws-stand-in';
 import { DEMO_CUSTOMERS, demoContractDisplay } from '../../scripts/local/demo-data';
-import { pageContract, startPageServer, type PageServer } from '../../scripts/local/page-server';
+import { pageContract } from '../../scripts/local/page-server';
 import { writeRunningStack } from '../../scripts/local/running-stack';
-import { signToken } from '../../scripts/local/signing-key';
 import { decisionRulePattern } from '../../scripts/local/template-patterns';
 import { chooseReason } from '../../scripts/screenshot';
 import { headersWithKey, validBody } from '../support/bodies';
-import { useBrowser } from '../support/browser';
 import { newContract } from '../support/contracts';
+import { useCustomerPage } from '../support/customer-page';
 import { callHandler } from '../support/handler';
-import { startHttpStack, type HttpStack } from '../support/http-stack';
-import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 import { postsOf, recordCalls } from '../support/page-calls';
 
 /*
@@ -35,30 +32,16 @@ const creditCard = demoContractDisplay(DEMO_CUSTOMERS.anna.contracts.active);
 const tsx = createRequire(import.meta.url).resolve('tsx/cli');
 const dir = mkdtempSync(join(tmpdir(), 'account-'));
 const stackFile = join(dir, 'stack.json');
-let lifecycle: LifecycleStack;
-let http: HttpStack;
-let bus: AwsStandIn;
-let pageServer: PageServer | undefined;
-const browser = useBrowser();
+let bus: AwsStandIn | undefined;
 let offered: string[] = [];
+const stack = useCustomerPage(() => ({
+  customerId: anna,
+  contracts: offered.map((contractId) => pageContract({ contractId, status: 'ACTIVE' }, creditCard)),
+  refreshSeconds: 1,
+}));
 
 beforeAll(async () => {
-  lifecycle = await useLifecycleStack();
-  pageServer = await startPageServer({
-    port: 0,
-    config: () => ({
-      apiUrl: http.offline.url,
-      token: signToken(http.key, { customerId: anna }),
-      customerId: anna,
-      contracts: offered.map((contractId) => pageContract({ contractId, status: 'ACTIVE' }, creditCard)),
-      refreshSeconds: 1,
-    }),
-  });
-  http = await startHttpStack({
-    dynamoDbEndpoint: lifecycle.tables.endpoint,
-    tables: lifecycle.tables.names,
-    env: { ALLOWED_ORIGINS: pageServer.origin },
-  });
+  const { lifecycle, http, pageServer } = stack;
   // The back office's bus, routed to the real consumer on the same tables, as npm start does.
   bus = await startAwsStandIn({
     rules: [
@@ -87,22 +70,19 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await pageServer?.stop();
-  await http.stop();
-  await bus.stop();
-  await lifecycle.stop();
+  await bus?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** A contract of Anna's with `count` requests (the last one active), the only one the page offers. */
 async function contractWith(count: number): Promise<{ contractId: string; requests: { requestId: string; requestNumber: string }[] }> {
-  const contractId = await newContract(lifecycle.tables);
+  const contractId = await newContract(stack.lifecycle.tables);
   const requests: { requestId: string; requestNumber: string }[] = [];
   for (let i = 0; i < count; i++) {
     // A final status frees the slot; the months that many requests would take clear the customer's limit record.
     if (i > 0) {
       for (const key of [slotKeyOf(contractId), limitKeyOf(contractId, anna)])
-        await lifecycle.tables.doc.send(new DeleteCommand({ TableName: lifecycle.tables.names.requests, Key: { ...key } }));
+        await stack.lifecycle.tables.doc.send(new DeleteCommand({ TableName: stack.lifecycle.tables.names.requests, Key: { ...key } }));
     }
     const created = await callHandler({ contractId, body: validBody(), headers: headersWithKey() });
     expect(created.status).toBe(201);
@@ -112,21 +92,14 @@ async function contractWith(count: number): Promise<{ contractId: string; reques
   return { contractId, requests };
 }
 
-/** The page, once it knows whether the contract has a request in progress (then shown instead of the form). */
-async function open(): Promise<Page> {
-  if (!pageServer) throw new Error('the page server did not start');
-  const page = await browser.newPage();
-  await recordCalls(page);
-  await page.goto(pageServer.url);
-  await page.locator('form:is([data-state="ready"], [data-state="done"])').waitFor();
-  return page;
-}
+/** The page, once it knows whether the contract has a request in progress (then shown instead of the form), its calls recorded. */
+const open = () => stack.open({ prepare: recordCalls });
 
 const numbersShown = (page: Page) => page.locator('#requests-list li h3').allTextContents();
 
 async function statusOf(contractId: string, requestId: string): Promise<unknown> {
-  const { Item } = await lifecycle.tables.doc.send(
-    new GetCommand({ TableName: lifecycle.tables.names.requests, Key: { ...requestKeyOf(contractId, requestId) } }),
+  const { Item } = await stack.lifecycle.tables.doc.send(
+    new GetCommand({ TableName: stack.lifecycle.tables.names.requests, Key: { ...requestKeyOf(contractId, requestId) } }),
   );
   return Item?.['status'];
 }

@@ -1,18 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decisionEvent } from '../../scripts/local/decision-event';
 import { DEMO_BANK_DETAILS, type ContractDisplay } from '../../scripts/local/demo-data';
-import { pageContract, startPageServer, type PageServer } from '../../scripts/local/page-server';
-import { signToken } from '../../scripts/local/signing-key';
+import { pageContract } from '../../scripts/local/page-server';
 import { chooseReason } from '../../scripts/screenshot';
 import { audit } from '../support/axe';
 import { headersWithKey, validBody } from '../support/bodies';
-import { useBrowser } from '../support/browser';
 import { newContract } from '../support/contracts';
+import { useCustomerPage } from '../support/customer-page';
 import { callHandler } from '../support/handler';
-import { startHttpStack, type HttpStack } from '../support/http-stack';
-import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 
 /*
  * The page's "All my requests" (web/my-requests.ts) and, under each request it lists, what was
@@ -24,44 +21,20 @@ import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-sta
 const CARD: ContractDisplay = { product: { en: 'Credit card', ru: 'Кредитная карта' }, maskedNumber: '•• 4821' };
 const MORTGAGE: ContractDisplay = { product: { en: 'Mortgage', ru: 'Ипотека' }, maskedNumber: '•• 7730' };
 
-let lifecycle: LifecycleStack;
-let http: HttpStack;
-let pageServer: PageServer | undefined;
-const browser = useBrowser();
 /** The customer the page is shown as, and the contracts it offers them. */
 let customer = '';
 let offered: { contractId: string; display: ContractDisplay }[] = [];
-
-beforeAll(async () => {
-  lifecycle = await useLifecycleStack();
-  pageServer = await startPageServer({
-    port: 0,
-    config: () => ({
-      apiUrl: http.offline.url,
-      token: signToken(http.key, { customerId: customer }),
-      customerId: customer,
-      contracts: offered.map(({ contractId, display }) => pageContract({ contractId, status: 'ACTIVE' }, display)),
-      refreshSeconds: 1,
-    }),
-  });
-  http = await startHttpStack({
-    dynamoDbEndpoint: lifecycle.tables.endpoint,
-    tables: lifecycle.tables.names,
-    env: { ALLOWED_ORIGINS: pageServer.origin },
-  });
-}, 120_000);
-
-afterAll(async () => {
-  await pageServer?.stop();
-  await http.stop();
-  await lifecycle.stop();
-});
+const stack = useCustomerPage(() => ({
+  customerId: customer,
+  contracts: offered.map(({ contractId, display }) => pageContract({ contractId, status: 'ACTIVE' }, display)),
+  refreshSeconds: 1,
+}));
 
 /** A new customer with a contract of each display, the page offering both. */
 async function newCustomer(): Promise<{ card: string; mortgage: string }> {
   customer = `customer-${randomUUID()}`;
-  const card = await newContract(lifecycle.tables, { customerId: customer });
-  const mortgage = await newContract(lifecycle.tables, { customerId: customer });
+  const card = await newContract(stack.lifecycle.tables, { customerId: customer });
+  const mortgage = await newContract(stack.lifecycle.tables, { customerId: customer });
   offered = [
     { contractId: card, display: CARD },
     { contractId: mortgage, display: MORTGAGE },
@@ -75,23 +48,15 @@ async function create(contractId: string): Promise<{ requestId: string; requestN
   return { requestId: String(answer.body['requestId']), requestNumber: String(answer.body['requestNumber']) };
 }
 
-async function open(): Promise<Page> {
-  if (!pageServer) throw new Error('the page server did not start');
-  const page = await browser.newPage();
-  await page.goto(pageServer.url);
-  await page.locator('form:is([data-state="ready"], [data-state="done"])').waitFor();
-  return page;
-}
-
 const mine = (page: Page) => page.locator('#my-requests-list > li');
 
 describe("the page's own requests", () => {
   it('lists the customer’s requests on every contract, newest first, each with its contract', async () => {
     const { card, mortgage } = await newCustomer();
     const first = await create(card);
-    await lifecycle.decide(decisionEvent({ ...first, contractId: card, status: 'REJECTED', reason: 'The card has a balance' }));
+    await stack.lifecycle.decide(decisionEvent({ ...first, contractId: card, status: 'REJECTED', reason: 'The card has a balance' }));
     const second = await create(mortgage);
-    const page = await open();
+    const page = await stack.open();
     await mine(page).nth(1).waitFor();
     expect(await mine(page).locator('h3').allTextContents()).toEqual([`Request ${second.requestNumber}`, `Request ${first.requestNumber}`]);
     expect(await mine(page).locator('.contract').allTextContents()).toEqual([
@@ -104,10 +69,10 @@ describe("the page's own requests", () => {
   it('shows what was sent, the account by its last 4 digits only, and each step with the bank’s words, kept open over a refresh', async () => {
     const { card } = await newCustomer();
     const request = await create(card);
-    await lifecycle.decide(decisionEvent({ ...request, contractId: card, status: 'IN_REVIEW' }));
+    await stack.lifecycle.decide(decisionEvent({ ...request, contractId: card, status: 'IN_REVIEW' }));
     const reason = 'По договору есть просроченная задолженность.';
-    await lifecycle.decide(decisionEvent({ ...request, contractId: card, status: 'REJECTED', reason }));
-    const page = await open();
+    await stack.lifecycle.decide(decisionEvent({ ...request, contractId: card, status: 'REJECTED', reason }));
+    const page = await stack.open();
     const item = page.locator(`#my-requests-list > li[data-request-id="${request.requestId}"]`);
     await item.locator('summary').click();
     const steps = item.locator('.timeline li');
@@ -131,7 +96,7 @@ describe("the page's own requests", () => {
   it('shows a request it has just made though the list does not have it yet (the index follows a moment late)', async () => {
     const { card } = await newCustomer();
     offered = offered.slice(0, 1);
-    const page = await open();
+    const page = await stack.open();
     // The index has not caught up: every read of the list answers as if nothing were made.
     await page.route('**/api/v1/termination-requests?*', (route) =>
       route.fulfill({

@@ -1,18 +1,14 @@
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTerminationClient } from '../../client/index';
 import type { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
 import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS, demoContractDisplay, readContracts } from '../../scripts/local/demo-data';
 import { decisionEvent } from '../../scripts/local/decision-event';
-import { localClient } from '../../scripts/local/dynamodb-local';
-import { pageContract, startPageServer, type PageServer } from '../../scripts/local/page-server';
-import { signToken } from '../../scripts/local/signing-key';
-import { fillForm, openPage } from '../../scripts/screenshot';
-import { useBrowser } from '../support/browser';
+import { pageContract } from '../../scripts/local/page-server';
+import { fillForm } from '../../scripts/screenshot';
 import { newContract } from '../support/contracts';
-import { startHttpStack, type HttpStack } from '../support/http-stack';
-import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
+import { useCustomerPage } from '../support/customer-page';
 import { postsOf, recordCalls } from '../support/page-calls';
 
 /*
@@ -24,50 +20,21 @@ import { postsOf, recordCalls } from '../support/page-calls';
  */
 
 const { anna } = DEMO_CUSTOMERS;
-let lifecycle: LifecycleStack;
-let http: HttpStack;
-let pageServer: PageServer | undefined;
-let documents: DynamoDBDocumentClient;
-const browser = useBrowser();
 /** The contracts the page offers (their status as the contracts table holds it at each read of the config). */
 let offered: string[] = [];
-
-const token = () => signToken(http.key, { customerId: anna.customerId });
-
-beforeAll(async () => {
-  lifecycle = await useLifecycleStack();
-  documents = DynamoDBDocumentClient.from(localClient(lifecycle.tables.endpoint));
-  pageServer = await startPageServer({
-    port: 0,
-    // The list and the contracts are read again every second: the page follows the bank without a reload.
-    config: async () => ({
-      apiUrl: http.offline.url,
-      token: token(),
-      customerId: anna.customerId,
-      contracts: (await readContracts(documents, lifecycle.tables.names.contracts, offered)).map((contract) =>
-        pageContract(contract, demoContractDisplay(anna.contracts.active)),
-      ),
-      bankDetails: { ...DEMO_BANK_DETAILS },
-      refreshSeconds: 1,
-    }),
-  });
-  http = await startHttpStack({
-    dynamoDbEndpoint: lifecycle.tables.endpoint,
-    tables: lifecycle.tables.names,
-    env: { ALLOWED_ORIGINS: pageServer.origin },
-  });
-}, 120_000);
-
-afterAll(async () => {
-  await pageServer?.stop();
-  await http.stop();
-  await lifecycle.stop();
-});
+// The list and the contracts are read again every second: the page follows the bank without a reload.
+const stack = useCustomerPage(async (lifecycle) => ({
+  customerId: anna.customerId,
+  contracts: (await readContracts(lifecycle.tables.doc, lifecycle.tables.names.contracts, offered)).map((contract) =>
+    pageContract(contract, demoContractDisplay(anna.contracts.active)),
+  ),
+  bankDetails: { ...DEMO_BANK_DETAILS },
+  refreshSeconds: 1,
+}));
 
 async function open(contractId: string): Promise<Page> {
-  if (!pageServer) throw new Error('the page server did not start');
   offered = [contractId];
-  return browser.track(await openPage(browser.chromium().context, pageServer.url, { language: 'en', width: 1280 }, recordCalls));
+  return stack.open({ prepare: recordCalls });
 }
 
 /** The page's request made through the form, and its id (the panel's withdraw button carries it). */
@@ -82,7 +49,7 @@ async function submitOnPage(page: Page): Promise<{ requestId: string; requestNum
 
 const decide = async (contractId: string, requestId: string, status: (typeof DECISION_STATUSES)[number], reason?: string) => {
   const event = decisionEvent({ requestId, contractId, status, ...(reason === undefined ? {} : { reason }) });
-  expect((await lifecycle.decide(event)).outcome).toBe('applied');
+  expect((await stack.lifecycle.decide(event)).outcome).toBe('applied');
 };
 
 /** What the page shows of the request and the contract now. */
@@ -113,7 +80,7 @@ const typed = async (page: Page) => ({
 
 describe('one page through a request the bank decides', () => {
   it('follows SUBMITTED, IN_REVIEW, APPROVED and COMPLETED, then the contract closed, and never offers a new request', async () => {
-    const contractId = await newContract(lifecycle.tables);
+    const contractId = await newContract(stack.lifecycle.tables);
     const page = await open(contractId);
     const { requestId, requestNumber } = await submitOnPage(page);
     const panel = (status: string, title: string, withdrawOffered: boolean) => ({
@@ -151,9 +118,9 @@ describe('one page through a request the bank decides', () => {
     expect(await typed(page)).toMatchObject({ reasonsChosen: 0, date: '', comment: '', documents: 0 });
 
     // The contracts service closes the contract once the termination is done: the page shows it closed.
-    await documents.send(
+    await stack.lifecycle.tables.doc.send(
       new UpdateCommand({
-        TableName: lifecycle.tables.names.contracts,
+        TableName: stack.lifecycle.tables.names.contracts,
         Key: { contractId },
         UpdateExpression: 'SET #status = :closed',
         ExpressionAttributeNames: { '#status': 'status' },
@@ -175,7 +142,7 @@ describe('one page through a request the bank decides', () => {
   }, 120_000);
 
   it('follows SUBMITTED, IN_REVIEW and REJECTED, then offers an empty form for a new request', async () => {
-    const contractId = await newContract(lifecycle.tables);
+    const contractId = await newContract(stack.lifecycle.tables);
     const page = await open(contractId);
     const { requestId, requestNumber } = await submitOnPage(page);
     await decide(contractId, requestId, 'IN_REVIEW');
@@ -210,9 +177,9 @@ describe('one page through a request the bank decides', () => {
 
 describe('the request limit on the page', () => {
   it('says when the next request is possible, in the bank time, instead of the form, once a withdrawal on the page reaches the limit', async () => {
-    const contractId = await newContract(lifecycle.tables);
+    const contractId = await newContract(stack.lifecycle.tables);
     // Four requests made and withdrawn elsewhere (the app, another tab).
-    const client = createTerminationClient({ baseUrl: http.offline.url, token });
+    const client = createTerminationClient({ baseUrl: stack.http.offline.url, token: () => stack.token(anna.customerId) });
     const date = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
     for (let i = 0; i < 4; i++) {
       const made = await client.createTerminationRequest(contractId, {

@@ -1,6 +1,3 @@
-import { execFile } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { promisify } from 'node:util';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { numberKeyOf, requestKeyOf, slotKeyOf, type TableKey } from '../../lib/dynamodb/keys';
@@ -10,15 +7,17 @@ import { newContract } from '../support/contracts';
 import { callHandler } from '../support/handler';
 import { jsonObject } from '../support/json';
 import { useFreshTables, type TestTables } from '../support/local-tables';
+import { runMigrate } from '../support/migrate';
 
 /*
- * npm run backfill (docs/decisions/0026-a-request-by-its-number.md, docs/deploy.md), run as an
- * operator runs it, against DynamoDB Local: requests made before the index by customer get their
- * `requestedBy` and show on the customer's list; number items written before the number stood
- * alone lose the ids they recorded; nothing else changes, and a second run finds nothing to do.
+ * The migration of items written before the indexes by customer and by number
+ * (lib/dynamodb/backfill.ts; docs/decisions/0026-a-request-by-its-number.md), run by npm run
+ * migrate as an operator runs it after a deploy (docs/deploy.md), against DynamoDB Local: requests
+ * made before the index by customer get their `requestedBy` and show on the customer's list;
+ * number items written before the number stood alone lose the ids they recorded; nothing else
+ * changes, and a second run finds nothing to do.
  */
 
-const tsx = createRequire(import.meta.url).resolve('tsx/cli');
 const anna = DEMO_CUSTOMERS.anna;
 let tables: TestTables;
 
@@ -26,13 +25,11 @@ beforeAll(async () => {
   tables = await useFreshTables();
 });
 
+/** What npm run migrate says this migration did. */
 async function run(): Promise<Record<string, unknown>> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [tsx, 'scripts/backfill.ts', '--endpoint', tables.endpoint, '--table', tables.names.requests],
-    { env: { PATH: process.env['PATH'], HOME: process.env['HOME'] }, timeout: 60_000 },
-  );
-  return jsonObject(JSON.parse(stdout));
+  const { code, report, said } = await runMigrate(tables);
+  expect(code, said).toBe(0);
+  return report['request-indexes'] ?? {};
 }
 
 async function item(key: TableKey): Promise<Record<string, unknown> | undefined> {
@@ -54,7 +51,7 @@ async function listed(): Promise<string[]> {
   return items.map((entry: unknown) => String(jsonObject(jsonObject(entry)['request'])['requestId']));
 }
 
-describe('npm run backfill', () => {
+describe('npm run migrate: requests and number items written before the indexes', () => {
   let old: { contractId: string; requestId: string; requestNumber: string };
   let current: { contractId: string; requestId: string; requestNumber: string };
   let currentItems: (Record<string, unknown> | undefined)[];

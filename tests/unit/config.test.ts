@@ -1,15 +1,18 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { configProblems } from '../support/thrown';
+import { configProblems, thrownBy } from '../support/thrown';
 import { envVariables, stageParams } from '../support/serverless-yml';
 import {
   ConfigError,
+  defaultOf,
+  isSettingName,
   loadAuthConfig,
   loadCreateConfig,
   loadDecisionConfig,
   loadEdgeConfig,
   loadPublisherConfig,
   loadServiceConfig,
+  type Setting,
+  SETTINGS,
 } from '../../lib/config';
 
 const SERVICE_REQUIRED = { REQUESTS_TABLE_NAME: 'termination-requests', CONTRACTS_TABLE_NAME: 'contracts' };
@@ -197,22 +200,6 @@ describe('loadAuthConfig', () => {
     });
   });
 
-  it.each([
-    ['JWKS_MIN_REFETCH_SECONDS', 'jwksMinRefetchSeconds'],
-    ['JWT_MAX_BYTES', 'maxTokenBytes'],
-  ] as const)('docs/configuration.md gives %s the default and the bounds lib/config.ts applies', (name, field) => {
-    const row = new RegExp(`^\\| \`${name}\` \\| authorizer(?:, consumer)? \\| (\\d+) \\|.*\\((\\d+) to (\\d+)\\) \\|$`, 'm').exec(
-      readFileSync('docs/configuration.md', 'utf8'),
-    );
-    expect(row, `a row for ${name} with its default and bounds`).not.toBeNull();
-    const [fallback, min, max] = (row ?? []).slice(1).map(Number);
-    expect(loadAuthConfig({ ...AUTH_REQUIRED })[field]).toBe(fallback);
-    expect(loadAuthConfig({ ...AUTH_REQUIRED, [name]: String(min) })[field]).toBe(min);
-    expect(loadAuthConfig({ ...AUTH_REQUIRED, [name]: String(max) })[field]).toBe(max);
-    expect(configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, [name]: String((min ?? 0) - 1) }))).toContain(name);
-    expect(configProblems(() => loadAuthConfig({ ...AUTH_REQUIRED, [name]: String((max ?? 0) + 1) }))).toContain(name);
-  });
-
   it('reads the JWKS refetch bound and the token size limit within their bounds, naming every problem at once', () => {
     expect(loadAuthConfig({ ...AUTH_REQUIRED, JWKS_MIN_REFETCH_SECONDS: '1', JWT_MAX_BYTES: '10240' })).toMatchObject({
       jwksMinRefetchSeconds: 1,
@@ -318,7 +305,7 @@ describe('loadAuthConfig', () => {
   });
 });
 
-describe("serverless.yml's and docs/configuration.md's defaults", () => {
+describe("the settings' defaults and bounds, in lib/config.ts and serverless.yml", () => {
   // Every loader of lib/config.ts (tests/unit/docs.test.ts fails when one is added and not listed there).
   const loaders = [loadServiceConfig, loadCreateConfig, loadEdgeConfig, loadAuthConfig, loadDecisionConfig, loadPublisherConfig];
   /** What every loader needs to load at all: the settings without a default. */
@@ -367,24 +354,54 @@ describe("serverless.yml's and docs/configuration.md's defaults", () => {
     for (const [name, value] of checked) expect(loadAll({ ...REQUIRED, [name]: value }), `${name}: '${value}'`).toEqual(loadAll(REQUIRED));
   });
 
-  /** The settings table's rows whose default is one plain value (not "(required)", "(none ...)" or words). */
-  function documentedDefaults(): [string, string][] {
-    const rows = readFileSync('docs/configuration.md', 'utf8').matchAll(/^\| `([A-Z][A-Z0-9_]*)` \| [^|]+ \| ([^|]+?) \|/gm);
-    return [...rows].flatMap(([, name = '', value = '']): [string, string][] => (/^[\w./+-]+$/.test(value) ? [[name, value]] : []));
-  }
+  /** The problems every loader names for this environment, one message. */
+  const problemsOf = (env: Record<string, string | undefined>) =>
+    loaders
+      .map((load) => thrownBy(() => load(env)))
+      .flatMap((error) => (error instanceof ConfigError ? [error.message] : []))
+      .join(' ');
+  /** Every setting of lib/config.ts, with how it is read. */
+  const settings = () =>
+    Object.keys(SETTINGS)
+      .filter(isSettingName)
+      .map((name) => {
+        const setting: Setting = SETTINGS[name];
+        return { name, setting };
+      });
 
-  it('are the ones lib/config.ts applies: each default configuration.md gives, passed in, loads what the setting left out loads', () => {
-    // Powertools reads its own settings; lib/config.ts does not.
-    const checked = documentedDefaults().filter(([name]) => !name.startsWith('POWERTOOLS_'));
-    expect(checked.map(([name]) => name)).toEqual(
-      expect.arrayContaining([
-        'REQUEST_LIMIT_COUNT',
-        'REQUEST_LIMIT_DAYS',
-        'REQUEST_RETENTION_YEARS',
-        'JWT_ACCESS_TOKEN_PROOF',
-        'BUSINESS_TIME_ZONE',
-      ]),
-    );
-    for (const [name, value] of checked) expect(loadAll({ ...REQUIRED, [name]: value }), `${name}: '${value}'`).toEqual(loadAll(REQUIRED));
+  it("are lib/config.ts's own: each setting's default, passed in, loads what the setting left out loads", () => {
+    const defaulted = settings().flatMap(({ name }) => {
+      const fallback = defaultOf(name);
+      return fallback === undefined ? [] : [[name, String(fallback)]];
+    });
+    expect(defaulted.length).toBeGreaterThan(20);
+    for (const [name = '', value] of defaulted)
+      expect(loadAll({ ...REQUIRED, [name]: value }), `${name}: '${value}'`).toEqual(loadAll(REQUIRED));
+  });
+
+  it('hold every integer setting to its bounds: both ends accepted, one past either refused, naming the setting', () => {
+    let checked = 0;
+    for (const { name, setting } of settings()) {
+      if (setting.kind !== 'integer' && setting.kind !== 'optional-integer') continue;
+      checked += 1;
+      // The authorizer's cache must stay below the token lifetime: a short lifetime with no cache, a long cache with the longest lifetime.
+      const env = { ...REQUIRED, JWT_MAX_LIFETIME_SECONDS: '604800', AUTHORIZER_CACHE_TTL_SECONDS: '0' };
+      expect(problemsOf({ ...env, [name]: String(setting.min) }), `${name}=${String(setting.min)}`).toBe('');
+      expect(problemsOf({ ...env, [name]: String(setting.max) }), `${name}=${String(setting.max)}`).toBe('');
+      expect(problemsOf({ ...env, [name]: String(setting.max + 1) })).toContain(`${name} must be an integer from`);
+      if (setting.min > 0) expect(problemsOf({ ...env, [name]: String(setting.min - 1) })).toContain(`${name} must be an integer from`);
+    }
+    expect(checked).toBeGreaterThan(15);
+  });
+
+  it('take each value a one-of setting lists, and refuse another', () => {
+    for (const { name, setting } of settings()) {
+      if (setting.kind !== 'one-of') continue;
+      for (const value of setting.values) {
+        // The scope proof needs the scope it proves by.
+        expect(problemsOf({ ...REQUIRED, [name]: value, JWT_REQUIRED_SCOPE: 'termination/requests' }), `${name}=${value}`).toBe('');
+      }
+      expect(problemsOf({ ...REQUIRED, [name]: 'none-of-these' })).toContain(name);
+    }
   });
 });

@@ -1,27 +1,19 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  loadAuthConfig,
-  loadCreateConfig,
-  loadDecisionConfig,
-  loadEdgeConfig,
-  loadPublisherConfig,
-  loadServiceConfig,
-} from '../../lib/config';
-import * as config from '../../lib/config';
+import { loadCreateConfig } from '../../lib/config';
 import { idempotencyKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, slotKeyOf, withdrawalKeyOf } from '../../lib/dynamodb/keys';
 import { ERROR_CODES, OUTCOMES } from '../../lib/http/outcomes';
 import { gatewayResponses } from '../../scripts/local/template-file';
 import { at, jsonObject } from '../support/json';
 import { loadDocument } from '../support/openapi-document';
-import { envVariables, serverlessYml } from '../support/serverless-yml';
+import { envVariables, serverlessYml, stageParams } from '../support/serverless-yml';
 
 /*
  * The docs hold lists the code also knows; each is checked here against the code, so a change of
  * either side that the other does not follow fails: the test files any doc names (a doc links the
  * file that holds a claim, never quotes a test's title), the links between the docs, the routes of api.md and clients.md (against docs/openapi.yaml),
- * the settings of configuration.md (against lib/config.ts and serverless.yml), the error codes of
+ * the package-time settings of configuration.md (against serverless.yml), the error codes of
  * 0011 (against lib/http/outcomes.ts and the gateway's and the WAF's answers), the resources/
  * files of 0002, the decision records' index and every
  * record named by file, the table's keys (0015 against what keys.ts makes) and the request limit's figures
@@ -92,67 +84,35 @@ describe('the routes the docs list', () => {
       .flatMap((line) => (start.test(line) ? [/`(GET|POST|PUT|PATCH|DELETE) (\/api\/v1\/[^`?]*)/.exec(line)] : []))
       .flatMap((match) => (match ? [`${match[1] ?? ''} ${match[2] ?? ''}`] : []))
       .sort();
-  /** The lines of one section: from its heading to the next heading of its level or above. */
-  const section = (doc: string, heading: string) => {
-    const lines = read(doc).split('\n');
-    const from = lines.indexOf(heading);
-    const level = /^#+/.exec(heading)?.[0].length ?? 2;
-    const to = lines.findIndex((line, i) => i > from && new RegExp(`^#{1,${level}} `).test(line));
-    return lines.slice(from, to < 0 ? undefined : to);
-  };
-
   it('docs/api.md lists each route of docs/openapi.yaml once, and no other', () => {
-    expect(routesIn(section('docs/api.md', '## The routes'), /^- `/)).toEqual(operations());
+    // A route is listed where a bullet begins with it, wherever the page puts that list.
+    expect(routesIn(read('docs/api.md').split('\n'), /^- `/)).toEqual(operations());
   });
 
   it("docs/clients.md's table of routes is the routes of docs/openapi.yaml", () => {
-    expect(routesIn(section('docs/clients.md', '## The routes'), /^\| `/)).toEqual(operations());
+    expect(routesIn(read('docs/clients.md').split('\n'), /^\| `/)).toEqual(operations());
   });
 });
 
 describe('docs/configuration.md', () => {
   const text = read('docs/configuration.md');
-  const tableNames = (heading: RegExp) => {
-    const lines = text.split('\n');
-    const from = lines.findIndex((line) => heading.test(line));
-    const table = lines.slice(from + 1).filter((line, i, rest) => rest.slice(0, i + 1).every((l) => l === '' || l.startsWith('|')));
-    return table.flatMap((line) => /^\| ([^|]+) \|/.exec(line)?.[1]?.match(/[A-Z][A-Z0-9_]+/g) ?? []);
-  };
-  const settings = () => tableNames(/^\| variable \| function \| default \| meaning \|$/);
-  const packageTime = () => tableNames(/^At package time/);
-
-  /** Every name lib/config.ts reads, found by running each loader on an environment that records the reads. */
-  function namesConfigReads(): Set<string> {
-    const names = new Set<string>();
-    const recording = new Proxy<Record<string, string | undefined>>(
-      {},
-      {
-        get(_target, name) {
-          if (typeof name === 'string') names.add(name);
-          return undefined;
-        },
-      },
-    );
-    const loaders = [loadServiceConfig, loadCreateConfig, loadEdgeConfig, loadAuthConfig, loadDecisionConfig, loadPublisherConfig];
-    // A loader added to lib/config.ts without being listed here fails this test too.
-    expect(Object.keys(config).filter((name) => name.startsWith('load'))).toEqual(expect.arrayContaining(loaders.map((l) => l.name)));
-    expect(Object.keys(config).filter((name) => name.startsWith('load'))).toHaveLength(loaders.length);
-    for (const load of loaders) {
-      try {
-        load(recording);
-      } catch {
-        // Nothing is set: every loader refuses, having read every name first.
-      }
-    }
-    return names;
-  }
-
-  it('lists every setting lib/config.ts reads, and none it does not (but the Powertools settings)', () => {
-    const names = namesConfigReads();
-    expect(names.size).toBeGreaterThan(20);
-    expect([...names].filter((name) => !settings().includes(name))).toEqual([]);
-    expect(settings().filter((name) => !names.has(name) && !name.startsWith('POWERTOOLS_'))).toEqual([]);
-  });
+  /** The rows of the tables whose header row is `header`, each as its cells (the settings' own table is held by tests/unit/configuration-doc.test.ts). */
+  const rowsOf = (header: string) =>
+    text
+      .split(/\n(?=\| variable \|)/)
+      .filter((part) => part.startsWith(`${header}\n`))
+      .flatMap((table) => table.split('\n').filter((line, i, lines) => i > 1 && lines.slice(0, i + 1).every((l) => l.startsWith('|'))))
+      .map((line) =>
+        line
+          .split(' | ')
+          .map((cell) => cell.replace(/^\| | \|$/g, ''))
+          .map((cell, i) => (i === 0 ? (cell.match(/`[A-Z][A-Z0-9_]+`/g) ?? []).map((name) => name.slice(1, -1)).join(' ') : cell)),
+      );
+  const PACKAGE_TIME = '| variable | default | meaning |';
+  const packageTimeNames = () =>
+    rowsOf(PACKAGE_TIME)
+      .flatMap(([names = '']) => names.split(' '))
+      .filter((name) => name !== '' && !name.startsWith('POWERTOOLS_'));
 
   it('names every variable serverless.yml takes from the environment, and lists no package-time one it does not', () => {
     // The serverless-offline block is npm start's to set (its ports are in docs/local-development.md).
@@ -161,7 +121,27 @@ describe('docs/configuration.md', () => {
     const taken = new Set(envVariables({ ...rest, custom: otherCustom }).map(({ name }) => name));
     expect(taken.size).toBeGreaterThan(20);
     expect([...taken].filter((name) => !text.includes(`\`${name}\``))).toEqual([]);
-    expect(packageTime().filter((name) => !taken.has(name))).toEqual([]);
+    expect(packageTimeNames().length).toBeGreaterThan(20);
+    expect(packageTimeNames().filter((name) => !taken.has(name))).toEqual([]);
+  });
+
+  it('gives each package-time setting with a plain default the one serverless.yml packages a stage with', () => {
+    const packaged = new Map(
+      envVariables(stageParams()['default']).flatMap(({ name, fallback }): [string, string][] =>
+        fallback === undefined ? [] : [[name, fallback]],
+      ),
+    );
+    const checked = rowsOf(PACKAGE_TIME).flatMap(([names = '', cell = '']) => {
+      // "50 / 100" for two names, "30 (90 on prod)": the plain values before any words.
+      const values = /^([\w.]+(?: \/ [\w.]+)*)(?: \(|$)/.exec(cell)?.[1]?.split(' / ') ?? [];
+      return names
+        .split(' ')
+        .flatMap((name, i) =>
+          packaged.has(name) && values[i] !== undefined ? [{ name, doc: values[i], packaged: packaged.get(name) }] : [],
+        );
+    });
+    expect(checked.length).toBeGreaterThan(10);
+    for (const { name, doc, packaged: value } of checked) expect(doc, name).toBe(value);
   });
 });
 
@@ -195,13 +175,13 @@ describe('what other docs name of the code', () => {
     const included = (Array.isArray(resources) ? resources : [])
       .flatMap((entry) => /^\$\{file\(\.\/resources\/([\w-]+\.yml)\)\}$/.exec(typeof entry === 'string' ? entry : '')?.[1] ?? [])
       .sort();
-    const bullet = /^- The framework is `osls`[^]*?(?=^- )/m.exec(read('docs/decisions/0002-deployment-shape.md'))?.[0] ?? '';
-    const named = [...bullet.matchAll(/`([\w-]+\.yml)`/g)]
-      .map(([, name = '']) => name)
-      .filter((name) => name !== 'serverless.yml')
-      .sort();
+    // Each file of resources/ is named by its own name, wherever the record names it.
+    const named = new Set(
+      [...read('docs/decisions/0002-deployment-shape.md').matchAll(/`(?:resources\/)?([\w-]+\.yml)`/g)].map(([, name = '']) => name),
+    );
     expect(included.length).toBeGreaterThan(0);
-    expect(named).toEqual(included);
+    expect(included.filter((name) => !named.has(name))).toEqual([]);
+    expect([...named].filter((name) => name !== 'serverless.yml' && !included.includes(name))).toEqual([]);
     expect(
       readdirSync('resources')
         .filter((name) => name.endsWith('.yml'))
