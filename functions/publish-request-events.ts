@@ -1,8 +1,9 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { publisherDependencies } from '../lib/dependencies/publisher';
+import { publisherDependencies, type Publisher } from '../lib/dependencies/publisher';
 import {
   isRepublishCommand,
   PublishFailedError,
+  type PublisherDeps,
   republishRequest,
   UNCONFIRMED_RECORDS_METRIC,
   type RepublishCommand,
@@ -26,7 +27,7 @@ import { withLambdaContext } from '../lib/observability/lambda-context';
  * A record handed twice in one batch publishes once; the copies are logged by ids and counted in
  * DuplicateRecords, which raises an alarm.
  */
-async function publishBatch(event: DynamoDBStreamEvent, { config, deps }: Publisher): Promise<DynamoDBBatchResponse> {
+async function publishBatch(event: DynamoDBStreamEvent, { config, deps }: ForInvocation): Promise<DynamoDBBatchResponse> {
   const result = await publishStreamRecords(event.Records, config, deps);
   for (const record of result.unconfirmed) logger.error('Stream record not confirmed by the tables: nothing published', { ...record });
   if (result.unconfirmed.length > 0) recordCount(UNCONFIRMED_RECORDS_METRIC, result.unconfirmed.length);
@@ -53,26 +54,27 @@ async function publishBatch(event: DynamoDBStreamEvent, { config, deps }: Publis
 }
 
 /** npm run republish (docs/operations.md): a request's events again, rebuilt from its item. */
-async function republish(command: RepublishCommand, { config, deps }: Built): Promise<RepublishResult> {
+async function republish(command: RepublishCommand, { config, deps }: ForInvocation): Promise<RepublishResult> {
   const result = await republishRequest(command, config, deps);
   logger.info('Events republished from the requests table', { ...command.republish, ...result });
   return result;
 }
 
 /** npm run redrive -- --queue publisher (docs/operations.md): a batch the mapping gave up on, read again from its stream positions. */
-async function redrive(command: { redrive: unknown }, { redriveBatch }: Built): Promise<StreamRedriveResult> {
-  const result = await redriveBatch(command);
+async function redrive(command: { redrive: unknown }, within: ForInvocation): Promise<StreamRedriveResult> {
+  const result = await within.redriveBatch(command, (event) => publishBatch(event, within));
   logger.info('Stream batch redriven', { ...result });
   return result;
 }
 
-type Publisher = ReturnType<typeof publisherDependencies>;
 type Built = Publisher & { redriveBatch: ReturnType<typeof streamRedriver> };
+/** One invocation's: the configuration, what it publishes with (its tries end with the invocation's time), the redrive. */
+type ForInvocation = Built & { deps: PublisherDeps };
 
 /** The publisher's dependencies, and the redrive that hands what it reads to the same batch handling. */
 function built(): Built {
   const publisher = publisherDependencies();
-  return { ...publisher, redriveBatch: streamRedriver(publisher.config, (event) => publishBatch(event, publisher)) };
+  return { ...publisher, redriveBatch: streamRedriver(publisher.config) };
 }
 
 /** Every trigger, behind the one entry-point wrapper. */
@@ -80,12 +82,14 @@ const handle = withLambdaContext(
   built,
   (
     event: DynamoDBStreamEvent | RepublishCommand | { redrive: unknown },
-    deps,
+    publisher,
+    invocation,
   ): Promise<DynamoDBBatchResponse | RepublishResult | StreamRedriveResult> => {
-    if (isRepublishCommand(event)) return republish(event, deps);
-    if (isStreamRedriveCommand(event)) return redrive(event, deps);
+    const within = { ...publisher, deps: publisher.depsFor(invocation) };
+    if (isRepublishCommand(event)) return republish(event, within);
+    if (isStreamRedriveCommand(event)) return redrive(event, within);
     if (!Array.isArray(event.Records)) return Promise.reject(new Error('Neither a stream batch, a republish command nor a redrive'));
-    return publishBatch(event, deps);
+    return publishBatch(event, within);
   },
 );
 

@@ -443,13 +443,14 @@ ${modelsSection()}
   failed one follows on the retry). Order a request's events by the table above, or by
   \`previousStatus\`; a \`StatusChanged\` may arrive before its \`Submitted\`.
 - **Batches.** One \`PutEvents\` call carries at most 10 entries and 256 KiB. Entries that fail
-  are retried with backoff (\`PUBLISH_MAX_ATTEMPTS\`, default 3); a call refused as a whole is
-  split in halves until the entry at fault stands alone. A record that still fails is handed
-  back to the stream (partial batch response) and the stream retries from it; when it is the
-  first record of its batch the invocation fails instead, so the event source mapping bisects the
-  batch until the record stands alone (up to \`PUBLISH_MAX_RETRY_ATTEMPTS\`, default 10, within
-  24 hours). Then the mapping sends a description of that record's range (shard, sequence
-  numbers; not the record) to the publisher's dead-letter queue and moves on.
+  are tried again (\`PUBLISH_MAX_ATTEMPTS\`, default 3, while the publisher's invocation has
+  time left); a call refused as a whole is split in halves until the entry at fault stands alone.
+  A record that still fails is handed back to the stream (partial batch response) and the stream
+  retries from it; when it is the first record of its batch the invocation fails instead, so the
+  event source mapping bisects the batch until the record stands alone (up to
+  \`PUBLISH_MAX_RETRY_ATTEMPTS\`, default 10, within 24 hours). Then the mapping sends a
+  description of that record's range (shard, sequence numbers; not the record) to the
+  publisher's dead-letter queue and moves on.
 
 ## Personal data
 

@@ -13,6 +13,7 @@ import { isStatus } from '../termination/ports/store';
 import { isTableKey, ledgerItemOf, ledgerPartition } from './erasure-ledger';
 import type { Item } from './items';
 import { idempotencyKeyOf, legacyLimitKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, withdrawalKeyOf, type TableKey } from './keys';
+import { RETRY, triesBy } from '../retry';
 import { batchGetFor, requestReader, type RequestIds } from './request-reads';
 
 /*
@@ -111,7 +112,7 @@ export class CustomerData {
       }
       from = page.LastEvaluatedKey;
     } while (from !== undefined);
-    const read = requestReader(batchGetFor(this.doc), this.tables.requests, { maxAttempts: 5, pause: () => Promise.resolve() });
+    const read = requestReader(batchGetFor(this.doc), this.tables.requests, triesBy(RETRY.operator, undefined));
     const stored = await read(ids);
     return ids.flatMap((request) => {
       const item = stored.itemOf(request);

@@ -1,4 +1,5 @@
 import { BatchGetCommand, type BatchGetCommandInput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { againFor, retrying, type Tries } from '../retry';
 import type { Item } from './items';
 import { requestKeyOf, type TableKey } from './keys';
 
@@ -7,8 +8,8 @@ import { requestKeyOf, type TableKey } from './keys';
  * speaks of, read consistently in one BatchGetItem, so that it publishes only what the table
  * holds. Lambda's batches are at most 100 records, BatchGetItem's limit of keys; a larger list
  * takes a call per 100. Keys DynamoDB leaves unprocessed (throttling, or an answer over 16 MB)
- * are asked again, with backoff, up to the publisher's attempts; a key still unprocessed then is
- * reported unread, never guessed about.
+ * are asked again by the caller's tries (lib/retry.ts); a key still unprocessed when they run
+ * out, or when the invocation's time does, is reported unread, never guessed about.
  */
 
 /** At most this many keys per BatchGetItem (DynamoDB's limit). */
@@ -40,12 +41,6 @@ export const batchGetFor =
   (input) =>
     client.send(new BatchGetCommand(input));
 
-export interface ReadRetry {
-  /** Attempts for keys left unprocessed, the first included. */
-  maxAttempts: number;
-  pause: (attempt: number) => Promise<void>;
-}
-
 const textOf = (key: Record<keyof TableKey, unknown>): string => `${String(key.pk)}\n${String(key.sk)}`;
 
 function inChunks<T>(values: T[], size: number): T[][] {
@@ -54,34 +49,38 @@ function inChunks<T>(values: T[], size: number): T[][] {
   return chunks;
 }
 
-export function requestReader(batchGet: BatchGet, tableName: string, retry: ReadRetry): ReadRequests {
+/** `tries`: for keys left unprocessed, the first read included. */
+export function requestReader(batchGet: BatchGet, tableName: string, tries: Tries): ReadRequests {
   return async (requests) => {
     const wanted = new Map(
       requests.map(({ contractId, requestId }) => requestKeyOf(contractId, requestId)).map((key) => [textOf(key), key]),
     );
     const found = new Map<string, Item>();
-    let pending = [...wanted.values()];
     let calls = 0;
-    for (let attempt = 1; pending.length > 0 && attempt <= retry.maxAttempts; attempt++) {
-      if (attempt > 1) await retry.pause(attempt - 1);
-      const unprocessed: TableKey[] = [];
-      for (const keys of inChunks(pending, MAX_KEYS_PER_READ)) {
-        calls++;
-        const answer = await batchGet({ RequestItems: { [tableName]: { Keys: keys.map((key) => ({ ...key })), ConsistentRead: true } } });
-        for (const item of answer.Responses?.[tableName] ?? []) found.set(textOf({ pk: item['pk'], sk: item['sk'] }), item);
-        for (const key of answer.UnprocessedKeys?.[tableName]?.Keys ?? []) {
-          const known = wanted.get(textOf({ pk: key['pk'], sk: key['sk'] }));
-          if (known !== undefined) unprocessed.push(known);
+    const leftUnread = (keys: TableKey[]) => ({ unread: keys });
+    const { unread } = await retrying<{ unread: TableKey[] }, TableKey[]>(
+      tries,
+      async (left) => {
+        const unprocessed: TableKey[] = [];
+        for (const keys of inChunks(left ?? [...wanted.values()], MAX_KEYS_PER_READ)) {
+          calls++;
+          const answer = await batchGet({ RequestItems: { [tableName]: { Keys: keys.map((key) => ({ ...key })), ConsistentRead: true } } });
+          for (const item of answer.Responses?.[tableName] ?? []) found.set(textOf({ pk: item['pk'], sk: item['sk'] }), item);
+          for (const key of answer.UnprocessedKeys?.[tableName]?.Keys ?? []) {
+            const known = wanted.get(textOf({ pk: key['pk'], sk: key['sk'] }));
+            if (known !== undefined) unprocessed.push(known);
+          }
         }
-      }
-      pending = unprocessed;
-    }
-    const unread = new Set(pending.map(textOf));
+        return unprocessed.length === 0 ? { unread: [] } : againFor(unprocessed);
+      },
+      { exhausted: leftUnread, outOfTime: leftUnread },
+    );
+    const unreadKeys = new Set(unread.map(textOf));
     return {
       calls,
       itemOf: ({ contractId, requestId }) => {
         const key = textOf(requestKeyOf(contractId, requestId));
-        return unread.has(key) ? 'unread' : found.get(key);
+        return unreadKeys.has(key) ? 'unread' : found.get(key);
       },
     };
   };

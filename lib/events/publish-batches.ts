@@ -1,11 +1,13 @@
 import type { PutEventsRequestEntry, PutEventsResultEntry } from '@aws-sdk/client-eventbridge';
+import { againFor, outOfTimeReason, retrying, type Tries } from '../retry';
 
 /*
  * Publishing a stream batch's events in order (docs/events.md): PutEvents takes at most 10
- * entries and 256 KiB a call. Entries that fail are retried with backoff; a call refused as a
- * whole (an entry too big or malformed) is split in halves until the entry at fault stands
- * alone. The first entry that still fails ends the run: its record and every later one go back
- * to the stream, to be retried, and after that to the dead-letter queue.
+ * entries and 256 KiB a call. Entries that fail are sent again by the publisher's tries
+ * (lib/retry.ts), those that failed only; a call refused as a whole (an entry too big or
+ * malformed) is split in halves until the entry at fault stands alone. The first entry that still
+ * fails when the tries run out, or when the invocation's time does, ends the run: its record and
+ * every later one go back to the stream, to be retried, and after that to the dead-letter queue.
  */
 
 export const MAX_ENTRIES_PER_CALL = 10;
@@ -17,12 +19,10 @@ export interface PendingEntry {
   entry: PutEventsRequestEntry;
 }
 
-export interface PublishDeps {
+/** The tries are per batch (maxAttempts: PUBLISH_MAX_ATTEMPTS). */
+export interface PublishDeps extends Tries {
   /** One PutEvents call: its result entries, in the order of the entries sent. */
   putEvents: (entries: PutEventsRequestEntry[]) => Promise<PutEventsResultEntry[]>;
-  /** Attempts per batch, the first included. */
-  maxAttempts: number;
-  pause: (attempt: number) => Promise<void>;
   /** A call error that may pass (throttling, 5xx, network): retried rather than split. */
   isTransient: (error: unknown) => boolean;
 }
@@ -75,33 +75,47 @@ interface BatchResult {
   calls: number;
 }
 
+/** What a try of a batch leaves for the next: its entries that failed, and why the first did. */
+interface Unsent {
+  entries: PendingEntry[];
+  reason: string;
+}
+
+/** Why a call failed, for a log line: the error's name and message. */
+export const reasonOf = (error: unknown): string => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+
 async function sendBatch(batch: PendingEntry[], deps: PublishDeps): Promise<BatchResult> {
-  let remaining = batch;
   let calls = 0;
-  let reason = '';
-  for (let attempt = 1; attempt <= deps.maxAttempts; attempt++) {
-    if (attempt > 1) await deps.pause(attempt - 1);
-    let results: PutEventsResultEntry[];
-    try {
-      calls++;
-      results = await deps.putEvents(remaining.map((item) => item.entry));
-    } catch (error) {
-      reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      if (deps.isTransient(error)) continue;
-      if (remaining.length === 1) break;
-      const middle = Math.ceil(remaining.length / 2);
-      const first = await sendBatch(remaining.slice(0, middle), deps);
-      // Order matters: once an entry of the first half failed, the second half waits for the retry.
-      if (first.failed.length > 0) return { failed: first.failed, calls: calls + first.calls };
-      const second = await sendBatch(remaining.slice(middle), deps);
-      return { failed: second.failed, calls: calls + first.calls + second.calls };
-    }
-    const failures = remaining.map((item, i) => ({ item, result: results[i] })).filter(({ result }) => result?.EventId === undefined);
-    if (failures.length === 0) return { failed: [], calls };
-    reason = failures.map(({ result }) => `${result?.ErrorCode ?? 'NoResult'}: ${result?.ErrorMessage ?? ''}`)[0] ?? reason;
-    remaining = failures.map(({ item }) => item);
-  }
-  return { failed: remaining.map((item) => ({ item, reason })), calls };
+  const handBack = ({ entries, reason }: Unsent): BatchResult => ({ failed: entries.map((item) => ({ item, reason })), calls });
+  return retrying<BatchResult, Unsent>(
+    deps,
+    async (left) => {
+      const remaining = left?.entries ?? batch;
+      let results: PutEventsResultEntry[];
+      try {
+        calls++;
+        results = await deps.putEvents(remaining.map((item) => item.entry));
+      } catch (error) {
+        const reason = reasonOf(error);
+        if (deps.isTransient(error)) return againFor({ entries: remaining, reason });
+        if (remaining.length === 1) return handBack({ entries: remaining, reason });
+        const middle = Math.ceil(remaining.length / 2);
+        const first = await sendBatch(remaining.slice(0, middle), deps);
+        // Order matters: once an entry of the first half failed, the second half waits for the retry.
+        if (first.failed.length > 0) return { failed: first.failed, calls: calls + first.calls };
+        const second = await sendBatch(remaining.slice(middle), deps);
+        return { failed: second.failed, calls: calls + first.calls + second.calls };
+      }
+      const failures = remaining.map((item, i) => ({ item, result: results[i] })).filter(({ result }) => result?.EventId === undefined);
+      const [first] = failures;
+      if (first === undefined) return { failed: [], calls };
+      return againFor({
+        entries: failures.map(({ item }) => item),
+        reason: `${first.result?.ErrorCode ?? 'NoResult'}: ${first.result?.ErrorMessage ?? ''}`,
+      });
+    },
+    { exhausted: handBack, outOfTime: ({ entries, reason }) => handBack({ entries, reason: outOfTimeReason(reason) }) },
+  );
 }
 
 export async function publishInOrder(pending: PendingEntry[], deps: PublishDeps): Promise<PublishResult> {

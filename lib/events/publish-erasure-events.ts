@@ -6,12 +6,12 @@ import { erasedEventOf, erasureClaimOf, type ErasedEvent, type ErasureClaim } fr
 import {
   readAll,
   storedItemOf,
-  reasonOf,
   type PublisherDeps,
   type StreamPublishResult,
   type UnconfirmedReason,
   type UnconfirmedRecord,
 } from './publish-request-events';
+import { reasonOf } from './publish-batches';
 import type { RecordIds } from './record-copies';
 import type { EntryConfig } from './signed-entries';
 import { claimsOf, sendConfirmed, type Claimed, type Failure } from './stream-claims';

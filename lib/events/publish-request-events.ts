@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { isUuid } from '../api-model/validator';
-import { pauseBefore, RETRY } from '../retry';
+import { budgetSignal, RETRY, triesBy, type Invocation, type Tries } from '../retry';
 import type { PublisherConfig } from '../config';
 import { isTransientAwsError } from '../aws/transient-errors';
 import type { ReadLedger } from '../dynamodb/erasure-ledger';
@@ -12,7 +12,7 @@ import { isStatus } from '../termination/ports/store';
 import { MalformedItemError } from '../termination/ports/errors';
 import type { RequestHistory } from '../termination/ports/request-history';
 import type { Status } from '../api-model/schemas';
-import { publishInOrder, type PublishDeps, type PublishResult } from './publish-batches';
+import { publishInOrder, reasonOf, type PublishDeps, type PublishResult } from './publish-batches';
 import type { RecordIds } from './record-copies';
 import { claimOf, eventsOf, statusChangedEventOf, submittedEventOf, type Claim, type RequestEvent } from './request-events';
 import type { SigningDeps } from './sign-events';
@@ -77,19 +77,24 @@ export interface PublisherDeps extends PublishDeps {
   signer: SigningDeps['signer'];
 }
 
-/** The publisher's tries and pauses (lib/retry.ts): its reads of the table, its signings and its PutEvents calls alike. */
-export function publisherRetry(config: Pick<PublisherConfig, 'maxAttempts'>): Pick<PublishDeps, 'maxAttempts' | 'pause'> {
-  return { maxAttempts: config.maxAttempts, pause: (attempt) => pauseBefore(RETRY.publisher, attempt) };
+/**
+ * The publisher's tries in one invocation (lib/retry.ts), for its reads of the table, its signings
+ * and its PutEvents calls alike: PUBLISH_MAX_ATTEMPTS each, their pauses ended when the invocation
+ * has only RESERVE_MS left, so that what is not published goes back to the stream before Lambda's
+ * timeout would end the invocation mid-batch.
+ */
+export function publisherTries(config: Pick<PublisherConfig, 'maxAttempts'>, invocation: Invocation): Tries {
+  return triesBy({ ...RETRY.publisher, maxAttempts: config.maxAttempts }, budgetSignal(undefined, invocation.remainingMs()));
 }
 
 export function publisherDeps(
-  config: PublisherConfig,
+  tries: Tries,
   putEvents: PublishDeps['putEvents'],
   readRequests: ReadRequests,
   readLedger: ReadLedger,
   signer: SigningDeps['signer'],
 ): PublisherDeps {
-  return { putEvents, readRequests, readLedger, signer, ...publisherRetry(config), isTransient: isTransientAwsError };
+  return { putEvents, readRequests, readLedger, signer, ...tries, isTransient: isTransientAwsError };
 }
 
 type Config = EntryConfig;
@@ -109,8 +114,6 @@ function differences(claimed: RequestEvent, truth: RequestEvent): string[] {
   const b: Record<string, unknown> = { detailType: truth.detailType, time: truth.time, ...truth.detail };
   return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((name) => !isDeepStrictEqual(a[name], b[name])).sort();
 }
-
-export const reasonOf = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 
 /** A claim's request item as the batch's read found it (undefined: none), or why it stays unread, where the batch stops. */
 export function storedItemOf(

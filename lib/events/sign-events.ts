@@ -1,22 +1,23 @@
+import { againFor, outOfTimeReason, retrying, type Tries } from '../retry';
 import { signedDetail, type EventSigner } from './event-signature';
+import { reasonOf } from './publish-batches';
 
 /*
  * Signing a batch's confirmed events before they are batched for PutEvents (docs/events.md,
  * Verifying an event). Each event is signed on its own, ten at a time (KMS's ECC Sign quota is
  * per account and region: docs/decisions/0017-lifecycle.md). A signing that fails for a reason
- * that may pass (throttling, 5xx, network) is tried again with the publisher's backoff; an event
- * still unsigned then ends the run at that event: it and every later one go back to the stream,
- * never out unsigned, and the events before it go out.
+ * that may pass (throttling, 5xx, network) is tried again by the publisher's tries (lib/retry.ts);
+ * an event still unsigned when they run out, or when the invocation's time does, ends the run at
+ * that event: it and every later one go back to the stream, never out unsigned, and the events
+ * before it go out.
  */
 
 /** Events signed at once: the entries of one PutEvents call. */
 export const SIGNING_CONCURRENCY = 10;
 
-export interface SigningDeps {
+/** The tries are per event (maxAttempts: PUBLISH_MAX_ATTEMPTS). */
+export interface SigningDeps extends Tries {
   signer: EventSigner;
-  /** Attempts per event, the first included. */
-  maxAttempts: number;
-  pause: (attempt: number) => Promise<void>;
   isTransient: (error: unknown) => boolean;
 }
 
@@ -33,17 +34,22 @@ export interface SignResult<Detail> {
   failed?: { sequenceNumber: string; reason: string };
 }
 
-const reasonOf = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+/** One event's signing: its signed detail, or why its tries ended without one (a signing that failed for good is thrown). */
+type Signing<Detail> = { signed: Detail & { signature: string } } | { unsigned: string };
 
-async function signOne<Detail extends Record<string, unknown>>(item: ToSign<Detail>, deps: SigningDeps) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await signedDetail(item, deps.signer);
-    } catch (error) {
-      if (attempt >= deps.maxAttempts || !deps.isTransient(error)) throw error;
-      await deps.pause(attempt);
-    }
-  }
+function signOne<Detail extends Record<string, unknown>>(item: ToSign<Detail>, deps: SigningDeps): Promise<Signing<Detail>> {
+  return retrying<Signing<Detail>, string>(
+    deps,
+    async () => {
+      try {
+        return { signed: await signedDetail(item, deps.signer) };
+      } catch (error) {
+        if (!deps.isTransient(error)) throw error;
+        return againFor(reasonOf(error));
+      }
+    },
+    { exhausted: (reason) => ({ unsigned: reason }), outOfTime: (reason) => ({ unsigned: outOfTimeReason(reason) }) },
+  );
 }
 
 export async function signInOrder<Detail extends Record<string, unknown>>(
@@ -56,9 +62,10 @@ export async function signInOrder<Detail extends Record<string, unknown>>(
     const results = await Promise.allSettled(chunk.map((item) => signOne(item, deps)));
     for (const [index, result] of results.entries()) {
       const { sequenceNumber } = chunk[index] ?? { sequenceNumber: '' };
-      if (result.status === 'rejected')
-        return { signed, failed: { sequenceNumber, reason: `the event could not be signed: ${reasonOf(result.reason)}` } };
-      signed.push({ sequenceNumber, detail: result.value });
+      const endsAt = (reason: string) => ({ signed, failed: { sequenceNumber, reason: `the event could not be signed: ${reason}` } });
+      if (result.status === 'rejected') return endsAt(reasonOf(result.reason));
+      if ('unsigned' in result.value) return endsAt(result.value.unsigned);
+      signed.push({ sequenceNumber, detail: result.value.signed });
     }
   }
   return { signed };

@@ -57,12 +57,11 @@ export async function redriveStreamBatch(command: unknown, deps: StreamRedriveDe
   return { outcome: 'redriven', records: range.records.length, handedBack: answer.batchItemFailures[0]?.itemIdentifier };
 }
 
-/** The redrive with the publisher's own streams client, its tables and its batch handling. */
+/** The redrive with the publisher's own streams client and its tables, handing what it reads to the invocation's batch handling. */
 export function streamRedriver(
   config: Pick<PublisherConfig, 'streamTables' | 'dynamodb'>,
-  publish: StreamRedriveDeps['publish'],
-): (command: unknown) => Promise<StreamRedriveResult> {
+): (command: unknown, publish: StreamRedriveDeps['publish']) => Promise<StreamRedriveResult> {
   const streams = createStreamsClient(config.dynamodb);
-  const deps = { tables: config.streamTables, listStreams: tableStreamLister(streams), readRange: streamRangeReader(streams), publish };
-  return (command) => redriveStreamBatch(command, deps);
+  const deps = { tables: config.streamTables, listStreams: tableStreamLister(streams), readRange: streamRangeReader(streams) };
+  return (command, publish) => redriveStreamBatch(command, { ...deps, publish });
 }

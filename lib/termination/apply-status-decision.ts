@@ -1,4 +1,4 @@
-import { AGAIN, budgetSignal, RETRY, retrying, type Again, type Invocation } from '../retry';
+import { AGAIN, budgetSignal, RETRY, retrying, triesBy, type Again, type Invocation } from '../retry';
 import type { Status } from '../api-model/schemas';
 import { DECISION_SIGNED_FIELDS } from '../api-model/event-schemas';
 import { validateStatusDecisionDetail } from '../api-model/validator';
@@ -163,8 +163,7 @@ export async function applyStatusDecision(deps: DecisionDeps, event: DecisionEve
   const move = moveTo(decision.status);
   const policy = { ...RETRY.decision, maxAttempts: deps.maxAttempts ?? RETRY.decision.maxAttempts };
   return retrying<DecisionOutcome>(
-    policy,
-    budgetSignal(undefined, invocation?.remainingMs()),
+    triesBy(policy, budgetSignal(undefined, invocation?.remainingMs())),
     async () => {
       const now = deps.now();
       // A final status starts the retention period, in the same write.
@@ -173,8 +172,10 @@ export async function applyStatusDecision(deps: DecisionDeps, event: DecisionEve
       if (outcome.kind === 'applied') return { kind: 'applied', decision };
       return meaningOf(outcome, decision, move);
     },
-    () => {
-      throw new DecisionContendedError(decision.requestId);
+    {
+      exhausted: () => {
+        throw new DecisionContendedError(decision.requestId);
+      },
     },
   );
 }

@@ -17,7 +17,7 @@ import { countedFromSeconds, limitRefusal, nextRequestAllowedAt } from './reques
 import { newRequestNumber } from './request-number';
 import { withinBudget } from './within-budget';
 import type { CallContext, Messages } from './call-context';
-import { AGAIN, AGAIN_AT_ONCE, RETRY, retrying, type Again } from '../retry';
+import { AGAIN, AGAIN_AT_ONCE, RETRY, retrying, triesBy, type Again } from '../retry';
 
 /*
  * Creating a termination request. The rules and their order: docs/decisions/0013-order-of-checks.md;
@@ -167,7 +167,7 @@ function meaningOf(
 /** Writes the request, tried again (lib/retry.ts) until it decides or the budget's signal ends it as unavailable. */
 function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abortSignal: AbortSignal): Promise<CreateOutcome> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  return retrying<CreateOutcome>(RETRY.write, abortSignal, async () => {
+  return retrying<CreateOutcome>(triesBy(RETRY.write, abortSignal), async () => {
     // Time-ordered, so a contract's requests list newest first by their key (keys.ts).
     const requestId = timeOrderedUuid();
     const requestNumber = newRequestNumber();

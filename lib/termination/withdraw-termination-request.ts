@@ -6,7 +6,7 @@ import { moveTo } from './lifecycle';
 import { MalformedItemError } from './ports/errors';
 import type { TerminationStore, WithdrawalIntent, WithdrawalOutcome } from './ports/store';
 import { erasedKeyRefusal, refuse, type Refusal, type Refused } from './refusals';
-import { AGAIN, RETRY, retrying, type Again } from '../retry';
+import { AGAIN, RETRY, retrying, triesBy, type Again } from '../retry';
 import { retainedUntil, type RetentionRule } from './retention';
 import { withinBudget } from './within-budget';
 import type { CallContext } from './call-context';
@@ -113,7 +113,7 @@ async function withdraw(deps: WithdrawDeps, call: WithdrawCall, now: Date, abort
   if ('kind' in intent) return intent;
   const nowSeconds = Math.floor(now.getTime() / 1000);
   // Tried again (lib/retry.ts) until it decides or the budget's signal ends it as unavailable.
-  return retrying<WithdrawOutcome>(RETRY.write, abortSignal, async () => {
+  return retrying<WithdrawOutcome>(triesBy(RETRY.write, abortSignal), async () => {
     const outcome = await deps.store.withdraw(intent, nowSeconds, abortSignal);
     if (outcome.kind === 'withdrawn') return { kind: 'withdrawn', withdrawal: intent.response };
     return meaningOf(outcome, intent, deps.store, abortSignal);

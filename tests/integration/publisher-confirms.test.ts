@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { storeFor } from '../../lib/dynamodb/termination-table';
 import { eventIdOf } from '../../lib/events/request-events';
 import { moveTo } from '../../lib/termination/lifecycle';
+import { RESERVE_MS } from '../../lib/retry';
 import type { Decision, TerminationStore } from '../../lib/termination/ports/store';
 import { localClient } from '../../scripts/local/dynamodb-local';
 import { startStreamPoller, type StreamPoller } from '../../scripts/local/stream-poller';
@@ -12,6 +13,7 @@ import { headersWithKey, validBody } from '../support/bodies';
 import { newContract } from '../support/contracts';
 import { callHandler, withdrawalOf } from '../support/handler';
 import { keepJsonLines } from '../support/json-lines';
+import { lambdaContext } from '../support/lambda-context';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
 import { callsDuring, installSdkRecorder } from '../support/sdk-calls';
 import { verifiedEvents } from '../support/signed-events';
@@ -347,6 +349,56 @@ describe("the publisher's DynamoDB calls per batch", () => {
     const none = await callsDuring('publish-request-events', () => publish(touched));
     expect(none.answer).toEqual({ batchItemFailures: [] });
     expect(none.calls).toEqual([]);
+  });
+});
+
+describe("the publisher's tries within the invocation's time", () => {
+  const HANDED_BACK = 'Events not published: records handed back to the stream';
+  /** EventBridge failing the second entry of a call, then the one entry of each call after it, as many times as the publisher tries (PUBLISH_MAX_ATTEMPTS=3). */
+  const failingTheSecond = () =>
+    stack.standIn.failNextPutEvents(
+      { kind: 'entries', failing: [1] },
+      { kind: 'entries', failing: [0] },
+      { kind: 'entries', failing: [0] },
+    );
+
+  /** The creation records of two requests: the second one's entry is the one EventBridge fails. */
+  async function twoCreations(): Promise<DynamoDBRecord[]> {
+    const [first, second] = [await created(), await created()];
+    const [firstInsert] = await recordsOf(first.requestId);
+    const [secondInsert] = await recordsOf(second.requestId);
+    stack.standIn.clear();
+    return [byName(firstInsert, 'INSERT'), byName(secondInsert, 'INSERT')];
+  }
+
+  it('with time to spare, the entry EventBridge keeps failing is tried PUBLISH_MAX_ATTEMPTS times, then its record is handed back', async () => {
+    const records = await twoCreations();
+    failingTheSecond();
+    const { answer, lines } = await output(() => handler({ Records: records }, lambdaContext('publish-request-events', 60_000)));
+    expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: records[1]?.dynamodb?.SequenceNumber }] });
+    expect(stack.standIn.putEventsCalls).toEqual([2, 1, 1]);
+    expect(lines.find((line) => line['message'] === HANDED_BACK)?.['failed']).toEqual({
+      sequenceNumber: records[1]?.dynamodb?.SequenceNumber,
+      reason: 'InternalFailure: Injected by the stand-in',
+    });
+  });
+
+  it('with only the reserve left, the publisher does not pause: the record is handed back after one call, the log line saying why', async () => {
+    const records = await twoCreations();
+    failingTheSecond();
+    const { answer, lines } = await output(() => handler({ Records: records }, lambdaContext('publish-request-events', RESERVE_MS)));
+    expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: records[1]?.dynamodb?.SequenceNumber }] });
+    expect(stack.standIn.putEventsCalls).toEqual([2]);
+    expect(verifiedEvents(stack.standIn).map((event) => event.detail)).toEqual([
+      expect.objectContaining({ requestId: records[0]?.dynamodb?.NewImage?.['requestId']?.S }),
+    ]);
+    expect(lines.find((line) => line['message'] === HANDED_BACK)).toMatchObject({
+      published: 1,
+      failed: {
+        sequenceNumber: records[1]?.dynamodb?.SequenceNumber,
+        reason: 'InternalFailure: Injected by the stand-in (no time left for another try)',
+      },
+    });
   });
 });
 

@@ -11,6 +11,7 @@ import { publishRequestEvents, type PublisherDeps } from '../../lib/events/publi
 import { keySigner, makeEventSigningKey } from '../../scripts/local/kms-stand-in';
 import { imageValues } from '../../lib/events/stream-image';
 import { streamEvent } from '../../scripts/local/stream-events';
+import { timeRunsOutAt } from '../support/tries';
 
 /*
  * The publisher's one read per batch, with the faults DynamoDB Local never shows: keys left
@@ -65,6 +66,15 @@ describe('requestReader: one consistent BatchGetItem per batch', () => {
     const table = fakeTable([1, 2], (_, keys) => keys.filter((key) => key['sk'] === 'REQUEST#r2'));
     const read = await requestReader(table.batchGet, TABLE, retry)([ids(1), ids(2)]);
     expect(read.calls).toBe(retry.maxAttempts);
+    expect([read.itemOf(ids(1)), read.itemOf(ids(2))]).toEqual([itemOf(1), 'unread']);
+  });
+
+  it("reports a key still unprocessed when the invocation's time ends a pause as unread, with tries to spare", async () => {
+    const table = fakeTable([1, 2], (_, keys) => keys.filter((key) => key['sk'] === 'REQUEST#r2'));
+    const time = timeRunsOutAt(1);
+    const read = await requestReader(table.batchGet, TABLE, { maxAttempts: 10, ...time })([ids(1), ids(2)]);
+    expect(read.calls).toBe(1);
+    expect(time.pauses).toEqual([1]);
     expect([read.itemOf(ids(1)), read.itemOf(ids(2))]).toEqual([itemOf(1), 'unread']);
   });
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { derToJose, detailDigest, signedDetail, verifyEvent, type ReceivedEvent } from '../../lib/events/event-signature';
 import { signInOrder } from '../../lib/events/sign-events';
 import { jwksOf, keySigner, makeEventSigningKey } from '../../scripts/local/kms-stand-in';
+import { timeRunsOutAt } from '../support/tries';
 
 const key = makeEventSigningKey();
 const jwks = jwksOf(key);
@@ -94,13 +95,24 @@ describe('signInOrder', () => {
     isTransient: (e: unknown) => e instanceof Error && e.name === 'Throttling',
   };
 
+  const throttling = () => Object.assign(new Error('slow down'), { name: 'Throttling' });
+  /** The key's signer, but the signing of event `{ i }` fails, every time, with the error `failure` makes. */
+  function failingAt(i: number, failure: () => Error) {
+    const signer = keySigner(key);
+    return {
+      kid: signer.kid,
+      signDer: (message: Buffer) =>
+        claimsOf(message.toString())['detailSha256'] === detailDigest({ i }) ? Promise.reject(failure()) : signer.signDer(message),
+    };
+  }
+
   it('retries a signing that may pass, and signs every event in order', async () => {
     let failures = 2;
     const signer = keySigner(key);
     const flaky = {
       kid: signer.kid,
       signDer: (message: Buffer) => {
-        if (failures-- > 0) return Promise.reject(Object.assign(new Error('slow down'), { name: 'Throttling' }));
+        if (failures-- > 0) return Promise.reject(throttling());
         return signer.signDer(message);
       },
     };
@@ -110,17 +122,33 @@ describe('signInOrder', () => {
   });
 
   it('never hands out an unsigned event: the first that cannot be signed ends the run there', async () => {
-    const signer = keySigner(key);
-    const failing = {
-      kid: signer.kid,
-      signDer: (message: Buffer) =>
-        claimsOf(message.toString())['detailSha256'] === detailDigest({ i: 11 })
-          ? Promise.reject(new Error('KMS is down'))
-          : signer.signDer(message),
-    };
-    const result = await signInOrder(items, { ...deps, signer: failing });
+    const result = await signInOrder(items, { ...deps, signer: failingAt(11, () => new Error('KMS is down')) });
     expect(result.signed.map((s) => s.sequenceNumber)).toEqual(items.slice(0, 11).map((i) => i.sequenceNumber));
     expect(result.failed).toEqual({ sequenceNumber: '11', reason: 'the event could not be signed: Error: KMS is down' });
     expect(result.signed.every((s) => typeof s.detail.signature === 'string')).toBe(true);
+  });
+
+  it("a signing still throttled when the invocation's time ends its pause ends the run there, with tries to spare", async () => {
+    const time = timeRunsOutAt(1);
+    const result = await signInOrder(items, { ...deps, maxAttempts: 10, ...time, signer: failingAt(11, throttling) });
+    expect(result.signed.map((s) => s.sequenceNumber)).toEqual(items.slice(0, 11).map((i) => i.sequenceNumber));
+    expect(result.failed).toEqual({
+      sequenceNumber: '11',
+      reason: 'the event could not be signed: Throttling: slow down (no time left for another try)',
+    });
+    expect(time.pauses).toEqual([1]);
+  });
+
+  it('a signing throttled on every try ends the run there once the tries run out', async () => {
+    let tries = 0;
+    const result = await signInOrder(items.slice(0, 1), {
+      ...deps,
+      signer: failingAt(0, () => {
+        tries++;
+        return throttling();
+      }),
+    });
+    expect(result).toEqual({ signed: [], failed: { sequenceNumber: '0', reason: 'the event could not be signed: Throttling: slow down' } });
+    expect(tries).toBe(deps.maxAttempts);
   });
 });

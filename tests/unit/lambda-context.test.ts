@@ -1,28 +1,12 @@
-import type { Context } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { lambdaContext } from '../support/lambda-context';
 
 /*
  * Powertools wired the usual way: the Lambda context in every log line of the
  * invocation, even after the edge resets its keys, and one ColdStart metric per environment.
  */
 
-const context: Context = {
-  callbackWaitsForEmptyEventLoop: true,
-  functionName: 'contract-termination-prod-getTerminationRequest',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:eu-central-1:123456789012:function:contract-termination-prod-getTerminationRequest',
-  memoryLimitInMB: '512',
-  awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
-  logGroupName: '/aws/lambda/contract-termination-prod-getTerminationRequest',
-  logStreamName: '2026/11/24/[$LATEST]abc',
-  getRemainingTimeInMillis: () => 5000,
-  // The Context type still requires its deprecated callbacks.
-  /* eslint-disable @typescript-eslint/no-deprecated */
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-  /* eslint-enable @typescript-eslint/no-deprecated */
-};
+const context = lambdaContext('contract-termination-prod-getTerminationRequest');
 
 function captureStdout(): string[] {
   const lines: string[] = [];

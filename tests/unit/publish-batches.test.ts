@@ -10,6 +10,7 @@ import {
   type PendingEntry,
   type PublishDeps,
 } from '../../lib/events/publish-batches';
+import { timeRunsOutAt } from '../support/tries';
 
 /** An entry of exactly `size` bytes as EventBridge counts them (Source and DetailType take one each). */
 const entryOf = (size: number): PutEventsRequestEntry => ({
@@ -334,6 +335,33 @@ describe('publishInOrder', () => {
     expect(bus.calls.flat()).not.toContain('seq-20');
     expect(new Set(bus.calls.flat())).toEqual(new Set(pending.slice(0, 20).map((item) => item.sequenceNumber)));
     expect(bus.delivered).toEqual(pending.slice(0, 13).map((item) => item.sequenceNumber));
+  });
+
+  it("the invocation's time ending a pause: the entries still failing are handed back then, the reason saying so; later batches are not sent", async () => {
+    const pending = small(14);
+    const bus = fakeBus(pending, (sent) => sent.map((seq) => (seq === 'seq-3' ? entryFailed('InternalFailure', 'try later') : ok(seq))));
+    const { deps } = depsFor(bus.putEvents, 10);
+    const time = timeRunsOutAt(2);
+    expect(await publishInOrder(pending, { ...deps, ...time })).toEqual({
+      published: 3,
+      calls: 2,
+      failed: { sequenceNumber: 'seq-3', reason: 'InternalFailure: try later (no time left for another try)' },
+    });
+    expect(bus.calls).toEqual([pending.slice(0, 10).map((item) => item.sequenceNumber), ['seq-3']]);
+    expect(time.pauses).toEqual([1, 2]);
+  });
+
+  it("the invocation's time ending a pause after a throttled call: the whole batch is handed back from its first entry", async () => {
+    const pending = small(4);
+    const bus = fakeBus(pending, () => {
+      throw throttled();
+    });
+    const { deps } = depsFor(bus.putEvents, 10);
+    expect(await publishInOrder(pending, { ...deps, ...timeRunsOutAt(1) })).toEqual({
+      published: 0,
+      calls: 1,
+      failed: { sequenceNumber: 'seq-0', reason: 'ThrottlingException: Rate exceeded (no time left for another try)' },
+    });
   });
 
   it('counts every call, across batches, retries and halves', async () => {
