@@ -3,6 +3,8 @@ import { directContext } from '../support/call-context';
 import { describe, expect, it } from 'vitest';
 import type { RequestState, WithdrawalIntent, WithdrawalOutcome } from '../../lib/termination/ports/store';
 import { withdrawTerminationRequest, type WithdrawDeps, type WithdrawOutcome } from '../../lib/termination/withdraw-termination-request';
+import { WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
+import { STATUSES } from '../../lib/api-model/schemas';
 
 /*
  * What a withdrawal makes of the facts its store reports (docs/decisions/0018-withdrawal.md): the
@@ -60,10 +62,10 @@ const requestIn = (status: RequestState['status'], customerId: string | undefine
 });
 
 describe('a withdrawal: what the write is handed', () => {
-  it('conditions the write on the statuses a request may be withdrawn from', async () => {
+  it('conditions the write on the statuses a request may be withdrawn from (the lifecycle says which: lifecycle.test.ts)', async () => {
     const deps = depsAnswering([{ kind: 'withdrawn' }]);
     expect(codeOf(await withdraw(deps))).toBe('withdrawn');
-    expect(deps.seen[0]?.from).toEqual(['SUBMITTED', 'IN_REVIEW']);
+    expect(deps.seen[0]?.from).toEqual(WITHDRAWABLE_STATUSES);
   });
 
   it('starts the retention period in the same write: the request may go the retention after its withdrawal', async () => {
@@ -92,12 +94,15 @@ describe('a withdrawal: what a refused write means', () => {
     );
   });
 
-  it.each(['APPROVED', 'COMPLETED', 'REJECTED', 'WITHDRAWN'] as const)('a request already %s: 409 naming its status', async (status) => {
-    expect(await withdraw(depsAnswering([requestIn(status)]))).toEqual({
-      kind: 'refused',
-      refusal: { code: 'REQUEST_NOT_WITHDRAWABLE', problems: [{ field: 'status', code: 'notWithdrawable', status }] },
-    });
-  });
+  it.each(STATUSES.filter((status) => !WITHDRAWABLE_STATUSES.includes(status)))(
+    'a request already %s: 409 naming its status',
+    async (status) => {
+      expect(await withdraw(depsAnswering([requestIn(status)]))).toEqual({
+        kind: 'refused',
+        refusal: { code: 'REQUEST_NOT_WITHDRAWABLE', problems: [{ field: 'status', code: 'notWithdrawable', status }] },
+      });
+    },
+  );
 
   it.each([
     ['no request', { kind: 'request-condition-failed', request: undefined }],
