@@ -7,9 +7,8 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import type { Status } from '../api-model/schemas';
+import { isStatus, type Status } from '../api-model/schemas';
 import type { ErasureRules } from '../termination/ports/erasure';
-import { isStatus } from '../termination/ports/store';
 import { isTableKey, ledgerItemOf, ledgerPartition } from './erasure-ledger';
 import type { Item } from './items';
 import { idempotencyKeyOf, legacyLimitKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, withdrawalKeyOf, type TableKey } from './keys';

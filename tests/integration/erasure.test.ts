@@ -15,7 +15,7 @@ import {
 } from '../../lib/dynamodb/keys';
 import { DynamoDbTerminationStore } from '../../lib/dynamodb/termination-table';
 import { isFinal, moveTo } from '../../lib/termination/lifecycle';
-import type { Decision } from '../../lib/termination/ports/store';
+import type { Decision } from '../../lib/termination/ports/decision';
 import { createLedgerTable } from '../../scripts/local/tables';
 import { localClient } from '../../scripts/local/dynamodb-local';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';

@@ -538,15 +538,19 @@ describe('a shard iterator that expires while the publisher reads a range', () =
     );
     return { client, calls };
   }
+  /** Where a fresh request's create is in the requests table's stream. */
+  const positionsOfACreate = async () => {
+    const contractId = await freshContract();
+    await createdOn(contractId);
+    return streamPositionsOf(stack.tables.endpoint, stack.tables.names.requests, contractId);
+  };
   const countingTries = (maxAttempts: number) => {
     const pauses: number[] = [];
     return { pauses, tries: { maxAttempts, pause: async (attempt: number) => void pauses.push(attempt) } };
   };
 
   it('has an iterator again after the last record read, after a pause, and reads every record of the range once', async () => {
-    const contractId = await freshContract();
-    await createdOn(contractId);
-    const positions = await streamPositionsOf(stack.tables.endpoint, stack.tables.names.requests, contractId);
+    const positions = await positionsOfACreate();
     const plain = expiringStreams(() => false);
     const expected = await streamRangeReader(plain.client)(positions, countingTries(1).tries);
     const expiring = expiringStreams((call) => call === 2 || call === 3);
@@ -564,9 +568,7 @@ describe('a shard iterator that expires while the publisher reads a range', () =
   });
 
   it("fails the read when the invocation's tries run out, each try after a pause", async () => {
-    const contractId = await freshContract();
-    await createdOn(contractId);
-    const positions = await streamPositionsOf(stack.tables.endpoint, stack.tables.names.requests, contractId);
+    const positions = await positionsOfACreate();
     const expiring = expiringStreams(() => true);
     const { pauses, tries } = countingTries(3);
 
@@ -578,9 +580,7 @@ describe('a shard iterator that expires while the publisher reads a range', () =
   });
 
   it("fails the read when the invocation's time ends the pause", async () => {
-    const contractId = await freshContract();
-    await createdOn(contractId);
-    const positions = await streamPositionsOf(stack.tables.endpoint, stack.tables.names.requests, contractId);
+    const positions = await positionsOfACreate();
     const expiring = expiringStreams(() => true);
     // The publisher's tries in an invocation that has only the reserve left.
     const tries = publisherTries({ maxAttempts: 5 }, { remainingMs: () => RESERVE_MS });
