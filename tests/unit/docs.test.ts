@@ -7,6 +7,7 @@ import { ERROR_CODES, OUTCOMES } from '../../lib/http/outcomes';
 import { gatewayResponses } from '../../scripts/local/template-file';
 import { at, jsonObject } from '../support/json';
 import { loadDocument } from '../support/openapi-document';
+import { filesUnder, markdownFiles } from '../support/repository-files';
 import { envVariables, serverlessYml, stageParams } from '../support/serverless-yml';
 
 /*
@@ -23,16 +24,6 @@ import { envVariables, serverlessYml, stageParams } from '../support/serverless-
  */
 
 const read = (path: string) => readFileSync(path, 'utf8');
-
-/** README.md and every Markdown file under docs/. */
-function markdownFiles(dir = 'docs'): string[] {
-  const here = readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return markdownFiles(path);
-    return entry.name.endsWith('.md') ? [path] : [];
-  });
-  return dir === 'docs' ? ['README.md', ...here] : here;
-}
 
 describe('the test files the docs name', () => {
   /** Every test or support file a doc names in backticks; a link to one is checked with the links below. */
@@ -207,20 +198,13 @@ describe('the decision records', () => {
     }
   });
 
-  /** Every file below these folders that a comment or a doc may name a record in. */
-  function sources(dir: string): string[] {
-    return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sources(path);
-      return /\.(?:ts|cjs|yml|md)$/.test(entry.name) ? [path] : [];
-    });
-  }
-
   it('are named by files that exist, wherever a doc, a comment or a template names one', () => {
     const files = [
       'README.md',
       'serverless.yml',
-      ...['docs', 'lib', 'functions', 'scripts', 'tests', 'bench', 'web', 'client', 'resources'].flatMap((dir) => sources(dir)),
+      ...['docs', 'lib', 'functions', 'scripts', 'tests', 'bench', 'web', 'client', 'resources'].flatMap((dir) =>
+        filesUnder(dir, /\.(?:ts|cjs|yml|md)$/),
+      ),
     ];
     const known = new Set(records());
     const named = files.flatMap((file) =>
