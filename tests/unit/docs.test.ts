@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCreateConfig } from '../../lib/config';
 import { idempotencyKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, slotKeyOf, withdrawalKeyOf } from '../../lib/dynamodb/keys';
 import { ERROR_CODES, OUTCOMES } from '../../lib/http/outcomes';
-import { gatewayResponses } from '../../scripts/local/template-file';
+import { gatewayResponses, templateFile } from '../../scripts/local/template-file';
 import { at, jsonObject } from '../support/json';
 import { loadDocument } from '../support/openapi-document';
 import { filesUnder, markdownFiles } from '../support/repository-files';
@@ -154,7 +154,11 @@ describe('docs/decisions/0011-error-body.md', () => {
       const code = /"errorCode":"([A-Z_0-9]+)"/.exec(response.template)?.[1];
       if (code !== undefined && response.statusCode !== undefined) expect(rows().get(code), response.logicalId).toBe(response.statusCode);
     }
-    const waf = [...read('resources/waf.yml').matchAll(/\\?"errorCode\\?":\\?"([A-Z_0-9]+)/g)].map(([, code = '']) => code);
+    // The WAF's own answers: the bodies of its web ACL, parsed.
+    const waf = Object.values(jsonObject(templateFile('waf.yml')['Resources']))
+      .filter((resource) => at(resource, 'Type') === 'AWS::WAFv2::WebACL')
+      .flatMap((acl) => Object.values(jsonObject(at(acl, 'Properties', 'CustomResponseBodies'))))
+      .map((body) => String(at(jsonObject(JSON.parse(String(at(body, 'Content')))), 'errorCode')));
     expect(waf.length).toBeGreaterThan(0);
     expect(waf.filter((code) => !rows().has(code))).toEqual([]);
   });
