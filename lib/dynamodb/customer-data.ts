@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Status } from '../api-model/schemas';
 import type { ErasureRules } from '../termination/ports/erasure';
-import { isStatus } from '../termination/ports/store';
+import { isStatus, SECONDS_PER_DAY } from '../termination/ports/store';
 import { isTableKey, ledgerItemOf, ledgerPartition } from './erasure-ledger';
 import type { Item } from './items';
 import { idempotencyKeyOf, legacyLimitKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, withdrawalKeyOf, type TableKey } from './keys';
@@ -244,7 +244,7 @@ export class CustomerData {
   /** The erasures recorded since `since`: their keys erased again wherever a restore brought them back (never an active request). */
   async reapplySince(since: Date, now: Date = new Date()): Promise<ReapplyReport> {
     const report: ReapplyReport = { since: since.toISOString(), entries: 0, erasedAgain: [], keptActive: [] };
-    for (let day = new Date(since.toISOString().slice(0, 10)); day <= now; day = new Date(day.getTime() + 86_400_000)) {
+    for (let day = new Date(since.toISOString().slice(0, 10)); day <= now; day = new Date(day.getTime() + SECONDS_PER_DAY * 1000)) {
       let from: Record<string, unknown> | undefined;
       do {
         const page = await this.doc.send(
