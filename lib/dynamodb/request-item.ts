@@ -20,8 +20,11 @@ import { requestKeyOf, type TableKey } from './keys';
  * The request item's one home: its shape, every write of it (the create's Put, the decision's
  * and the withdrawal's updates, which move its status and append an entry to its statusHistory;
  * create-transaction.ts, decision-write.ts and withdrawal-write.ts put them in their
- * transactions), and every reading of it: as the domain's StoredRequest, as the RequestState a
- * refused status write found, and as the RequestHistory the events are built from (lib/events).
+ * transactions; an erasure's Delete and the migration's update, customer-data.ts and
+ * backfill.ts), every condition and filter on it (the list's filter to the caller's own items),
+ * and every reading of it: as the domain's StoredRequest, as the RequestState a refused status
+ * write found, as the RequestHistory the events are built from (lib/events), as the ids an index
+ * item carries, and as what the operator commands need of it (customer-data.ts).
  * Attributes are named here through the item's type (`attribute`, `name`), so a renamed
  * attribute fails to compile in every write that stores it and every reading; no other module
  * names one.
