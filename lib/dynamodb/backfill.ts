@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isRequestItem, LACKS_REQUESTED_BY, requestedByRepair } from './request-item';
+import { isRequestItem, LACKS_REQUESTED_BY, NUMBER_KIND, requestedByRepair } from './request-item';
 import type { TableKey } from './keys';
 import { scannedItems } from './scanned-items';
 
@@ -33,7 +33,7 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
 function repairOf(table: string, item: Record<string, unknown>) {
   const key: TableKey = { pk: text(item['pk']), sk: text(item['sk']) };
   if (isRequestItem(item)) return { what: 'request' as const, update: requestedByRepair(table, key) };
-  if (item['kind'] === 'REQUEST_NUMBER')
+  if (item['kind'] === NUMBER_KIND)
     return {
       what: 'number' as const,
       update: {
@@ -41,7 +41,7 @@ function repairOf(table: string, item: Record<string, unknown>) {
         Key: { ...key },
         UpdateExpression: 'REMOVE requestId, contractId',
         ConditionExpression: 'kind = :kind AND (attribute_exists(requestId) OR attribute_exists(contractId))',
-        ExpressionAttributeValues: { ':kind': 'REQUEST_NUMBER' },
+        ExpressionAttributeValues: { ':kind': NUMBER_KIND },
       },
     };
   return undefined;
@@ -54,7 +54,7 @@ export async function backfill(doc: DynamoDBDocumentClient, table: string): Prom
     ProjectionExpression: 'pk, sk, kind',
     FilterExpression: `(${LACKS_REQUESTED_BY.expression}) OR (kind = :number AND (attribute_exists(requestId) OR attribute_exists(contractId)))`,
     ExpressionAttributeNames: LACKS_REQUESTED_BY.names,
-    ExpressionAttributeValues: { ...LACKS_REQUESTED_BY.values, ':number': 'REQUEST_NUMBER' },
+    ExpressionAttributeValues: { ...LACKS_REQUESTED_BY.values, ':number': NUMBER_KIND },
   });
   for await (const item of items) {
     const repair = repairOf(table, item);

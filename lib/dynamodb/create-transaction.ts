@@ -4,7 +4,7 @@ import { documentConditionChecks } from './document-checks';
 import { asIdempotencyRecord, erasedKeyFingerprint, KEY_RECORD_KIND, keyRecordPut, type Item } from './items';
 import { idempotencyKeyOf, numberKeyOf, slotKeyOf, type CreateTables } from './keys';
 import { createdAtSecondsOf, requestLimitUpdate } from './request-limit';
-import { newRequestPut, type NumberItem } from './request-item';
+import { newRequestPut, NUMBER_KIND, type NumberItem } from './request-item';
 import { namedTransaction, type Failure, type NamedTransaction, type WriteItem } from './write-parts';
 
 /*
@@ -56,7 +56,7 @@ export function buildCreateTransaction(tables: CreateTables, request: NewRequest
       TableName: tables.requests,
       Item: {
         ...numberKeyOf(request.requestNumber),
-        kind: 'REQUEST_NUMBER',
+        kind: NUMBER_KIND,
       } satisfies NumberItem,
       ConditionExpression: 'attribute_not_exists(pk)',
     },

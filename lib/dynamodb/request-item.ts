@@ -90,6 +90,7 @@ export type RequestItem = TableKey &
  * the index by number (request-by-number.ts).
  */
 export type NumberItem = TableKey & { kind: 'REQUEST_NUMBER' };
+export const NUMBER_KIND = 'REQUEST_NUMBER' satisfies NumberItem['kind'];
 
 /** The request item's `kind`, which tells it from every other item of the table. */
 export const REQUEST_KIND = 'REQUEST' satisfies RequestItem['kind'];
