@@ -9,9 +9,12 @@ import { listInWords, MAX_ACCEPT_LANGUAGE_LENGTH, textsFor } from '../lib/http/t
 import { businessToday } from '../lib/termination/business-date';
 import { FINAL_STATUSES, WITHDRAWABLE_STATUSES } from '../lib/termination/lifecycle';
 import { needsComment } from '../lib/termination/reason-rules';
-import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE } from '../lib/termination/read-termination-requests';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../lib/termination/page-size';
+import { encodeCursor, MAX_CURSOR_LENGTH } from '../lib/termination/read-termination-requests';
 import type { Problem } from '../lib/api-model/problems';
 import {
+  ACCOUNT_DIGITS,
+  BIK_DIGITS,
   customerTerminationRequestListSchema,
   errorBodySchema,
   REASON_CODES,
@@ -141,7 +144,7 @@ const LIMIT_EXAMPLE_TIME = '2026-12-24T09:00:00.000Z';
 const ERROR_EXAMPLES: Partial<Record<ErrorCode, Problem[]>> = {
   MALFORMED_REQUEST: [{ field: 'body', code: 'notJson' }],
   VALIDATION_ERROR: [
-    { field: 'bankDetails.bik', code: 'digits', limit: 9 },
+    { field: 'bankDetails.bik', code: 'digits', limit: BIK_DIGITS },
     { field: 'desiredTerminationDate', code: 'dateInPast', today: '2026-11-22' },
   ],
   IDEMPOTENCY_KEY_MISSING: [{ field: 'Idempotency-Key', code: 'required' }],
@@ -494,8 +497,7 @@ function componentSchemas(): Record<string, unknown> {
     BankDetails: publishWith(input.bankDetails, named, {
       accountNumber: {
         ...publishObject(input.bankDetails.properties.accountNumber, named),
-        description:
-          "20 digits whose control key matches the BIK, by the Bank of Russia's rule (weights 7, 1, 3 over the BIK's last three digits and the account): a mismatch is 422 BANK_ACCOUNT_KEY_MISMATCH.",
+        description: `${ACCOUNT_DIGITS} digits whose control key matches the BIK, by the Bank of Russia's rule (weights 7, 1, 3 over the BIK's last three digits and the account): a mismatch is 422 BANK_ACCOUNT_KEY_MISMATCH.`,
       },
     }),
     TerminationRequest: publish(terminationRequestSchema, named),

@@ -11,8 +11,6 @@ import { hasOwnWords } from '../lib/termination/reason-rules.ts';
  * person's text and of the customer's own words are the API's own, imported, never copied.
  */
 
-export const BIK_DIGITS = 9;
-export const ACCOUNT_DIGITS = 20;
 /** Characters (Unicode code points), as the API counts them: the schema's own limits. */
 export const NAME_MAX = terminationRequestInputSchema.properties.bankDetails.properties.recipientName.maxLength;
 export const COMMENT_MAX = terminationRequestInputSchema.properties.comment.maxLength;

@@ -5,7 +5,7 @@ import { formatMoment } from './dates.ts';
 import { byId } from './elements.ts';
 import { apiText, paragraph, span, withNumber } from './render.ts';
 import { detailsDisclosure } from './request-details.ts';
-import { requestOf, state, t } from './state.ts';
+import { requestOf, rereadSize, state, t } from './state.ts';
 import { STATUS_LABELS } from './texts.ts';
 
 /*
@@ -82,7 +82,7 @@ export function renderMyRequests(): void {
 export async function loadMyRequests(loaded: PageConfig, next = false): Promise<void> {
   const asked = ++generation;
   const cursor = next ? shown?.nextCursor : undefined;
-  const limit = next ? undefined : Math.min(100, Math.max(5, shown?.items.length ?? 0));
+  const limit = next ? undefined : rereadSize(shown?.items.length ?? 0);
   const result = await client(loaded).listCustomerTerminationRequests({
     ...(limit === undefined ? {} : { limit }),
     ...(cursor ? { cursor } : {}),

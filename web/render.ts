@@ -18,7 +18,7 @@ import {
   reasonsBox,
   submitButton,
 } from './elements.ts';
-import { ACCOUNT_DIGITS, BIK_DIGITS } from './fields.ts';
+import { ACCOUNT_DIGITS, BIK_DIGITS } from '../lib/api-model/schemas.ts';
 import { fieldsLocked, state, t } from './state.ts';
 import type { TextKey } from './texts.ts';
 

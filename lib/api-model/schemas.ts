@@ -34,6 +34,10 @@ export const PERSONAL = { 'x-personal-data': true } as const;
 export const NO_HIDDEN_TEXT =
   'No control or format characters (zero-width, bidi overrides), line or paragraph separators, private-use characters, unpaired surrogates or other default-ignorable characters; variation selectors are allowed.';
 
+/** How many digits a BIK has, and an account number: their patterns below are made of these. */
+export const BIK_DIGITS = 9;
+export const ACCOUNT_DIGITS = 20;
+
 export const terminationRequestInputSchema = {
   $id: 'TerminationRequestInput',
   type: 'object',
@@ -48,8 +52,8 @@ export const terminationRequestInputSchema = {
       additionalProperties: false,
       required: ['bik', 'accountNumber', 'recipientName'],
       properties: {
-        bik: { type: 'string', pattern: '^[0-9]{9}$' },
-        accountNumber: { type: 'string', pattern: '^[0-9]{20}$', ...PERSONAL },
+        bik: { type: 'string', pattern: `^[0-9]{${BIK_DIGITS}}$` },
+        accountNumber: { type: 'string', pattern: `^[0-9]{${ACCOUNT_DIGITS}}$`, ...PERSONAL },
         recipientName: {
           type: 'string',
           minLength: 1,
