@@ -18,6 +18,8 @@ import {
   customerTerminationRequestListSchema,
   errorBodySchema,
   REASON_CODES,
+  STATUS_SUBMITTED,
+  STATUS_WITHDRAWN,
   STATUSES,
   type Status,
   terminationRequestInputSchema,
@@ -65,10 +67,10 @@ const inWords = (statuses: readonly Status[], conjunction: 'or' | 'and') => list
 const NOT_WITHDRAWABLE = STATUSES.filter((status) => !WITHDRAWABLE_STATUSES.includes(status));
 
 /** The status a refused withdrawal's example names: the first one a request reaches that may not be withdrawn. */
-const NOT_WITHDRAWABLE_EXAMPLE: Status = NOT_WITHDRAWABLE[0] ?? 'WITHDRAWN';
+const NOT_WITHDRAWABLE_EXAMPLE: Status = NOT_WITHDRAWABLE[0] ?? STATUS_WITHDRAWN;
 
 /** A request's status in words, from the lifecycle's own lists. */
-const STATUS_DESCRIPTION = `SUBMITTED on creation; the back office moves it on. The customer may withdraw it while ${inWords(WITHDRAWABLE_STATUSES, 'or')}. ${inWords(FINAL_STATUSES, 'and')} are final.`;
+const STATUS_DESCRIPTION = `${STATUS_SUBMITTED} on creation; the back office moves it on. The customer may withdraw it while ${inWords(WITHDRAWABLE_STATUSES, 'or')}. ${inWords(FINAL_STATUSES, 'and')} are final.`;
 
 /** The enums of lib/api-model/schemas.ts that are a schema of their own, by the very list they use. */
 const NAMED_ENUMS = new Map<readonly string[], { name: string; description?: string }>([
@@ -562,7 +564,7 @@ export function buildOpenApi(): Record<string, unknown> {
   const created = {
     requestId,
     requestNumber: 'TR-7KQM-X2PF',
-    status: 'SUBMITTED',
+    status: STATUS_SUBMITTED,
     createdAt: '2026-11-21T09:30:00.000Z',
     message: en.created('TR-7KQM-X2PF'),
   };
@@ -741,7 +743,7 @@ export function buildOpenApi(): Record<string, unknown> {
                       comment: 'Moving abroad',
                     },
                     timeline: [
-                      { status: 'SUBMITTED', at: created.createdAt },
+                      { status: created.status, at: created.createdAt },
                       { status: 'IN_REVIEW', at: '2026-11-22T08:00:00.000Z' },
                       { status: 'REJECTED', at: '2026-11-23T14:10:00.000Z', reason: decided.statusReason },
                     ],

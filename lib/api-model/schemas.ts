@@ -22,6 +22,12 @@ export const STATUSES = ['SUBMITTED', 'IN_REVIEW', 'APPROVED', 'COMPLETED', 'REJ
 
 export type Status = (typeof STATUSES)[number];
 
+/** Every request starts here: the service sets it when it creates one. */
+export const STATUS_SUBMITTED = 'SUBMITTED' satisfies Status;
+
+/** The customer's own move: a withdrawal (docs/decisions/0018-withdrawal.md). Every other move is the back office's. */
+export const STATUS_WITHDRAWN = 'WITHDRAWN' satisfies Status;
+
 export const uuid = { type: 'string', format: 'uuid' } as const;
 
 /**
@@ -145,7 +151,7 @@ export const withdrawalSchema = {
   required: ['requestId', 'status', 'withdrawnAt', 'message'],
   properties: {
     requestId: uuid,
-    status: { type: 'string', const: 'WITHDRAWN' },
+    status: { type: 'string', const: STATUS_WITHDRAWN },
     withdrawnAt: { type: 'string', format: 'date-time' },
     message: { type: 'string', description: 'For the customer, in the language of the first call. Plain text.' },
   },
