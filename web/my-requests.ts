@@ -91,6 +91,15 @@ export async function loadMyRequests(loaded: PageConfig, next = false): Promise<
   renderMyRequests();
 }
 
+/**
+ * After the customer's action on a request (a create, a withdrawal): the list shows at once what
+ * the page now knows of it, then reads the API again.
+ */
+export function followAction(loaded: PageConfig): Promise<void> {
+  renderMyRequests();
+  return loadMyRequests(loaded);
+}
+
 /** The section's own buttons. */
 export function wireMyRequests(): void {
   retry.addEventListener('click', () => {
