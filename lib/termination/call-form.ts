@@ -20,7 +20,7 @@ export class CallForm {
 
   /**
    * A UUID of the path or the key, lower-cased: their one form (0007-contracts.md). One that is
-   * not a UUID is a problem of its field, and comes back empty: the call then ends at check().
+   * not a UUID is a problem of its field, and comes back empty: the call then ends at verdict().
    */
   uuid(value: string | undefined, field: 'contractId' | 'requestId' | 'Idempotency-Key'): string {
     if (isUuid(value)) return value.toLowerCase();

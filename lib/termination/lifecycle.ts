@@ -13,7 +13,7 @@ const RANK: Record<Status, number> = { SUBMITTED: 0, IN_REVIEW: 1, APPROVED: 2, 
 /** The statuses a customer may withdraw from: before the bank approved. */
 export const WITHDRAWABLE_STATUSES: readonly Status[] = ['SUBMITTED', 'IN_REVIEW'];
 
-/** The statuses the back office may reject from: before it approved. A rule of its own, which happens to match the withdrawal's today. */
+/** The statuses the back office may reject from: before it approved. A rule of its own, apart from the withdrawal's. */
 export const REJECTABLE_STATUSES: readonly Status[] = ['SUBMITTED', 'IN_REVIEW'];
 
 export const FINAL_STATUSES: readonly Status[] = ['COMPLETED', 'REJECTED', 'WITHDRAWN'];

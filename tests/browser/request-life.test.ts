@@ -1,5 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Page } from 'playwright-core';
+import { WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
 import { describe, expect, it } from 'vitest';
 import { createTerminationClient } from '../../client/index';
 import type { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
@@ -94,17 +95,26 @@ describe('one page through a request the bank decides', () => {
       note: '',
       notice: '',
     });
-    expect(await shown(page)).toEqual({ ...panel('Submitted', 'Request submitted', true), list: ['SUBMITTED'] });
+    expect(await shown(page)).toEqual({
+      ...panel('Submitted', 'Request submitted', WITHDRAWABLE_STATUSES.includes('SUBMITTED')),
+      list: ['SUBMITTED'],
+    });
 
     await decide(contractId, requestId, 'IN_REVIEW');
     await page.locator('#result-status', { hasText: 'In review' }).waitFor();
     await page.locator('#requests-list li[data-status="IN_REVIEW"]').waitFor();
-    expect(await shown(page)).toEqual({ ...panel('In review', 'Request in review', true), list: ['IN_REVIEW'] });
+    expect(await shown(page)).toEqual({
+      ...panel('In review', 'Request in review', WITHDRAWABLE_STATUSES.includes('IN_REVIEW')),
+      list: ['IN_REVIEW'],
+    });
 
     await decide(contractId, requestId, 'APPROVED');
     await page.locator('#result-status', { hasText: 'Approved' }).waitFor();
     await page.locator('#requests-list li[data-status="APPROVED"]').waitFor();
-    expect(await shown(page)).toEqual({ ...panel('Approved', 'Request approved', false), list: ['APPROVED'] });
+    expect(await shown(page)).toEqual({
+      ...panel('Approved', 'Request approved', WITHDRAWABLE_STATUSES.includes('APPROVED')),
+      list: ['APPROVED'],
+    });
 
     // Completed while the contracts service still has the contract active: the termination is under way, no form.
     await decide(contractId, requestId, 'COMPLETED');

@@ -4,9 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { loadCreateConfig } from '../../lib/config';
 import { idempotencyKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, slotKeyOf, withdrawalKeyOf } from '../../lib/dynamodb/keys';
 import { ERROR_CODES, OUTCOMES } from '../../lib/http/outcomes';
-import { gatewayResponses } from '../../scripts/local/template-file';
+import { gatewayResponses, templateFile } from '../../scripts/local/template-file';
 import { at, jsonObject } from '../support/json';
 import { loadDocument } from '../support/openapi-document';
+import { filesUnder, markdownFiles } from '../support/repository-files';
 import { envVariables, serverlessYml, stageParams } from '../support/serverless-yml';
 
 /*
@@ -23,16 +24,6 @@ import { envVariables, serverlessYml, stageParams } from '../support/serverless-
  */
 
 const read = (path: string) => readFileSync(path, 'utf8');
-
-/** README.md and every Markdown file under docs/. */
-function markdownFiles(dir = 'docs'): string[] {
-  const here = readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return markdownFiles(path);
-    return entry.name.endsWith('.md') ? [path] : [];
-  });
-  return dir === 'docs' ? ['README.md', ...here] : here;
-}
 
 describe('the test files the docs name', () => {
   /** Every test or support file a doc names in backticks; a link to one is checked with the links below. */
@@ -163,7 +154,11 @@ describe('docs/decisions/0011-error-body.md', () => {
       const code = /"errorCode":"([A-Z_0-9]+)"/.exec(response.template)?.[1];
       if (code !== undefined && response.statusCode !== undefined) expect(rows().get(code), response.logicalId).toBe(response.statusCode);
     }
-    const waf = [...read('resources/waf.yml').matchAll(/\\?"errorCode\\?":\\?"([A-Z_0-9]+)/g)].map(([, code = '']) => code);
+    // The WAF's own answers: the bodies of its web ACL, parsed.
+    const waf = Object.values(jsonObject(templateFile('waf.yml')['Resources']))
+      .filter((resource) => at(resource, 'Type') === 'AWS::WAFv2::WebACL')
+      .flatMap((acl) => Object.values(jsonObject(at(acl, 'Properties', 'CustomResponseBodies'))))
+      .map((body) => String(at(jsonObject(JSON.parse(String(at(body, 'Content')))), 'errorCode')));
     expect(waf.length).toBeGreaterThan(0);
     expect(waf.filter((code) => !rows().has(code))).toEqual([]);
   });
@@ -207,20 +202,13 @@ describe('the decision records', () => {
     }
   });
 
-  /** Every file below these folders that a comment or a doc may name a record in. */
-  function sources(dir: string): string[] {
-    return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sources(path);
-      return /\.(?:ts|cjs|yml|md)$/.test(entry.name) ? [path] : [];
-    });
-  }
-
   it('are named by files that exist, wherever a doc, a comment or a template names one', () => {
     const files = [
       'README.md',
       'serverless.yml',
-      ...['docs', 'lib', 'functions', 'scripts', 'tests', 'bench', 'web', 'client', 'resources'].flatMap((dir) => sources(dir)),
+      ...['docs', 'lib', 'functions', 'scripts', 'tests', 'bench', 'web', 'client', 'resources'].flatMap((dir) =>
+        filesUnder(dir, /\.(?:ts|cjs|yml|md)$/),
+      ),
     ];
     const known = new Set(records());
     const named = files.flatMap((file) =>

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { jsonObject } from '../support/json';
+import { filesUnder } from '../support/repository-files';
 
 /*
  * The commands the docs and the code's comments tell a reader to run are commands of
@@ -11,13 +11,7 @@ import { jsonObject } from '../support/json';
 
 const FOLDERS = ['docs', 'scripts', 'lib', 'functions', 'tests', 'bench', 'web', 'client'];
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sources(path);
-    return /\.(?:ts|md)$/.test(entry.name) ? [path] : [];
-  });
-}
+const sources = (dir: string) => filesUnder(dir, /\.(?:ts|md)$/);
 
 /** `npm run <name>` as code: in backticks, or at the start of a line of a code block or a comment. */
 const COMMAND = /(?:`|^[ \t]*(?:[*#/]+[ \t]*)?)npm run ([a-z][\w:-]*[a-z0-9])/gm;
