@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { v7 as timeOrderedUuid } from 'uuid';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { STATUSES, type Status } from '../../lib/api-model/schemas';
+import { STATUS_SUBMITTED, STATUSES, type Status } from '../../lib/api-model/schemas';
 import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
 import { documentConditionFor, USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
-import { FINAL_STATUSES, moveTo, STATUS_SUBMITTED, WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
+import { FINAL_STATUSES, moveTo, WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
 import type { Decision, NewRequest, PageQuery, RequestLimit, TerminationStore, WithdrawalIntent } from '../../lib/termination/ports/store';
 import { newRequestNumber } from '../../lib/termination/request-number';
 import { SECONDS_PER_DAY } from '../../lib/termination/ports/store';
