@@ -12,7 +12,7 @@ import { textsFor } from '../lib/http/texts';
 import { buildCreateTransaction } from '../lib/dynamodb/create-transaction';
 import { contractConditionFor } from '../lib/termination/contract-rules';
 import { documentConditionFor } from '../lib/termination/documents';
-import { STATUS_SUBMITTED } from '../lib/termination/lifecycle';
+import { STATUS_SUBMITTED } from '../lib/api-model/schemas';
 import type { NewRequest } from '../lib/termination/ports/store';
 import { requestFingerprint } from '../lib/termination/fingerprint';
 import { CUSTOMER_INDEX } from '../lib/dynamodb/customer-requests';

@@ -17,6 +17,7 @@ import { newRequestNumber } from '../lib/termination/request-number';
 import type { Problem } from '../lib/api-model/problems';
 import type { TerminationRequestInput } from '../lib/api-model/schemas';
 import { isUuid, validateTerminationInput } from '../lib/api-model/validator';
+import { failedParts, namedTransaction } from '../lib/dynamodb/write-parts';
 
 /*
  * The peer: the same endpoint as a team would usually write it with Powertools. The service's
@@ -91,32 +92,35 @@ export function createPeerHandler(
       contractId,
       idempotencyKey,
     };
+    const write = namedTransaction<'slot' | 'request'>([
+      {
+        name: 'slot',
+        item: {
+          Put: {
+            TableName: tables.requests,
+            Item: slot,
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+      },
+      {
+        name: 'request',
+        item: {
+          Put: {
+            TableName: tables.requests,
+            Item: { ...request, createdAt, ...input },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      },
+    ]);
     try {
-      await doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tables.requests,
-                Item: slot,
-                ConditionExpression: 'attribute_not_exists(pk)',
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              },
-            },
-            {
-              Put: {
-                TableName: tables.requests,
-                Item: { ...request, createdAt, ...input },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-          ],
-        }),
-      );
+      await doc.send(new TransactWriteCommand(write.input));
     } catch (error) {
-      const reason = error instanceof TransactionCanceledException ? error.CancellationReasons?.[0] : undefined;
-      if (reason?.Code !== 'ConditionalCheckFailed') throw error;
-      const holder: unknown = reason.Item ? unmarshall(reason.Item)['requestNumber'] : undefined;
+      const [failed] = error instanceof TransactionCanceledException ? failedParts(write, error.CancellationReasons ?? []) : [];
+      if (failed?.part.name !== 'slot') throw error;
+      const holder: unknown = failed.reason.Item ? unmarshall(failed.reason.Item)['requestNumber'] : undefined;
       throw new Refused(409, 'ACTIVE_REQUEST_ALREADY_EXISTS', {
         field: 'contractId',
         code: 'activeRequestExists',

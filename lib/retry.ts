@@ -7,9 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * the withdrawal and the decision, and the publisher's reads of unprocessed keys, signings and
  * PutEvents entries, whose tries hand the next what they left undone and, when the tries or the
  * invocation's time run out, hand it back to the stream, and its redrive's stream iterator that
- * expired. What is transient is the caller's to
- * say: a write's outcome that asks for another try, or an AWS error that may pass
- * (lib/aws/transient-errors.ts).
+ * expired; and the operator commands' reads and moves (RETRY.operator). What is transient is
+ * the caller's to say: a write's outcome that asks for another try, or an AWS error that may
+ * pass (lib/aws/transient-errors.ts).
  */
 
 export interface RetryPolicy {
@@ -28,7 +28,7 @@ export const RETRY = {
   decision: { maxAttempts: 5, baseMs: 20, capMs: 500 },
   /** The publisher's reads of unprocessed keys, its signings and its PutEvents entries that failed (PUBLISH_MAX_ATTEMPTS tries each). */
   publisher: { baseMs: 100, capMs: 2000 },
-  /** An operator command's reads of unprocessed keys (npm run subject-access, npm run erase): no invocation limits them. */
+  /** An operator command's reads of unprocessed keys (npm run subject-access, npm run erase) and the migration's moves of limit records (npm run migrate): no invocation limits them. */
   operator: { maxAttempts: 5, baseMs: 100, capMs: 2000 },
 } as const satisfies Record<string, Partial<RetryPolicy>>;
 

@@ -9,12 +9,17 @@ import { listInWords, MAX_ACCEPT_LANGUAGE_LENGTH, textsFor } from '../lib/http/t
 import { businessToday } from '../lib/termination/business-date';
 import { FINAL_STATUSES, WITHDRAWABLE_STATUSES } from '../lib/termination/lifecycle';
 import { needsComment } from '../lib/termination/reason-rules';
-import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE } from '../lib/termination/read-termination-requests';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../lib/termination/page-size';
+import { encodeCursor, MAX_CURSOR_LENGTH } from '../lib/termination/read-termination-requests';
 import type { Problem } from '../lib/api-model/problems';
 import {
+  ACCOUNT_DIGITS,
+  BIK_DIGITS,
   customerTerminationRequestListSchema,
   errorBodySchema,
   REASON_CODES,
+  STATUS_SUBMITTED,
+  STATUS_WITHDRAWN,
   STATUSES,
   type Status,
   terminationRequestInputSchema,
@@ -62,10 +67,10 @@ const inWords = (statuses: readonly Status[], conjunction: 'or' | 'and') => list
 const NOT_WITHDRAWABLE = STATUSES.filter((status) => !WITHDRAWABLE_STATUSES.includes(status));
 
 /** The status a refused withdrawal's example names: the first one a request reaches that may not be withdrawn. */
-const NOT_WITHDRAWABLE_EXAMPLE: Status = NOT_WITHDRAWABLE[0] ?? 'WITHDRAWN';
+const NOT_WITHDRAWABLE_EXAMPLE: Status = NOT_WITHDRAWABLE[0] ?? STATUS_WITHDRAWN;
 
 /** A request's status in words, from the lifecycle's own lists. */
-const STATUS_DESCRIPTION = `SUBMITTED on creation; the back office moves it on. The customer may withdraw it while ${inWords(WITHDRAWABLE_STATUSES, 'or')}. ${inWords(FINAL_STATUSES, 'and')} are final.`;
+const STATUS_DESCRIPTION = `${STATUS_SUBMITTED} on creation; the back office moves it on. The customer may withdraw it while ${inWords(WITHDRAWABLE_STATUSES, 'or')}. ${inWords(FINAL_STATUSES, 'and')} are final.`;
 
 /** The enums of lib/api-model/schemas.ts that are a schema of their own, by the very list they use. */
 const NAMED_ENUMS = new Map<readonly string[], { name: string; description?: string }>([
@@ -141,7 +146,7 @@ const LIMIT_EXAMPLE_TIME = '2026-12-24T09:00:00.000Z';
 const ERROR_EXAMPLES: Partial<Record<ErrorCode, Problem[]>> = {
   MALFORMED_REQUEST: [{ field: 'body', code: 'notJson' }],
   VALIDATION_ERROR: [
-    { field: 'bankDetails.bik', code: 'digits', limit: 9 },
+    { field: 'bankDetails.bik', code: 'digits', limit: BIK_DIGITS },
     { field: 'desiredTerminationDate', code: 'dateInPast', today: '2026-11-22' },
   ],
   IDEMPOTENCY_KEY_MISSING: [{ field: 'Idempotency-Key', code: 'required' }],
@@ -494,8 +499,7 @@ function componentSchemas(): Record<string, unknown> {
     BankDetails: publishWith(input.bankDetails, named, {
       accountNumber: {
         ...publishObject(input.bankDetails.properties.accountNumber, named),
-        description:
-          "20 digits whose control key matches the BIK, by the Bank of Russia's rule (weights 7, 1, 3 over the BIK's last three digits and the account): a mismatch is 422 BANK_ACCOUNT_KEY_MISMATCH.",
+        description: `${ACCOUNT_DIGITS} digits whose control key matches the BIK, by the Bank of Russia's rule (weights 7, 1, 3 over the BIK's last three digits and the account): a mismatch is 422 BANK_ACCOUNT_KEY_MISMATCH.`,
       },
     }),
     TerminationRequest: publish(terminationRequestSchema, named),
@@ -560,7 +564,7 @@ export function buildOpenApi(): Record<string, unknown> {
   const created = {
     requestId,
     requestNumber: 'TR-7KQM-X2PF',
-    status: 'SUBMITTED',
+    status: STATUS_SUBMITTED,
     createdAt: '2026-11-21T09:30:00.000Z',
     message: en.created('TR-7KQM-X2PF'),
   };
@@ -739,7 +743,7 @@ export function buildOpenApi(): Record<string, unknown> {
                       comment: 'Moving abroad',
                     },
                     timeline: [
-                      { status: 'SUBMITTED', at: created.createdAt },
+                      { status: created.status, at: created.createdAt },
                       { status: 'IN_REVIEW', at: '2026-11-22T08:00:00.000Z' },
                       { status: 'REJECTED', at: '2026-11-23T14:10:00.000Z', reason: decided.statusReason },
                     ],

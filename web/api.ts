@@ -21,7 +21,7 @@ import { applyLanguage, checkAll, clearProblems, setFormState, showLocalProblem,
 import type { TextKey } from './texts.ts';
 import { renderContracts, withNumber } from './render.ts';
 import { focusRequest, renderNotice, renderPanel, renderRequests } from './requests-view.ts';
-import { activeRequestOf, PAGE_SIZE, remember, requestOf, state, withdrawActions, withdrawing } from './state.ts';
+import { activeRequestOf, PAGE_SIZE, remember, requestOf, rereadSize, state, withdrawActions, withdrawing } from './state.ts';
 
 /*
  * The page's calls to the API, each over the typed client (client/), which is all the page knows
@@ -179,7 +179,7 @@ export async function refreshRequests(loaded: PageConfig): Promise<void> {
   const contractId = chosenContractId();
   if (contractId === '') return;
   const shown = state.listed?.contractId === contractId ? state.listed.ids.length : 0;
-  await readList(loaded, contractId, { limit: Math.min(100, Math.max(PAGE_SIZE, shown)) }, []);
+  await readList(loaded, contractId, { limit: rereadSize(shown) }, []);
 }
 
 async function readList(loaded: PageConfig, contractId: string, page: { limit: number; cursor?: string }, before: string[]): Promise<void> {

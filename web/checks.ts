@@ -1,15 +1,7 @@
 import { dayInDays, formatDay, inputDay } from './dates.ts';
 import { accountInput, bikInput, chosenContract, chosenReason, commentInput, dateInput, recipientInput } from './elements.ts';
-import {
-  ACCOUNT_DIGITS,
-  BIK_DIGITS,
-  checkComment,
-  checkDate,
-  checkDigits,
-  checkRecipientName,
-  type FieldProblem,
-  type Moment,
-} from './fields.ts';
+import { ACCOUNT_DIGITS, BIK_DIGITS } from '../lib/api-model/schemas.ts';
+import { checkComment, checkDate, checkDigits, checkRecipientName, type FieldProblem, type Moment } from './fields.ts';
 import { state, t, type Field } from './state.ts';
 import { EXAMPLE_ACCOUNT, EXAMPLE_BIK } from './texts.ts';
 

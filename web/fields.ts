@@ -1,5 +1,6 @@
 import { hasHidden, hasLetter } from '../lib/api-model/characters.ts';
 import { terminationRequestInputSchema } from '../lib/api-model/schemas.ts';
+import { isAfterContractEnd, isBeforeToday } from '../lib/termination/desired-date.ts';
 import { hasOwnWords } from '../lib/termination/reason-rules.ts';
 
 /*
@@ -8,11 +9,10 @@ import { hasOwnWords } from '../lib/termination/reason-rules.ts';
  * the customer types. The API checks everything again and has the last word: what it refuses
  * and the page did not catch is shown as the API words it. No DOM here, so a unit test can hold
  * these limits against the API's own validator (tests/unit/page-fields.test.ts). The rules of a
- * person's text and of the customer's own words are the API's own, imported, never copied.
+ * person's text, of the customer's own words and of the date's range are the API's own, imported,
+ * never copied.
  */
 
-export const BIK_DIGITS = 9;
-export const ACCOUNT_DIGITS = 20;
 /** Characters (Unicode code points), as the API counts them: the schema's own limits. */
 export const NAME_MAX = terminationRequestInputSchema.properties.bankDetails.properties.recipientName.maxLength;
 export const COMMENT_MAX = terminationRequestInputSchema.properties.comment.maxLength;
@@ -89,7 +89,7 @@ export function parseDate(value: string): string | undefined {
   return date.toISOString().slice(0, 10);
 }
 
-/** The desired date as typed, against today and the contract's end (YYYY-MM-DD, compared as text). */
+/** The desired date as typed, against today and the contract's end by the service's own rules (desired-date.ts). */
 export function checkDate(value: string, today: string, endDate: string | undefined, moment: Moment): FieldProblem | undefined {
   if (/[^0-9./\-\s]/.test(value)) return { code: 'dateFormat' };
   if (moment === 'typing') return undefined;
@@ -97,7 +97,7 @@ export function checkDate(value: string, today: string, endDate: string | undefi
   const day = parseDate(value);
   // Written as a date, but no such day (31.02.2027): the customer needs to hear that, not the format again.
   if (day === undefined) return dateParts(value) === undefined ? { code: 'dateFormat' } : { code: 'dateImpossible' };
-  if (day < today) return { code: 'dateBeforeToday', today };
-  if (endDate !== undefined && day > endDate) return { code: 'dateAfterEnd', endDate };
+  if (isBeforeToday(day, today)) return { code: 'dateBeforeToday', today };
+  if (endDate !== undefined && isAfterContractEnd(day, endDate)) return { code: 'dateAfterEnd', endDate };
   return undefined;
 }

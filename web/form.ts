@@ -1,3 +1,4 @@
+import { isFinal } from '../lib/termination/lifecycle.ts';
 import { problemText, check, commentRequired } from './checks.ts';
 import {
   chosenContract,
@@ -33,7 +34,7 @@ import {
   renderReasons,
   renderSubmit,
 } from './render.ts';
-import { renderNotice, renderPanel, renderRequests } from './requests-view.ts';
+import { PANEL_TITLES, renderNotice, renderPanel, renderRequests } from './requests-view.ts';
 import { noNewRequest, renderContractNote, resetForm } from './new-request.ts';
 import {
   activeRequestOf,
@@ -250,8 +251,8 @@ export function syncForm(): void {
   const active = contract === undefined ? undefined : activeRequestOf(contract.contractId);
   const before = state.shown === undefined ? undefined : requestOf(state.shown.requestId);
   if (before !== undefined && before.requestId !== active?.requestId) {
-    const key = before.status === 'WITHDRAWN' ? 'withdrawn' : before.status === 'COMPLETED' ? 'completed' : 'rejected';
-    state.notice = { key, values: { number: before.requestNumber } };
+    // It ended: said once, in its final status's own words (the lifecycle's list, lib/termination/lifecycle.ts).
+    if (isFinal(before.status)) state.notice = { key: PANEL_TITLES[before.status], values: { number: before.requestNumber } };
     state.shown = undefined;
     resetForm();
     clearProblems();

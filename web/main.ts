@@ -23,7 +23,7 @@ import {
 } from './elements.ts';
 import { applyLanguage, checkAsTyped, checkOnLeaving, contractChosen, setFormState, syncForm } from './form.ts';
 import { offerBankDetails } from './new-request.ts';
-import { loadMyRequests, wireMyRequests } from './my-requests.ts';
+import { followAction, loadMyRequests, wireMyRequests } from './my-requests.ts';
 import { renderCommentLabel } from './render.ts';
 import { fieldErrors, state, type Field } from './state.ts';
 
@@ -88,7 +88,7 @@ function wire(): void {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     // "All my requests" follows: the request just made shows there at once (my-requests.ts).
-    whenLoaded((config) => submit(config).then(() => loadMyRequests(config)));
+    whenLoaded((config) => submit(config).then(() => followAction(config)));
   });
   // Enter in a field of a form not yet complete goes on to the next field to fill, instead of submitting half of it.
   form.addEventListener('keydown', (event) => {
@@ -134,12 +134,12 @@ function wire(): void {
     if (!(button instanceof HTMLButtonElement)) return;
     const { requestId, requestNumber } = button.dataset;
     if (requestId !== undefined && requestNumber !== undefined)
-      whenLoaded((config) => withdraw(config, requestId, requestNumber, 'list').then(() => loadMyRequests(config)));
+      whenLoaded((config) => withdraw(config, requestId, requestNumber, 'list').then(() => followAction(config)));
   });
   resultWithdraw.addEventListener('click', () => {
     const { requestId, requestNumber } = resultWithdraw.dataset;
     if (requestId !== undefined && requestNumber !== undefined)
-      whenLoaded((config) => withdraw(config, requestId, requestNumber, 'panel').then(() => loadMyRequests(config)));
+      whenLoaded((config) => withdraw(config, requestId, requestNumber, 'panel').then(() => followAction(config)));
   });
 }
 

@@ -3,10 +3,9 @@ import { client } from './api.ts';
 import type { PageConfig } from './config.ts';
 import { formatMoment } from './dates.ts';
 import { byId } from './elements.ts';
-import { apiText, paragraph, span, withNumber } from './render.ts';
+import { apiText, paragraph, requestItem, span, statusLabel } from './render.ts';
 import { detailsDisclosure } from './request-details.ts';
-import { requestOf, state, t } from './state.ts';
-import { STATUS_LABELS } from './texts.ts';
+import { requestOf, rereadSize, state, t } from './state.ts';
 
 /*
  * "All my requests": the customer's requests on every contract, newest first, a page at a time
@@ -43,21 +42,14 @@ const latest = ({ request }: Listed): TerminationRequest => requestOf(request.re
 
 function renderItem(entry: Listed): HTMLLIElement {
   const request = latest(entry);
-  const item = document.createElement('li');
-  item.dataset['requestId'] = request.requestId;
-  item.dataset['status'] = request.status;
-  const title = document.createElement('h3');
-  title.tabIndex = -1;
-  title.append(...withNumber('request', request.requestNumber));
-  item.append(
-    title,
+  return requestItem(
+    request,
     paragraph('contract', t('onContract', { contract: contractName(entry.contractId) })),
-    paragraph('status', `${t('status')}: `, span('status-label', STATUS_LABELS[request.status][state.language])),
+    paragraph('status', `${t('status')}: `, span('status-label', statusLabel(request))),
     paragraph('sent', t('sentOn', { date: formatMoment(request.createdAt) })),
     paragraph('message', ...apiText(request.message)),
     detailsDisclosure(entry.contractId, request),
   );
-  return item;
 }
 
 /** The requests on show, with the one this page has just made first if the API does not list it yet. */
@@ -82,7 +74,7 @@ export function renderMyRequests(): void {
 export async function loadMyRequests(loaded: PageConfig, next = false): Promise<void> {
   const asked = ++generation;
   const cursor = next ? shown?.nextCursor : undefined;
-  const limit = next ? undefined : Math.min(100, Math.max(5, shown?.items.length ?? 0));
+  const limit = next ? undefined : rereadSize(shown?.items.length ?? 0);
   const result = await client(loaded).listCustomerTerminationRequests({
     ...(limit === undefined ? {} : { limit }),
     ...(cursor ? { cursor } : {}),
@@ -97,6 +89,15 @@ export async function loadMyRequests(loaded: PageConfig, next = false): Promise<
     couldNotRead = true;
   }
   renderMyRequests();
+}
+
+/**
+ * After the customer's action on a request (a create, a withdrawal): the list shows at once what
+ * the page now knows of it, then reads the API again.
+ */
+export function followAction(loaded: PageConfig): Promise<void> {
+  renderMyRequests();
+  return loadMyRequests(loaded);
 }
 
 /** The section's own buttons. */

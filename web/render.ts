@@ -1,3 +1,4 @@
+import type { TerminationRequest } from '../client/index.ts';
 import type { ContractChoice, DocumentChoice } from './config.ts';
 import { formatDay, inputDay, dayInDays, withLocalDays } from './dates.ts';
 import {
@@ -18,9 +19,9 @@ import {
   reasonsBox,
   submitButton,
 } from './elements.ts';
-import { ACCOUNT_DIGITS, BIK_DIGITS } from './fields.ts';
+import { ACCOUNT_DIGITS, BIK_DIGITS } from '../lib/api-model/schemas.ts';
 import { fieldsLocked, state, t } from './state.ts';
-import type { TextKey } from './texts.ts';
+import { STATUS_LABELS, type TextKey } from './texts.ts';
 
 /* Drawing what the page knows: contracts, the page's own words and problems, the form's labels (requests: requests-view.ts). */
 
@@ -59,6 +60,24 @@ export function apiText(text: string): (string | HTMLSpanElement)[] {
 export function withNumber(key: TextKey, number: string): (string | HTMLSpanElement)[] {
   const [before = '', after = ''] = t(key).split('{number}');
   return [before, span('nowrap number', number), after].filter((part) => part !== '');
+}
+
+/** A request's status in the page's language. */
+export const statusLabel = (request: TerminationRequest): string => STATUS_LABELS[request.status][state.language];
+
+/**
+ * A request as a list shows it: its id and status as data, its numbered title (focusable, for
+ * the focus to return to), then `parts`.
+ */
+export function requestItem(request: TerminationRequest, ...parts: HTMLElement[]): HTMLLIElement {
+  const item = document.createElement('li');
+  item.dataset['requestId'] = request.requestId;
+  item.dataset['status'] = request.status;
+  const title = document.createElement('h3');
+  title.tabIndex = -1;
+  title.append(...withNumber('request', request.requestNumber));
+  item.append(title, ...parts);
+  return item;
 }
 
 /** One choice among several: a radio or a box, its name and value, inside the label that holds its words. */

@@ -13,18 +13,16 @@ import {
   resultSection,
   resultWithdraw,
 } from './elements.ts';
-import { apiText, paragraph, span, withNumber } from './render.ts';
+import { apiText, paragraph, requestItem, span, statusLabel } from './render.ts';
 import { detailsDisclosure } from './request-details.ts';
 import { requestOf, state, t, withdrawing } from './state.ts';
-import { STATUS_LABELS, type TextKey } from './texts.ts';
+import type { TextKey } from './texts.ts';
 
 /*
  * The requests as the page knows them (state.ts holds each once): the panel with the chosen
  * contract's request in progress, the contract's list, and the notice that says what just
  * happened to one. All three are drawn from the same record, so they never disagree.
  */
-
-const statusLabel = (request: TerminationRequest) => STATUS_LABELS[request.status][state.language];
 
 /** The withdrawable statuses are the domain's own rule (docs/decisions/0018-withdrawal.md), bundled into the page. */
 const withdrawable = (request: TerminationRequest) => WITHDRAWABLE_STATUSES.includes(request.status);
@@ -64,8 +62,11 @@ export function renderPanel(): void {
   resultWithdraw.setAttribute('aria-label', t('withdrawThis'));
 }
 
-/** The panel's title for a request this page made, by its status (the panel shows requests in progress only). */
-const PANEL_TITLES: Record<TerminationRequest['status'], TextKey> = {
+/**
+ * The panel's title for a request this page made, by its status (the panel shows requests in
+ * progress only); a final status's is also the notice that says the request ended (form.ts).
+ */
+export const PANEL_TITLES: Record<TerminationRequest['status'], TextKey> = {
   SUBMITTED: 'resultTitle',
   IN_REVIEW: 'resultInReview',
   APPROVED: 'resultApproved',
@@ -90,14 +91,8 @@ export function renderNotice(): void {
  * once (the API's message says the same and is not repeated here).
  */
 function renderRequest(request: TerminationRequest): HTMLLIElement {
-  const item = document.createElement('li');
-  item.dataset['requestId'] = request.requestId;
-  item.dataset['status'] = request.status;
-  const title = document.createElement('h3');
-  title.tabIndex = -1;
-  title.append(...withNumber('request', request.requestNumber));
   const status = paragraph('status', `${t('status')}: `, span('status-label', statusLabel(request)));
-  item.append(title, status, paragraph('sent', t('sentOn', { date: formatMoment(request.createdAt) })));
+  const item = requestItem(request, status, paragraph('sent', t('sentOn', { date: formatMoment(request.createdAt) })));
   if (request.statusReason !== undefined) item.append(bankWords(request, request.statusReason));
   if (withdrawable(request)) {
     const button = document.createElement('button');

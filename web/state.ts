@@ -1,5 +1,6 @@
 import type { TerminationRequest, TerminationRequestInput } from '../client/index.ts';
 import { isFinal } from '../lib/termination/lifecycle.ts';
+import { MAX_PAGE_SIZE } from '../lib/termination/page-size.ts';
 import type { FieldProblem } from './fields.ts';
 import type { PageConfig } from './config.ts';
 import { fill, TEXTS, type Language, type TextKey } from './texts.ts';
@@ -127,6 +128,9 @@ export const fieldErrors = new Map<Field, FieldError>();
 
 /** A page of the list: small, so that "Show more" is met on a demo contract. */
 export const PAGE_SIZE = 5;
+
+/** A list read again: as many requests as are on show, at least a page, at most what the API answers at once. */
+export const rereadSize = (onShow: number): number => Math.min(MAX_PAGE_SIZE, Math.max(PAGE_SIZE, onShow));
 
 /** One of the page's texts in the page's language. */
 export const t = (key: TextKey, values: Record<string, string | number> = {}): string => fill(TEXTS[state.language][key], values);

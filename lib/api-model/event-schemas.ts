@@ -1,5 +1,14 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { NO_HIDDEN_TEXT, REASON_CODES, STATUSES, terminationRequestInputSchema, uuid } from './schemas';
+import {
+  NO_HIDDEN_TEXT,
+  REASON_CODES,
+  STATUS_SUBMITTED,
+  STATUS_WITHDRAWN,
+  STATUSES,
+  terminationRequestInputSchema,
+  uuid,
+  type Status,
+} from './schemas';
 
 /*
  * The JSON Schemas of the events (docs/events.md): the decision the back office sends in, and
@@ -8,8 +17,12 @@ import { NO_HIDDEN_TEXT, REASON_CODES, STATUSES, terminationRequestInputSchema, 
  * customer or holds what they wrote: such a field never reaches a log.
  */
 
-/** The statuses the back office may set; SUBMITTED is the service's own. */
-export const DECISION_STATUSES = ['IN_REVIEW', 'APPROVED', 'COMPLETED', 'REJECTED'] as const;
+type DecisionStatus = Exclude<Status, typeof STATUS_SUBMITTED | typeof STATUS_WITHDRAWN>;
+
+/** The statuses the back office may set: every one but the service's own start and the customer's withdrawal. */
+export const DECISION_STATUSES: readonly DecisionStatus[] = STATUSES.filter(
+  (status): status is DecisionStatus => status !== STATUS_SUBMITTED && status !== STATUS_WITHDRAWN,
+);
 
 export const EVENT_TYPES = {
   submitted: 'TerminationRequestSubmitted',
@@ -136,7 +149,7 @@ export const submittedEventSchema = {
   properties: {
     ...requestIdentity,
     customerId,
-    status: { type: 'string', const: 'SUBMITTED' },
+    status: { type: 'string', const: STATUS_SUBMITTED },
     reasonCode: { type: 'string', enum: REASON_CODES, ...personal },
     desiredTerminationDate: input.desiredTerminationDate,
     bankDetails: {

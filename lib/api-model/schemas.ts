@@ -27,6 +27,12 @@ export function isStatus(value: unknown): value is Status {
   return STATUSES.some((status) => status === value);
 }
 
+/** Every request starts here: the service sets it when it creates one. */
+export const STATUS_SUBMITTED = 'SUBMITTED' satisfies Status;
+
+/** The customer's own move: a withdrawal (docs/decisions/0018-withdrawal.md). Every other move is the back office's. */
+export const STATUS_WITHDRAWN = 'WITHDRAWN' satisfies Status;
+
 export const uuid = { type: 'string', format: 'uuid' } as const;
 
 /**
@@ -38,6 +44,10 @@ export const PERSONAL = { 'x-personal-data': true } as const;
 /** The character rule of formats.ts, in words for the API description. */
 export const NO_HIDDEN_TEXT =
   'No control or format characters (zero-width, bidi overrides), line or paragraph separators, private-use characters, unpaired surrogates or other default-ignorable characters; variation selectors are allowed.';
+
+/** How many digits a BIK has, and an account number: their patterns below are made of these. */
+export const BIK_DIGITS = 9;
+export const ACCOUNT_DIGITS = 20;
 
 export const terminationRequestInputSchema = {
   $id: 'TerminationRequestInput',
@@ -53,8 +63,8 @@ export const terminationRequestInputSchema = {
       additionalProperties: false,
       required: ['bik', 'accountNumber', 'recipientName'],
       properties: {
-        bik: { type: 'string', pattern: '^[0-9]{9}$' },
-        accountNumber: { type: 'string', pattern: '^[0-9]{20}$', ...PERSONAL },
+        bik: { type: 'string', pattern: `^[0-9]{${BIK_DIGITS}}$` },
+        accountNumber: { type: 'string', pattern: `^[0-9]{${ACCOUNT_DIGITS}}$`, ...PERSONAL },
         recipientName: {
           type: 'string',
           minLength: 1,
@@ -146,7 +156,7 @@ export const withdrawalSchema = {
   required: ['requestId', 'status', 'withdrawnAt', 'message'],
   properties: {
     requestId: uuid,
-    status: { type: 'string', const: 'WITHDRAWN' },
+    status: { type: 'string', const: STATUS_WITHDRAWN },
     withdrawnAt: { type: 'string', format: 'date-time' },
     message: { type: 'string', description: 'For the customer, in the language of the first call. Plain text.' },
   },

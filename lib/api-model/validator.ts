@@ -13,7 +13,14 @@ import {
 import type { ErasedDetail, StatusChangedDetail, StatusDecisionDetail, SubmittedDetail } from './event-schemas';
 import type { StreamRedrive } from './operator-commands';
 import type { Problem } from './problems';
-import { REASON_CODES, type TerminationRequest, type TerminationRequestInput, type Withdrawal } from './schemas';
+import {
+  ACCOUNT_DIGITS,
+  BIK_DIGITS,
+  REASON_CODES,
+  type TerminationRequest,
+  type TerminationRequestInput,
+  type Withdrawal,
+} from './schemas';
 
 export function isUuid(value: unknown): value is string {
   return validateUuid(value);
@@ -64,8 +71,8 @@ function duplicateDocumentIds(body: unknown): number[] {
 /** Fields whose every format or length problem is told by one rule of the field. */
 const FIELD_RULES: Record<string, (field: string) => Problem> = {
   desiredTerminationDate: (field) => ({ field, code: 'date' }),
-  'bankDetails.bik': (field) => ({ field, code: 'digits', limit: 9 }),
-  'bankDetails.accountNumber': (field) => ({ field, code: 'digits', limit: 20 }),
+  'bankDetails.bik': (field) => ({ field, code: 'digits', limit: BIK_DIGITS }),
+  'bankDetails.accountNumber': (field) => ({ field, code: 'digits', limit: ACCOUNT_DIGITS }),
   'bankDetails.recipientName': (field) => ({ field, code: 'recipientName' }),
 };
 

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { CUSTOMER_INDEX } from './customer-requests';
+import { isRequestItem, LACKS_REQUESTED_BY, NUMBER_KIND, requestedByRepair } from './request-item';
 import type { TableKey } from './keys';
 import { scannedItems } from './scanned-items';
 
@@ -32,19 +32,8 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
 /** The write that repairs one item, or undefined for an item this migration has nothing to do with. */
 function repairOf(table: string, item: Record<string, unknown>) {
   const key: TableKey = { pk: text(item['pk']), sk: text(item['sk']) };
-  if (item['kind'] === 'REQUEST')
-    return {
-      what: 'request' as const,
-      update: {
-        TableName: table,
-        Key: { ...key },
-        UpdateExpression: 'SET #requestedBy = customerId',
-        ConditionExpression: 'kind = :kind AND attribute_not_exists(#requestedBy) AND attribute_exists(customerId)',
-        ExpressionAttributeNames: { '#requestedBy': CUSTOMER_INDEX.partitionKey },
-        ExpressionAttributeValues: { ':kind': 'REQUEST' },
-      },
-    };
-  if (item['kind'] === 'REQUEST_NUMBER')
+  if (isRequestItem(item)) return { what: 'request' as const, update: requestedByRepair(table, key) };
+  if (item['kind'] === NUMBER_KIND)
     return {
       what: 'number' as const,
       update: {
@@ -52,7 +41,7 @@ function repairOf(table: string, item: Record<string, unknown>) {
         Key: { ...key },
         UpdateExpression: 'REMOVE requestId, contractId',
         ConditionExpression: 'kind = :kind AND (attribute_exists(requestId) OR attribute_exists(contractId))',
-        ExpressionAttributeValues: { ':kind': 'REQUEST_NUMBER' },
+        ExpressionAttributeValues: { ':kind': NUMBER_KIND },
       },
     };
   return undefined;
@@ -63,10 +52,9 @@ export async function backfill(doc: DynamoDBDocumentClient, table: string): Prom
   const items = scannedItems(doc, {
     TableName: table,
     ProjectionExpression: 'pk, sk, kind',
-    FilterExpression:
-      '(kind = :request AND attribute_not_exists(#requestedBy)) OR (kind = :number AND (attribute_exists(requestId) OR attribute_exists(contractId)))',
-    ExpressionAttributeNames: { '#requestedBy': CUSTOMER_INDEX.partitionKey },
-    ExpressionAttributeValues: { ':request': 'REQUEST', ':number': 'REQUEST_NUMBER' },
+    FilterExpression: `(${LACKS_REQUESTED_BY.expression}) OR (kind = :number AND (attribute_exists(requestId) OR attribute_exists(contractId)))`,
+    ExpressionAttributeNames: LACKS_REQUESTED_BY.names,
+    ExpressionAttributeValues: { ...LACKS_REQUESTED_BY.values, ':number': NUMBER_KIND },
   });
   for await (const item of items) {
     const repair = repairOf(table, item);

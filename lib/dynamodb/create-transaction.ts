@@ -1,10 +1,10 @@
 import type { NewRequest, WriteOutcome } from '../termination/ports/store';
 import { contractConditionCheck } from './contract-condition';
 import { documentConditionChecks } from './document-checks';
-import { asIdempotencyRecord, erasedKeyFingerprint, type Item } from './items';
+import { asIdempotencyRecord, erasedKeyFingerprint, KEY_RECORD_KIND, keyRecordPut, type Item } from './items';
 import { idempotencyKeyOf, numberKeyOf, slotKeyOf, type CreateTables } from './keys';
 import { createdAtSecondsOf, requestLimitUpdate } from './request-limit';
-import { newRequestPut, type NumberItem } from './request-item';
+import { newRequestPut, NUMBER_KIND, type NumberItem } from './request-item';
 import { namedTransaction, type Failure, type NamedTransaction, type WriteItem } from './write-parts';
 
 /*
@@ -21,23 +21,20 @@ export type CreatePart = 'key' | 'contract' | 'slot' | 'number' | 'request' | 'd
 export function buildCreateTransaction(tables: CreateTables, request: NewRequest, nowSeconds: number): NamedTransaction<CreatePart> {
   const createdAt = request.response.createdAt;
   const key: WriteItem = {
-    Put: {
-      TableName: tables.requests,
-      Item: {
+    Put: keyRecordPut(
+      tables.requests,
+      {
         ...idempotencyKeyOf(request.customerId, request.idempotencyKey),
-        kind: 'IDEMPOTENCY',
+        kind: KEY_RECORD_KIND.create,
         fingerprint: request.fingerprint,
         requestId: request.requestId,
         contractId: request.contractId,
-        // Kept as text so a replay answers with the very bytes of the 201 body.
-        responseJson: JSON.stringify(request.response),
+        response: request.response,
         createdAt,
         expiresAt: request.expiresAt,
       },
-      ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
-      ExpressionAttributeValues: { ':now': nowSeconds },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    },
+      nowSeconds,
+    ),
   };
   const slot: WriteItem = {
     Put: {
@@ -59,7 +56,7 @@ export function buildCreateTransaction(tables: CreateTables, request: NewRequest
       TableName: tables.requests,
       Item: {
         ...numberKeyOf(request.requestNumber),
-        kind: 'REQUEST_NUMBER',
+        kind: NUMBER_KIND,
       } satisfies NumberItem,
       ConditionExpression: 'attribute_not_exists(pk)',
     },

@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   GetCommand,
@@ -9,8 +9,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { isStatus, type Status } from '../api-model/schemas';
 import type { ErasureRules } from '../termination/ports/erasure';
+import { SECONDS_PER_DAY } from '../time';
 import { isTableKey, ledgerItemOf, ledgerPartition } from './erasure-ledger';
-import type { Item } from './items';
+import { keyRecordEmptied, keyRecordState, keyRecordSummary, type Item } from './items';
+import { CUSTOMER_INDEX } from './customer-requests';
+import { isRequestItem, requestErasure, requestIdsOf, requestRefsOf } from './request-item';
+import { namedTransaction, refusalOf, type NamedTransaction } from './write-parts';
 import { idempotencyKeyOf, legacyLimitKeyOf, limitKeyOf, numberKeyOf, requestKeyOf, withdrawalKeyOf, type TableKey } from './keys';
 import { RETRY, triesBy } from '../retry';
 import { batchGetFor, requestReader, type RequestIds } from './request-reads';
@@ -33,22 +37,14 @@ import { batchGetFor, requestReader, type RequestIds } from './request-reads';
  * office from the ledger's stream.
  */
 
-/** The requests table's sparse index of request items by customer (resources/tables.yml). */
-export const REQUESTS_BY_CUSTOMER_INDEX = 'RequestsByCustomer';
-/** The request item's attribute the index is keyed by: the customer's id again. */
-const INDEX_KEY = 'requestedBy';
-
 export interface CustomerDataTables {
   requests: string;
   ledger: string;
 }
 
-const text = (item: Item, name: string): string | undefined => (typeof item[name] === 'string' ? item[name] : undefined);
-
 /** The key records a request item names: its create's, and its withdrawal's when it was withdrawn. */
 function keyRecordsOf(request: Item, customerId: string): TableKey[] {
-  const create = text(request, 'idempotencyKey');
-  const withdrawal = text(request, 'withdrawalKey');
+  const { idempotencyKey: create, withdrawalKey: withdrawal } = requestRefsOf(request);
   return [
     ...(create === undefined ? [] : [idempotencyKeyOf(customerId, create)]),
     ...(withdrawal === undefined ? [] : [withdrawalKeyOf(customerId, withdrawal)]),
@@ -83,12 +79,6 @@ export class CustomerData {
     return isStatus(status) && this.rules.erasable.includes(status);
   }
 
-  /** The condition that holds only while an item's status is one an erasure may take. */
-  private erasableCondition() {
-    const values = Object.fromEntries(this.rules.erasable.map((status, n) => [`:erasable${String(n)}`, status]));
-    return { expression: `#status IN (${Object.keys(values).join(', ')})`, names: { '#status': 'status' }, values };
-  }
-
   /** The customer's requests, each read again by its key, consistently: the index is eventually consistent. */
   private async requestsOf(customerId: string): Promise<Item[]> {
     const ids: RequestIds[] = [];
@@ -97,18 +87,14 @@ export class CustomerData {
       const page = await this.doc.send(
         new QueryCommand({
           TableName: this.tables.requests,
-          IndexName: REQUESTS_BY_CUSTOMER_INDEX,
+          IndexName: CUSTOMER_INDEX.name,
           KeyConditionExpression: '#customer = :customer',
-          ExpressionAttributeNames: { '#customer': INDEX_KEY },
+          ExpressionAttributeNames: { '#customer': CUSTOMER_INDEX.partitionKey },
           ExpressionAttributeValues: { ':customer': customerId },
           ExclusiveStartKey: from,
         }),
       );
-      for (const item of page.Items ?? []) {
-        const contractId = text(item, 'contractId');
-        const requestId = text(item, 'requestId');
-        if (contractId !== undefined && requestId !== undefined) ids.push({ contractId, requestId });
-      }
+      ids.push(...(page.Items ?? []).flatMap((item) => requestIdsOf(item) ?? []));
       from = page.LastEvaluatedKey;
     } while (from !== undefined);
     const read = requestReader(batchGetFor(this.doc), this.tables.requests, triesBy(RETRY.operator, undefined));
@@ -117,7 +103,7 @@ export class CustomerData {
       const item = stored.itemOf(request);
       if (item === 'unread') throw new Error(`DynamoDB left request ${request.requestId} unread: run the command again`);
       // The index may still list a request erased a moment ago; its item is the truth.
-      return item !== undefined && item['customerId'] === customerId ? [item] : [];
+      return item !== undefined && requestRefsOf(item).customerId === customerId ? [item] : [];
     });
   }
 
@@ -128,7 +114,7 @@ export class CustomerData {
   /** Everything this service holds about the customer, as one document. */
   async subjectAccess(customerId: string, now: Date = new Date()): Promise<SubjectAccessDocument> {
     const requests = await this.requestsOf(customerId);
-    const contracts = [...new Set(requests.flatMap((r) => text(r, 'contractId') ?? []))];
+    const contracts = [...new Set(requests.flatMap((r) => requestIdsOf(r)?.contractId ?? []))];
     const limits = await Promise.all(contracts.flatMap((contractId) => limitKeysOf(contractId, customerId).map((key) => this.get(key))));
     const keys = requests.flatMap((r) => keyRecordsOf(r, customerId));
     const records = await Promise.all(keys.map(async (key) => ({ key, item: await this.get(key) })));
@@ -137,20 +123,7 @@ export class CustomerData {
       generatedAt: now.toISOString(),
       requests,
       limitRecords: limits.filter((item): item is Item => item !== undefined),
-      keyRecords: records.flatMap(({ key, item }) =>
-        item === undefined
-          ? []
-          : [
-              {
-                key,
-                kind: item['kind'],
-                fingerprint: item['fingerprint'],
-                requestId: item['requestId'],
-                createdAt: item['createdAt'],
-                expiresAt: item['expiresAt'],
-              },
-            ],
-      ),
+      keyRecords: records.flatMap(({ key, item }) => (item === undefined ? [] : [{ key, ...keyRecordSummary(item) }])),
     };
   }
 
@@ -160,15 +133,15 @@ export class CustomerData {
     const requests = await this.requestsOf(customerId);
     const report: ErasureReport = { customerId, erasedAt: now.toISOString(), erased: [], kept: [] };
     for (const request of requests) {
-      const ids = { requestId: String(request['requestId']), contractId: String(request['contractId']) };
-      const requestNumber = String(request['requestNumber']);
-      const status = request['status'];
+      const { requestId, contractId, requestNumber, status } = requestRefsOf(request);
+      const ids = { requestId, contractId };
       if (!this.erasable(status)) {
         report.kept.push({ ...ids, requestNumber, status: String(status), why: this.rules.keptBecause });
         continue;
       }
       const keyRecords = [];
-      for (const key of keyRecordsOf(request, customerId)) if ((await this.get(key))?.['requestId'] === ids.requestId) keyRecords.push(key);
+      for (const key of keyRecordsOf(request, customerId))
+        if (keyRecordState(await this.get(key))?.requestId === ids.requestId) keyRecords.push(key);
       const keys = [requestKeyOf(ids.contractId, ids.requestId), numberKeyOf(requestNumber), ...keyRecords];
       const entry = ledgerItemOf({ ...ids, requestNumber, keys }, now, options.ledgerDays);
       await this.eraseRequest(customerId, ids, requestNumber, keyRecords, now, entry);
@@ -180,13 +153,15 @@ export class CustomerData {
       if (activeContracts.has(contractId)) continue;
       for (const key of limitKeysOf(contractId, customerId)) {
         if ((await this.get(key)) === undefined) continue;
-        await this.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: this.tables.ledger, Item: ledgerItemOf({ contractId, keys: [key] }, now, options.ledgerDays) } },
-              { Delete: { TableName: this.tables.requests, Key: { ...key } } },
-            ],
-          }),
+        await this.send(
+          namedTransaction<'ledger' | 'limit record'>([
+            {
+              name: 'ledger',
+              item: { Put: { TableName: this.tables.ledger, Item: ledgerItemOf({ contractId, keys: [key] }, now, options.ledgerDays) } },
+            },
+            { name: 'limit record', item: { Delete: { TableName: this.tables.requests, Key: { ...key } } } },
+          ]),
+          `The limit record ${key.sk} on contract ${contractId}`,
         );
         report.erased.push({ contractId, requestId: undefined, requestNumber: undefined, status: undefined, keys: [key] });
       }
@@ -203,47 +178,52 @@ export class CustomerData {
     now: Date,
     ledgerEntry: Item,
   ) {
-    const erasable = this.erasableCondition();
+    await this.send(
+      namedTransaction<'ledger' | 'request' | 'number' | 'key record'>([
+        { name: 'ledger', item: { Put: { TableName: this.tables.ledger, Item: ledgerEntry } } },
+        {
+          name: 'request',
+          item: {
+            Delete: requestErasure(this.tables.requests, requestKeyOf(ids.contractId, ids.requestId), this.rules.erasable, customerId),
+          },
+        },
+        {
+          name: 'number',
+          item: {
+            Delete: {
+              TableName: this.tables.requests,
+              Key: { ...numberKeyOf(requestNumber) },
+              // The number alone (0026), or as written before it, naming this request.
+              ConditionExpression: 'attribute_not_exists(requestId) OR requestId = :requestId',
+              ExpressionAttributeValues: { ':requestId': ids.requestId },
+            },
+          },
+        },
+        ...keyRecords.map((key, at) => ({
+          name: 'key record' as const,
+          at,
+          item: { Update: keyRecordEmptied(this.tables.requests, key, ids.requestId, now) },
+        })),
+      ]),
+      `Request ${requestNumber}`,
+    );
+  }
+
+  /** Sends an erasing transaction; one refused says which of its parts refused it, and that nothing was erased. */
+  private async send(write: NamedTransaction<string>, what: string): Promise<void> {
     try {
-      await this.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: this.tables.ledger, Item: ledgerEntry } },
-            {
-              Delete: {
-                TableName: this.tables.requests,
-                Key: { ...requestKeyOf(ids.contractId, ids.requestId) },
-                ConditionExpression: `customerId = :customer AND ${erasable.expression}`,
-                ExpressionAttributeNames: erasable.names,
-                ExpressionAttributeValues: { ':customer': customerId, ...erasable.values },
-              },
-            },
-            {
-              Delete: {
-                TableName: this.tables.requests,
-                Key: { ...numberKeyOf(requestNumber) },
-                // The number alone (0026), or as written before it, naming this request.
-                ConditionExpression: 'attribute_not_exists(requestId) OR requestId = :requestId',
-                ExpressionAttributeValues: { ':requestId': ids.requestId },
-              },
-            },
-            ...keyRecords.map((key) => ({ Update: emptied(this.tables.requests, key, ids.requestId, now) })),
-          ],
-        }),
-      );
+      await this.doc.send(new TransactWriteCommand(write.input));
     } catch (error) {
-      if (error instanceof TransactionCanceledException)
-        throw new Error(`Request ${requestNumber} changed while it was being erased (nothing was): run the command again`, {
-          cause: error,
-        });
-      throw error;
+      const refusal = refusalOf(write, error);
+      if (refusal === undefined) throw error;
+      throw new Error(`${what} changed while it was being erased (nothing was; ${refusal}): run the command again`, { cause: error });
     }
   }
 
   /** The erasures recorded since `since`: their keys erased again wherever a restore brought them back (never an active request). */
   async reapplySince(since: Date, now: Date = new Date()): Promise<ReapplyReport> {
     const report: ReapplyReport = { since: since.toISOString(), entries: 0, erasedAgain: [], keptActive: [] };
-    for (let day = new Date(since.toISOString().slice(0, 10)); day <= now; day = new Date(day.getTime() + 86_400_000)) {
+    for (let day = new Date(since.toISOString().slice(0, 10)); day <= now; day = new Date(day.getTime() + SECONDS_PER_DAY * 1000)) {
       let from: Record<string, unknown> | undefined;
       do {
         const page = await this.doc.send(
@@ -266,36 +246,32 @@ export class CustomerData {
   }
 
   private async eraseAgain(entry: Item, now: Date, report: ReapplyReport) {
-    const keys = Array.isArray(entry['keys']) ? entry['keys'].filter(isTableKey) : [];
-    const requestId = text(entry, 'requestId');
+    const { keys: listed, requestId: named } = entry;
+    const keys = Array.isArray(listed) ? listed.filter(isTableKey) : [];
+    const requestId = typeof named === 'string' ? named : undefined;
     for (const key of keys) {
       const item = await this.get(key);
       if (item === undefined) continue;
-      const kind = item['kind'];
-      if (kind === 'REQUEST' && !this.erasable(item['status'])) {
+      const request = isRequestItem(item);
+      const { status } = requestRefsOf(item);
+      if (request && !this.erasable(status)) {
         // Restored to a moment before it was final: the customer's live instruction again. Never erased; the officer decides.
-        report.keptActive.push({ key, status: String(item['status']) });
+        report.keptActive.push({ key, status: String(status) });
         continue;
       }
+      const keyRecord = keyRecordState(item);
       try {
-        if ((kind === 'IDEMPOTENCY' || kind === 'WITHDRAWAL_KEY') && requestId !== undefined) {
-          if (item['erased'] !== undefined) continue;
-          await this.doc.send(new UpdateCommand(emptied(this.tables.requests, key, requestId, now)));
+        if (keyRecord !== undefined && requestId !== undefined) {
+          if (keyRecord.erased) continue;
+          await this.doc.send(new UpdateCommand(keyRecordEmptied(this.tables.requests, key, requestId, now)));
         } else {
-          const erasable = this.erasableCondition();
           await this.doc.send(
-            new DeleteCommand({
-              TableName: this.tables.requests,
-              Key: { ...key },
+            new DeleteCommand(
               // The request again only while final: a write between the read and this delete cannot make it erase an active one.
-              ...(kind === 'REQUEST'
-                ? {
-                    ConditionExpression: erasable.expression,
-                    ExpressionAttributeNames: erasable.names,
-                    ExpressionAttributeValues: erasable.values,
-                  }
-                : {}),
-            }),
+              request
+                ? requestErasure(this.tables.requests, key, this.rules.erasable)
+                : { TableName: this.tables.requests, Key: { ...key } },
+            ),
           );
         }
         report.erasedAgain.push(key);
@@ -304,17 +280,6 @@ export class CustomerData {
       }
     }
   }
-}
-
-/** A key record emptied: its answer and request id go, its fingerprint and expiry stay, and it says when it was erased. */
-function emptied(table: string, key: TableKey, requestId: string, now: Date) {
-  return {
-    TableName: table,
-    Key: { ...key },
-    UpdateExpression: 'SET erased = :erasedAt REMOVE responseJson, requestId, contractId',
-    ConditionExpression: 'requestId = :requestId',
-    ExpressionAttributeValues: { ':erasedAt': now.toISOString(), ':requestId': requestId },
-  };
 }
 
 export interface ErasureReport {

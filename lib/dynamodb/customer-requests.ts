@@ -3,7 +3,7 @@ import type { RequestHistory } from '../termination/ports/request-history';
 import type { CustomerRequest, CustomerRequestPage } from '../termination/ports/store';
 import type { Item } from './items';
 import { requestKeyOf } from './keys';
-import { asStoredRequest, requestHistoryOf, type RequestItem } from './request-item';
+import { asStoredRequest, requestHistoryOf, requestIdsOf, type RequestItem } from './request-item';
 
 /*
  * The reads a customer's own view of their requests needs (docs/decisions/0022-what-a-customer-sees-of-a-request.md,
@@ -46,9 +46,9 @@ export async function readRequestHistory(
 /** An item of the index as the domain's CustomerRequest: the customer is the index's partition key. */
 function asCustomerRequest(item: Item): CustomerRequest {
   const stored = asStoredRequest({ ...item, customerId: item[CUSTOMER_INDEX.partitionKey] });
-  const contractId = item['contractId'];
-  if (typeof contractId !== 'string') throw new Error(`The index item of request ${stored.requestId} names no contract`);
-  return { ...stored, contractId };
+  const ids = requestIdsOf(item);
+  if (ids === undefined) throw new Error(`The index item of request ${stored.requestId} names no contract`);
+  return { ...stored, contractId: ids.contractId };
 }
 
 /**

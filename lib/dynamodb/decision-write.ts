@@ -2,7 +2,7 @@ import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Tables } from './keys';
 import { decisionUpdate } from './request-item';
 import { slotRelease, type StatusPart } from './status-write';
-import { namedTransaction, type NamedTransaction } from './write-parts';
+import { namedTransaction, type NamedTransaction, type PartName } from './write-parts';
 import type { StatusMove } from '../termination/ports/store';
 import type { Decision } from '../termination/ports/decision';
 
@@ -16,12 +16,13 @@ import type { Decision } from '../termination/ports/decision';
  */
 
 export type DecisionWrite =
-  | { kind: 'update'; input: UpdateCommandInput & { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } }
+  | { kind: 'update'; part: PartName<StatusPart>; input: UpdateCommandInput & { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } }
   | ({ kind: 'transaction' } & NamedTransaction<StatusPart>);
 
 export function buildDecisionWrite(tables: Tables, decision: Decision, move: StatusMove, appliedAt: string): DecisionWrite {
   const update = decisionUpdate(tables.requests, decision, move, appliedAt);
-  if (!move.freesSlot) return { kind: 'update', input: update };
+  // One part: its refusal is the request's, named as in the transaction.
+  if (!move.freesSlot) return { kind: 'update', part: { name: 'request' }, input: update };
   return {
     kind: 'transaction',
     ...namedTransaction<StatusPart>([

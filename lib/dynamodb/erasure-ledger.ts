@@ -1,4 +1,5 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SECONDS_PER_DAY } from '../time';
 import type { Item } from './items';
 import type { TableKey } from './keys';
 
@@ -47,7 +48,7 @@ export function ledgerItemOf(
     ...(erasure.requestNumber === undefined ? {} : { requestNumber: erasure.requestNumber }),
     contractId: erasure.contractId,
     keys: erasure.keys,
-    expiresAt: Math.floor(now.getTime() / 1000) + ledgerDays * 86_400,
+    expiresAt: Math.floor(now.getTime() / 1000) + ledgerDays * SECONDS_PER_DAY,
   };
 }
 

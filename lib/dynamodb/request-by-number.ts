@@ -1,6 +1,6 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { MalformedItemError } from '../termination/ports/errors';
-import type { RequestItem } from './request-item';
+import { isRequestItem, requestIdsOf, type RequestItem } from './request-item';
 import type { RequestIds } from './request-reads';
 
 /*
@@ -45,12 +45,12 @@ export async function findRequestByNumber(
       ExpressionAttributeValues: { ':number': requestNumber },
     }),
   );
-  const requests = Items.filter((item) => item['kind'] === 'REQUEST');
+  const requests = Items.filter(isRequestItem);
   const [request, ...more] = requests;
   if (request === undefined) return undefined;
-  const { requestId, contractId } = request;
+  const ids = requestIdsOf(request);
   // Numbers are unique (the number item's condition): two requests with one number is a bug of ours, never guessed about.
-  if (more.length > 0 || typeof requestId !== 'string' || typeof contractId !== 'string')
+  if (more.length > 0 || ids === undefined)
     throw new MalformedItemError(`request number ${requestNumber}: ${String(requests.length)} request items carry it`);
-  return { requestId, contractId };
+  return ids;
 }

@@ -13,8 +13,11 @@ import { requestKeyOf, type TableKey } from './keys';
  * The request item's one home: its shape, every write of it (the create's Put, the decision's
  * and the withdrawal's updates, which move its status and append an entry to its statusHistory;
  * create-transaction.ts, decision-write.ts and withdrawal-write.ts put them in their
- * transactions), and every reading of it: as the domain's StoredRequest, as the RequestState a
- * refused status write found, and as the RequestHistory the events are built from (lib/events).
+ * transactions; an erasure's Delete and the migration's update, customer-data.ts and
+ * backfill.ts), every condition and filter on it (the list's filter to the caller's own items),
+ * and every reading of it: as the domain's StoredRequest, as the RequestState a refused status
+ * write found, as the RequestHistory the events are built from (lib/events), as the ids an index
+ * item carries, and as what the operator commands need of it (customer-data.ts).
  * Attributes are named here through the item's type (`attribute`, `name`), so a renamed
  * attribute fails to compile in every write that stores it and every reading; no other module
  * names one.
@@ -80,6 +83,10 @@ export type RequestItem = TableKey &
  * the index by number (request-by-number.ts).
  */
 export type NumberItem = TableKey & { kind: 'REQUEST_NUMBER' };
+export const NUMBER_KIND = 'REQUEST_NUMBER' satisfies NumberItem['kind'];
+
+/** The request item's `kind`, which tells it from every other item of the table. */
+export const REQUEST_KIND = 'REQUEST' satisfies RequestItem['kind'];
 
 /** An attribute of a request item, by a name its type has. */
 const attribute = (item: Item, name: keyof RequestItem): unknown => item[name];
@@ -87,6 +94,14 @@ const attribute = (item: Item, name: keyof RequestItem): unknown => item[name];
 type Attributes = Partial<Record<keyof RequestItem, unknown>>;
 /** An attribute's name in an expression, checked against the item's type. */
 const name = <Name extends keyof RequestItem>(attributeName: Name): Name => attributeName;
+/** A text attribute of a request item; undefined when it is absent or not text. */
+const text = (item: Item, attributeName: keyof RequestItem): string | undefined => {
+  const value = attribute(item, attributeName);
+  return typeof value === 'string' ? value : undefined;
+};
+
+/** Whether an item of the table is a request item. */
+export const isRequestItem = (item: Item): boolean => attribute(item, 'kind') === REQUEST_KIND;
 
 const isItem = (value: unknown): value is Item => typeof value === 'object' && value !== null && !Array.isArray(value);
 const optionalText = (value: unknown): value is string | undefined => value === undefined || typeof value === 'string';
@@ -102,7 +117,7 @@ export function newRequestPut(tableName: string, request: NewRequest): Put {
     TableName: tableName,
     Item: {
       ...requestKeyOf(request.contractId, request.requestId),
-      kind: 'REQUEST',
+      kind: REQUEST_KIND,
       requestId: request.requestId,
       requestNumber: request.requestNumber,
       status: request.response.status,
@@ -117,16 +132,31 @@ export function newRequestPut(tableName: string, request: NewRequest): Put {
   };
 }
 
-/** The statuses a request may come from, as a condition on `#status` with its values (:from0, :from1, ...). */
-function statusIn(from: readonly Status[]): { expression: string; values: Record<string, Status> } {
+/** The statuses a request may be in, as a condition on `#status` with its values (:from0, :from1, ... by default). */
+function statusIn(statuses: readonly Status[], valuePrefix = 'from'): { expression: string; values: Record<string, Status> } {
   return {
-    expression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
-    values: Object.fromEntries(from.map((status, i) => [`:from${i}`, status])),
+    expression: `#status IN (${statuses.map((_, i) => `:${valuePrefix}${i}`).join(', ')})`,
+    values: Object.fromEntries(statuses.map((status, i) => [`:${valuePrefix}${i}`, status])),
   };
 }
 
 /** `status` is one of DynamoDB's reserved words: every expression names it through `#status`. */
 const STATUS_NAME = { '#status': name('status') };
+
+/** A condition that holds for the items of one customer, the `value` placeholder bound to their id. */
+function customerIs(customerId: string, value = ':customerId'): { expression: string; values: Record<string, string> } {
+  return { expression: `${name('customerId')} = ${value}`, values: { [value]: customerId } };
+}
+
+/**
+ * The filter of a contract's list to the caller's own items (termination-table.ts): their
+ * requests, and their limit record, which names its customer by the same attribute
+ * (request-limit.ts).
+ */
+export const ownItemsFilter = (customerId: string): { FilterExpression: string; ExpressionAttributeValues: Record<string, string> } => {
+  const own = customerIs(customerId);
+  return { FilterExpression: own.expression, ExpressionAttributeValues: own.values };
+};
 
 /**
  * A back-office decision's update (docs/decisions/0017-lifecycle.md): conditioned on the
@@ -189,7 +219,7 @@ export function withdrawalUpdate(tableName: string, intent: WithdrawalIntent): U
       // WITHDRAWN is final: the retention period starts, and TTL deletes the request after it.
       // The withdrawal's key, so an erasure finds its key record (customer-data.ts).
       `${name('expiresAt')} = :retainUntil, ${name('withdrawalKey')} = :withdrawalKey REMOVE ${name('statusReason')}`,
-    ConditionExpression: `attribute_exists(pk) AND ${name('customerId')} = :customerId AND ${from.expression}`,
+    ConditionExpression: `attribute_exists(pk) AND ${customerIs(intent.customerId).expression} AND ${from.expression}`,
     ExpressionAttributeNames: STATUS_NAME,
     ExpressionAttributeValues: {
       ':withdrawn': status,
@@ -202,6 +232,82 @@ export function withdrawalUpdate(tableName: string, intent: WithdrawalIntent): U
       ...from.values,
     },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+type Delete = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']>[number]['Delete']>;
+
+/**
+ * An erasure's Delete of a request item (docs/decisions/0025-erasure.md): only while its status
+ * is one an erasure may take and, where `customerId` is given, while it is that customer's; a
+ * write between the read and the delete cannot make it erase an active request.
+ */
+export function requestErasure(tableName: string, key: TableKey, erasable: readonly Status[], customerId?: string): Delete {
+  const final = statusIn(erasable, 'erasable');
+  const owner = customerId === undefined ? undefined : customerIs(customerId, ':customer');
+  return {
+    TableName: tableName,
+    Key: { ...key },
+    ConditionExpression: owner === undefined ? final.expression : `${owner.expression} AND ${final.expression}`,
+    ExpressionAttributeNames: STATUS_NAME,
+    ExpressionAttributeValues: { ...owner?.values, ...final.values },
+  };
+}
+
+/**
+ * The request items made before the index by customer, which lack its key (backfill.ts): as a
+ * filter of a scan, its placeholders `#requestedBy` and `:request`.
+ */
+export const LACKS_REQUESTED_BY = {
+  expression: `${name('kind')} = :request AND attribute_not_exists(#requestedBy)`,
+  names: { '#requestedBy': name('requestedBy') },
+  values: { ':request': REQUEST_KIND },
+} as const;
+
+/**
+ * The migration's update of a request item made before the index by customer (backfill.ts): its
+ * `requestedBy` copied from its own `customerId` inside the update, only while it is a request
+ * item that has a customer and still lacks it.
+ */
+export function requestedByRepair(tableName: string, key: TableKey) {
+  return {
+    TableName: tableName,
+    Key: { ...key },
+    UpdateExpression: `SET #requestedBy = ${name('customerId')}`,
+    ConditionExpression: `${name('kind')} = :kind AND attribute_not_exists(#requestedBy) AND attribute_exists(${name('customerId')})`,
+    ExpressionAttributeNames: { '#requestedBy': name('requestedBy') },
+    ExpressionAttributeValues: { ':kind': REQUEST_KIND },
+  };
+}
+
+/** A request's ids as an index item carries them (the index by customer, the index by number); undefined when one is missing. */
+export function requestIdsOf(item: Item): { requestId: string; contractId: string } | undefined {
+  const requestId = text(item, 'requestId');
+  const contractId = text(item, 'contractId');
+  return requestId === undefined || contractId === undefined ? undefined : { requestId, contractId };
+}
+
+/** What the operator commands read of a request item (customer-data.ts): its ids, number, customer and status, and the keys of its calls. */
+export interface RequestRefs {
+  requestId: string;
+  contractId: string;
+  requestNumber: string;
+  customerId: unknown;
+  status: unknown;
+  /** The create's key, and the withdrawal's when it was withdrawn: their key records name the request. */
+  idempotencyKey: string | undefined;
+  withdrawalKey: string | undefined;
+}
+
+export function requestRefsOf(item: Item): RequestRefs {
+  return {
+    requestId: String(attribute(item, 'requestId')),
+    contractId: String(attribute(item, 'contractId')),
+    requestNumber: String(attribute(item, 'requestNumber')),
+    customerId: attribute(item, 'customerId'),
+    status: attribute(item, 'status'),
+    idempotencyKey: text(item, 'idempotencyKey'),
+    withdrawalKey: text(item, 'withdrawalKey'),
   };
 }
 
@@ -281,7 +387,7 @@ function changesOf(history: unknown, what: string): StatusChange[] {
  * slot, a key, a number). A request item that breaks the writes' own rules is MalformedItemError.
  */
 export function requestHistoryOf(item: Item): RequestHistory | undefined {
-  if (attribute(item, 'kind') !== 'REQUEST') return undefined;
+  if (!isRequestItem(item)) return undefined;
   const requestId = attribute(item, 'requestId');
   const requestNumber = attribute(item, 'requestNumber');
   const contractId = attribute(item, 'contractId');

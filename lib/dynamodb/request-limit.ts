@@ -19,6 +19,8 @@ type Update = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']
  * counts any more.
  */
 
+type Put = NonNullable<NonNullable<TransactWriteCommandInput['TransactItems']>[number]['Put']>;
+
 /** The record's `kind`; the stream's filter publishes only REQUEST items. */
 export const LIMIT_KIND = 'REQUEST_LIMIT';
 
@@ -52,13 +54,54 @@ export function requestLimitUpdate(tableName: string, contractId: string, custom
 
 /** The creation times a limit record holds, newest first, up to the first it has none for; undefined for no record. */
 export function createdAtSecondsOf(item: Item | undefined, limit: RequestLimit): number[] | undefined {
-  if (item === undefined) return undefined;
+  return item === undefined ? undefined : timesUpTo(item, limit.count);
+}
+
+/** Every creation time a record holds, newest first, however many the setting counts now; none for no record. */
+export const everyCreatedAtSecondsOf = (item: Item | undefined): number[] =>
+  item === undefined ? [] : timesUpTo(item, Number.POSITIVE_INFINITY);
+
+function timesUpTo(item: Item, count: number): number[] {
   const times: number[] = [];
-  for (let i = 0; i < limit.count; i++) {
+  for (let i = 0; i < count; i++) {
     const time = item[timeAttribute(i)];
     if (time === undefined || time === 0) break;
     if (typeof time !== 'number' || !Number.isSafeInteger(time)) throw new MalformedItemError(`request limit record: ${timeAttribute(i)}`);
     times.push(time);
   }
   return times;
+}
+
+/** A record's expiry; 0 when it has none. */
+export const expiryOf = (item: Item | undefined): number => (typeof item?.['expiresAt'] === 'number' ? item['expiresAt'] : 0);
+
+/**
+ * The Put of a customer's record on a contract holding exactly `times` (newest first) and
+ * `expiresAt`, on condition that the record is as `asRead` found it: absent, or with the same
+ * latest time and expiry (limit-record-move.ts, which merges a record kept under the earlier key).
+ */
+export function limitRecordPut(
+  tableName: string,
+  contractId: string,
+  customerId: string,
+  record: { times: readonly number[]; expiresAt: number },
+  asRead: Item | undefined,
+): Put {
+  const latest = timeAttribute(0);
+  return {
+    TableName: tableName,
+    Item: {
+      ...limitKeyOf(contractId, customerId),
+      kind: LIMIT_KIND,
+      customerId,
+      expiresAt: record.expiresAt,
+      ...Object.fromEntries(record.times.map((time, i) => [timeAttribute(i), time])),
+    },
+    ...(asRead === undefined
+      ? { ConditionExpression: 'attribute_not_exists(pk)' }
+      : {
+          ConditionExpression: `${latest} = :latest AND expiresAt = :expiry`,
+          ExpressionAttributeValues: { ':latest': everyCreatedAtSecondsOf(asRead)[0] ?? 0, ':expiry': expiryOf(asRead) },
+        }),
+  };
 }

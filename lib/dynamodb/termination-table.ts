@@ -28,12 +28,12 @@ import type {
 } from '../termination/ports/store';
 import type { Decision } from '../termination/ports/decision';
 import { asIdempotencyRecord, type Item } from './items';
-import { asStoredRequest } from './request-item';
+import { asStoredRequest, ownItemsFilter } from './request-item';
 import { queryCustomerRequests, readRequestHistory } from './customer-requests';
 import type { RequestHistory } from '../termination/ports/request-history';
 import { explainStatusRefusal, type StatusPart } from './status-write';
 import { buildWithdrawalTransaction, explainWithdrawalRefusal, type WithdrawalPart } from './withdrawal-write';
-import type { Failure, NamedTransaction, PartName, WriteItem } from './write-parts';
+import { failedParts, type Failure, type NamedTransaction, type PartName, type WriteItem } from './write-parts';
 import { idempotencyKeyOf, limitKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, tableKeyOf, type CreateTables, type TableKey } from './keys';
 import { createdAtSecondsOf } from './request-limit';
 
@@ -122,7 +122,7 @@ export class DynamoDbTerminationStore implements TerminationStore {
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         const { TableName: tableName, Key: key } = write.input;
-        return explain(await this.failureAt([{ name: 'request' }], error.Item, { tableName, key }));
+        return explain(await this.failureAt([write.part], error.Item, { tableName, key }));
       }
     });
   }
@@ -173,13 +173,16 @@ export class DynamoDbTerminationStore implements TerminationStore {
     reasons: CancellationReason[],
     abortSignal?: AbortSignal,
   ): Promise<Failure<Name> | undefined> {
-    const items = write.input.TransactItems ?? [];
-    const failedAt = reasons.flatMap((reason, at) => (reason.Code === 'ConditionalCheckFailed' ? [at] : []));
-    const failed = failedAt.flatMap((at) => write.parts[at] ?? []);
-    const first = failedAt[0];
-    if (first === undefined || failed.length === 0) return undefined;
-    const item = items[first];
-    return this.failureAt(failed, reasons[first]?.Item, item && askedBack(item), abortSignal);
+    const failed = failedParts(write, reasons);
+    const first = failed[0];
+    if (first === undefined) return undefined;
+    const item = write.input.TransactItems?.[first.index];
+    return this.failureAt(
+      failed.map(({ part }) => part),
+      first.reason.Item,
+      item && askedBack(item),
+      abortSignal,
+    );
   }
 
   /** The failed part's item as the failure returned it; else, if the write asked it back, as a consistent read finds it now. */
@@ -253,6 +256,7 @@ export class DynamoDbTerminationStore implements TerminationStore {
     abortSignal: AbortSignal | undefined,
   ): Promise<RequestPage> {
     const limitRecord = limitKeyOf(contractId, customerId);
+    const own = ownItemsFilter(customerId);
     const items: StoredRequest[] = [];
     let limitItem: Item | undefined;
     let start: TableKey | undefined = after === undefined ? undefined : requestKeyOf(contractId, after);
@@ -266,12 +270,12 @@ export class DynamoDbTerminationStore implements TerminationStore {
           // outside, another customer's limit record either outside or, like their requests,
           // filtered out (each names its customer).
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :requests AND :limitRecord',
-          FilterExpression: 'customerId = :customerId',
+          FilterExpression: own.FilterExpression,
           ExpressionAttributeValues: {
             ':pk': limitRecord.pk,
             ':requests': REQUEST_SORT_PREFIX,
             ':limitRecord': limitRecord.sk,
-            ':customerId': customerId,
+            ...own.ExpressionAttributeValues,
           },
           ScanIndexForward: false,
           // DynamoDB's Limit counts items read before the filter: the first Query reads one page

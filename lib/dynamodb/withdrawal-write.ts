@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { WithdrawalIntent, WithdrawalOutcome } from '../termination/ports/store';
-import { asWithdrawalRecord, erasedKeyFingerprint } from './items';
+import { asWithdrawalRecord, erasedKeyFingerprint, KEY_RECORD_KIND, keyRecordPut } from './items';
 import { withdrawalKeyOf, type Tables } from './keys';
 import { withdrawalUpdate } from './request-item';
 import { explainStatusRefusal, slotRelease, type StatusPart } from './status-write';
@@ -28,22 +28,20 @@ export function buildWithdrawalTransaction(tables: Tables, intent: WithdrawalInt
     .digest('base64url')
     .slice(0, 36);
   const key: WriteItem = {
-    Put: {
-      TableName: tables.requests,
-      Item: {
+    Put: keyRecordPut(
+      tables.requests,
+      {
         ...withdrawalKeyOf(intent.customerId, intent.idempotencyKey),
-        kind: 'WITHDRAWAL_KEY',
+        kind: KEY_RECORD_KIND.withdrawal,
         fingerprint: intent.fingerprint,
         requestId: intent.requestId,
         contractId: intent.contractId,
-        responseJson: JSON.stringify(intent.response),
+        response: intent.response,
         createdAt: withdrawnAt,
         expiresAt: intent.expiresAt,
       },
-      ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
-      ExpressionAttributeValues: { ':now': nowSeconds },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    },
+      nowSeconds,
+    ),
   };
   return namedTransaction<WithdrawalPart>(
     [

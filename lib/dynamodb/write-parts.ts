@@ -1,3 +1,4 @@
+import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Item } from './items';
 
@@ -34,6 +35,45 @@ export function namedTransaction<Name extends string>(parts: readonly Part<Name>
       TransactItems: parts.map((part) => part.item),
     },
   };
+}
+
+/** The item of a write's part, by its name and, among several of that name, its place; undefined when the write has none. */
+export function partItem<Name extends string>(write: NamedTransaction<Name>, name: Name, at?: number): WriteItem | undefined {
+  const index = write.parts.findIndex((part) => part.name === name && part.at === at);
+  return index < 0 ? undefined : write.input.TransactItems?.[index];
+}
+
+/** The items of every part of a name, in order (the create's documents). */
+export function partItems<Name extends string>(write: NamedTransaction<Name>, name: Name): WriteItem[] {
+  return write.parts.flatMap((part, index) => (part.name === name ? (write.input.TransactItems?.[index] ?? []) : []));
+}
+
+/**
+ * The parts of a refused write whose condition failed, each with its place in the write, in
+ * order: DynamoDB gives a cancelled transaction's reasons in the order of its items, which is
+ * the order of its parts.
+ */
+export function failedParts<Name extends string>(
+  write: NamedTransaction<Name>,
+  reasons: readonly CancellationReason[],
+): { part: PartName<Name>; index: number; reason: CancellationReason }[] {
+  return reasons.flatMap((reason, index) => {
+    const part = write.parts[index];
+    return reason.Code === 'ConditionalCheckFailed' && part !== undefined ? [{ part, index, reason }] : [];
+  });
+}
+
+/** A part as a message names it: its name, and its place among several of that name. */
+export const partLabel = ({ name, at }: PartName<string>): string => (at === undefined ? name : `${name} ${String(at)}`);
+
+/**
+ * Why a write that is not the service's own (an operator command's) was refused, in words that
+ * name each part whose condition failed: undefined when the error is not a cancelled transaction.
+ */
+export function refusalOf(write: NamedTransaction<string>, error: unknown): string | undefined {
+  if (!(error instanceof TransactionCanceledException)) return undefined;
+  const failed = failedParts(write, error.CancellationReasons ?? []).map(({ part }) => partLabel(part));
+  return failed.length === 0 ? 'another write got in the way' : `refused by: ${failed.join(', ')}`;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { isBeforeToday } from './desired-date';
+
 const DAY_MS = 86_400_000;
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -20,5 +22,5 @@ export function isBeforeBusinessToday(date: string, timeZone: string, now: Date 
   const utcDate = (days: number) => new Date(now.getTime() + days * DAY_MS).toISOString().slice(0, 10);
   if (date > utcDate(1)) return false;
   if (date < utcDate(-1)) return true;
-  return date < businessToday(timeZone, now);
+  return isBeforeToday(date, businessToday(timeZone, now));
 }

@@ -1,3 +1,4 @@
+import { isAfterContractEnd } from './desired-date';
 import type { ContractCondition } from './ports/store';
 
 /*
@@ -99,6 +100,6 @@ export function judgeContract(
   if (typeof endDate === 'string' && endDate > LATEST_END_DATE)
     throw new MalformedContractError(contractId, `endDate is after ${LATEST_END_DATE}`);
   if (status !== ACTIVE_STATUS) return { kind: 'not-active' };
-  if (endDate !== undefined && endDate < desiredTerminationDate) return { kind: 'date-after-end', endDate };
+  if (endDate !== undefined && isAfterContractEnd(desiredTerminationDate, endDate)) return { kind: 'date-after-end', endDate };
   return { kind: 'ok' };
 }

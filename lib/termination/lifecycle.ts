@@ -1,4 +1,4 @@
-import { STATUSES, type Status } from '../api-model/schemas';
+import { STATUS_WITHDRAWN, STATUSES, type Status } from '../api-model/schemas';
 import type { StatusMove } from './ports/store';
 
 /*
@@ -16,9 +16,6 @@ export const WITHDRAWABLE_STATUSES: readonly Status[] = ['SUBMITTED', 'IN_REVIEW
 /** The statuses the back office may reject from: before it approved. A rule of its own, apart from the withdrawal's. */
 export const REJECTABLE_STATUSES: readonly Status[] = ['SUBMITTED', 'IN_REVIEW'];
 
-/** Every request starts here. */
-export const STATUS_SUBMITTED = 'SUBMITTED';
-
 export const FINAL_STATUSES: readonly Status[] = ['COMPLETED', 'REJECTED', 'WITHDRAWN'];
 
 export const isFinal = (status: Status): boolean => FINAL_STATUSES.includes(status);
@@ -26,7 +23,7 @@ export const isFinal = (status: Status): boolean => FINAL_STATUSES.includes(stat
 export function mayMove(from: Status, to: Status): boolean {
   if (isFinal(from)) return false;
   if (to === 'REJECTED') return REJECTABLE_STATUSES.includes(from);
-  if (to === 'WITHDRAWN') return WITHDRAWABLE_STATUSES.includes(from);
+  if (to === STATUS_WITHDRAWN) return WITHDRAWABLE_STATUSES.includes(from);
   return RANK[to] > RANK[from];
 }
 

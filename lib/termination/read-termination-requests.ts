@@ -5,6 +5,7 @@ import { isUuid } from '../api-model/validator';
 import { refuse, type Refusal } from './refusals';
 import type { RequestLimit, StoredRequest, TerminationStore } from './ports/store';
 import { nextRequestAllowedAt } from './request-limit';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page-size';
 import { withinBudget, type EndedEarly } from './within-budget';
 
 /*
@@ -13,9 +14,6 @@ import { withinBudget, type EndedEarly } from './within-budget';
  * miss (an empty list included) costs one read of the contract, to tell the caller which 404 or
  * 403, or that the list of their own contract is empty.
  */
-
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
 
 export interface ReadCall {
   customerId: string;

@@ -1,5 +1,6 @@
 import type { LimitCondition, RequestLimit } from './ports/store';
 import type { Refused } from './refusals';
+import { SECONDS_PER_DAY } from '../time';
 
 /*
  * How many requests one customer may make on one contract within a rolling period
@@ -11,8 +12,6 @@ import type { Refused } from './refusals';
 
 /** The most a setting may allow: the write keeps one time per allowed request (lib/dynamodb/request-limit.ts). */
 export const MAX_LIMIT_COUNT = 10;
-
-export const SECONDS_PER_DAY = 86_400;
 
 /** The limit's period in seconds: where the write's window starts and when a new request is possible. */
 export const periodSecondsOf = (limit: RequestLimit): number => limit.periodDays * SECONDS_PER_DAY;

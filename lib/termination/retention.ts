@@ -1,3 +1,5 @@
+import { SECONDS_PER_DAY } from '../time';
+
 /*
  * How long a request's personal data is kept (docs/decisions/0024-retention-by-calendar-year.md):
  * until the end of the calendar year, in the business time zone, in which the request became
@@ -60,7 +62,7 @@ export function startOfYearIn(year: number, timeZone: string): number {
 
 /** Epoch seconds after which a request that became final at `finalAt` may be deleted. */
 export function retainedUntil(finalAt: Date, rule: RetentionRule): number {
-  if (rule.kind === 'days') return Math.floor(finalAt.getTime() / 1000) + rule.days * 86_400;
+  if (rule.kind === 'days') return Math.floor(finalAt.getTime() / 1000) + rule.days * SECONDS_PER_DAY;
   const endOfFinalYear = yearIn(finalAt, rule.timeZone) + 1;
   return Math.floor(startOfYearIn(endOfFinalYear + rule.years, rule.timeZone) / 1000);
 }

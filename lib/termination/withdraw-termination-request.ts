@@ -1,4 +1,4 @@
-import type { Withdrawal } from '../api-model/schemas';
+import { STATUS_WITHDRAWN, type Withdrawal } from '../api-model/schemas';
 import { CallForm } from './call-form';
 import { accessRefusal } from './contract-access';
 import { requestFingerprint } from './fingerprint';
@@ -38,9 +38,6 @@ export interface WithdrawCall {
   context: CallContext;
 }
 
-/** The final status a withdrawal moves a request to. */
-const WITHDRAWN = 'WITHDRAWN';
-
 export type WithdrawOutcome =
   | { kind: 'withdrawn' | 'withdrawal-replayed'; withdrawal: Withdrawal }
   | { kind: 'refused'; refusal: Refusal }
@@ -60,9 +57,9 @@ function intentOf(call: WithdrawCall, deps: WithdrawDeps, now: Date): Withdrawal
     customerId: call.customerId,
     idempotencyKey,
     fingerprint: requestFingerprint(contractId, { withdraw: requestId }),
-    response: { requestId, status: WITHDRAWN, withdrawnAt: now.toISOString(), message: call.context.messages.withdrawn() },
+    response: { requestId, status: STATUS_WITHDRAWN, withdrawnAt: now.toISOString(), message: call.context.messages.withdrawn() },
     expiresAt: Math.floor(now.getTime() / 1000) + deps.idempotencyTtlSeconds,
-    from: moveTo(WITHDRAWN).from,
+    from: moveTo(STATUS_WITHDRAWN).from,
     retainUntil: retainedUntil(now, deps.retention),
   };
 }

@@ -30,6 +30,15 @@ function commandOf(pid: number): string | undefined {
   return command === '' ? undefined : command;
 }
 
+/**
+ * Whether a process has exited: gone, or a zombie. A process killed is still closing its files
+ * (and the ports they hold) for a while after its command line has gone from `ps`.
+ */
+function hasExited(pid: number): boolean {
+  const shown = spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' });
+  return shown.status !== 0 || shown.stdout.trim() === '' || shown.stdout.trim().startsWith('Z');
+}
+
 function isStackChild(value: unknown): value is StackChild {
   return (
     typeof value === 'object' &&
@@ -72,13 +81,13 @@ export const stillRunning = (child: StackChild): boolean => commandOf(child.pid)
 
 /**
  * Stops what an earlier stack left running (the file's children still running their recorded
- * command), waiting up to 5 s for each to go; returns what it stopped.
+ * command), waiting up to 15 s for each to have exited, its ports closed; returns what it stopped.
  */
 export async function stopLeftovers(file = CHILDREN_FILE): Promise<StackChild[]> {
   const left = recordedChildren(file).filter(stillRunning);
   for (const child of left) process.kill(child.pid, 'SIGKILL');
-  const deadline = Date.now() + 5000;
-  while (left.some(stillRunning) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const deadline = Date.now() + 15_000;
+  while (left.some((child) => !hasExited(child.pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   forgetChildren(file);
   return left;
 }

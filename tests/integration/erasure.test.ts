@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   idempotencyKeyOf,
@@ -13,7 +13,10 @@ import {
   withdrawalKeyOf,
   type TableKey,
 } from '../../lib/dynamodb/keys';
+import { CustomerData } from '../../lib/dynamodb/customer-data';
+import { ledgerPartition } from '../../lib/dynamodb/erasure-ledger';
 import { DynamoDbTerminationStore } from '../../lib/dynamodb/termination-table';
+import { ERASURE_RULES } from '../../lib/termination/erasure';
 import { isFinal, moveTo } from '../../lib/termination/lifecycle';
 import type { Decision } from '../../lib/termination/ports/decision';
 import { createLedgerTable } from '../../scripts/local/tables';
@@ -248,5 +251,38 @@ describe('a customer with a withdrawn, a completed and an active request', () =>
     expect(report['keptActive']).toEqual([{ key: requestKeyOf(done.contractId, done.requestId), status: 'APPROVED' }]);
     expect(await item(requestKeyOf(done.contractId, done.requestId))).toMatchObject({ status: 'APPROVED' });
     await tables.doc.send(new DeleteCommand({ TableName: tables.names.requests, Key: requestKeyOf(done.contractId, done.requestId) }));
+  });
+});
+
+describe('an erasure that a condition refuses', () => {
+  it('erases nothing and names the part that refused it: a number item that names another request', async () => {
+    const boris = DEMO_CUSTOMERS.boris;
+    const contractId = await newContract(tables, { customerId: boris.customerId });
+    const answer = await callHandler({ contractId, body: validBody(), headers: headersWithKey(), customerId: boris.customerId });
+    expect(answer.status).toBe(201);
+    const request = { contractId, requestId: String(answer.body['requestId']) };
+    const requestNumber = String(answer.body['requestNumber']);
+    expect((await callHandler(withdrawalOf(request, boris.customerId, randomUUID()))).status).toBe(200);
+    // The number as written before it held the number alone, naming another request.
+    await tables.doc.send(
+      new PutCommand({
+        TableName: tables.names.requests,
+        Item: { ...numberKeyOf(requestNumber), kind: 'REQUEST_NUMBER', requestId: randomUUID(), contractId },
+      }),
+    );
+    const data = new CustomerData(tables.doc, { requests: tables.names.requests, ledger }, ERASURE_RULES);
+    await expect(data.erase(boris.customerId, { ledgerDays: 90 })).rejects.toThrow(
+      `Request ${requestNumber} changed while it was being erased (nothing was; refused by: number): run the command again`,
+    );
+    expect(await item(requestKeyOf(contractId, request.requestId))).toMatchObject({ status: 'WITHDRAWN' });
+    const { Items: entries = [] } = await tables.doc.send(
+      new QueryCommand({
+        TableName: ledger,
+        KeyConditionExpression: 'pk = :day',
+        ExpressionAttributeValues: { ':day': ledgerPartition(new Date()) },
+        ConsistentRead: true,
+      }),
+    );
+    expect(entries.filter((entry) => entry['requestId'] === request.requestId)).toEqual([]);
   });
 });

@@ -238,6 +238,7 @@ describe('decisions that can never apply go to the dead-letter queue, and block 
       'unauthenticated',
     ],
     ['a status the back office may not set', withDetail({ status: 'SUBMITTED' }), 'malformed-detail'],
+    ["the customer's own status, which only a withdrawal sets", withDetail({ status: 'WITHDRAWN' }), 'malformed-detail'],
     ['no contractId', withDetail({ contractId: undefined }), 'malformed-detail'],
     ['an id that is no UUID', withDetail({ requestId: 'R-1' }), 'malformed-detail'],
     ['a reason with a bidi override', withDetail({ reason: 'ok\u202e' }), 'malformed-detail'],

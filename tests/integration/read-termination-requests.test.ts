@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { v7 as timeOrderedUuid } from 'uuid';
 import { buildCreateTransaction } from '../../lib/dynamodb/create-transaction';
+import { partItem } from '../../lib/dynamodb/write-parts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { limitKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
 import { cursorPosition, encodeCursor } from '../../lib/termination/read-termination-requests';
@@ -238,7 +239,7 @@ describe('after a contract changes owner (0015-reading-requests.md)', () => {
     const borisIds = [timeOrderedUuid()];
     const annaIds = Array.from({ length: 350 }, () => timeOrderedUuid());
     const requestItem = (requestId: string, customerId: string) =>
-      buildCreateTransaction(tables.names, newRequest(contractId, { requestId, customerId }), 0).input.TransactItems?.[4]?.Put?.Item ?? {};
+      partItem(buildCreateTransaction(tables.names, newRequest(contractId, { requestId, customerId }), 0), 'request')?.Put?.Item ?? {};
     const items = [...borisIds.map((id) => requestItem(id, boris.customerId)), ...annaIds.map((id) => requestItem(id, anna.customerId))];
     for (let at = 0; at < items.length; at += 25) {
       const batch = items.slice(at, at + 25).map((Item) => ({ PutRequest: { Item } }));

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { v7 as timeOrderedUuid } from 'uuid';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { STATUSES, type Status } from '../../lib/api-model/schemas';
+import { STATUS_SUBMITTED, STATUSES, type Status } from '../../lib/api-model/schemas';
 import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
 import { documentConditionFor, USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
-import { FINAL_STATUSES, moveTo, STATUS_SUBMITTED, WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
+import { FINAL_STATUSES, moveTo, WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
 import type { NewRequest, PageQuery, RequestLimit, TerminationStore, WithdrawalIntent } from '../../lib/termination/ports/store';
 import type { Decision } from '../../lib/termination/ports/decision';
 import { newRequestNumber } from '../../lib/termination/request-number';
-import { limitConditionFor, SECONDS_PER_DAY } from '../../lib/termination/request-limit';
+import { limitConditionFor } from '../../lib/termination/request-limit';
+import { SECONDS_PER_DAY } from '../../lib/time';
 
 /*
  * The contract of the store port (lib/termination/ports/store.ts): the same cases, with the same

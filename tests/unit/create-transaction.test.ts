@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { directContext } from '../support/call-context';
 import { buildCreateTransaction, explainCreateRefusal } from '../../lib/dynamodb/create-transaction';
-import type { Failure } from '../../lib/dynamodb/write-parts';
+import { partItem, type Failure } from '../../lib/dynamodb/write-parts';
 import type { CreatePart } from '../../lib/dynamodb/create-transaction';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
 import { documentConditionFor } from '../../lib/termination/documents';
@@ -53,7 +53,8 @@ const idempotencyItem = (fingerprint: string, expiresAt = NOW + 10) => ({
 });
 
 describe('buildCreateTransaction', () => {
-  const items = buildCreateTransaction(tables, request, NOW).input.TransactItems ?? [];
+  const write = buildCreateTransaction(tables, request, NOW);
+  const items = write.input.TransactItems ?? [];
 
   it('binds key, contract check, slot, number, request and the limit record in that order, every one conditional', () => {
     const keyOf = (i: (typeof items)[number]) =>
@@ -86,7 +87,7 @@ describe('buildCreateTransaction', () => {
   });
 
   it('stores the request with its input, status SUBMITTED and the lower-cased contract id', () => {
-    expect(items[4]?.Put?.Item).toMatchObject({
+    expect(partItem(write, 'request')?.Put?.Item).toMatchObject({
       status: 'SUBMITTED',
       contractId: request.contractId,
       customerId: 'customer-anna',

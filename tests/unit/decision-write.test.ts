@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildDecisionWrite, type DecisionWrite } from '../../lib/dynamodb/decision-write';
-import type { Failure } from '../../lib/dynamodb/write-parts';
+import { partItem, type Failure } from '../../lib/dynamodb/write-parts';
 import { explainStatusRefusal } from '../../lib/dynamodb/status-write';
 import type { Decision } from '../../lib/termination/ports/decision';
 import { requestKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
@@ -25,7 +25,7 @@ const decisionOf = (status: DecisionStatus, reason?: string): Decision => ({
 
 /** The UpdateItem of the request, whichever form the write takes. */
 function requestUpdateOf(write: DecisionWrite) {
-  return write.kind === 'update' ? write.input : write.input.TransactItems?.[0]?.Update;
+  return write.kind === 'update' ? write.input : partItem(write, 'request')?.Update;
 }
 
 /** Every `:name` and `#name` an expression uses. */
@@ -123,11 +123,12 @@ describe('buildDecisionWrite', () => {
 
   it.each(['COMPLETED', 'REJECTED'] satisfies DecisionStatus[])('%s also deletes the contract slot, if it names this request', (status) => {
     const write = buildDecisionWrite(tables, decisionOf(status), moveTo(status), APPLIED_AT);
-    const items = write.kind === 'transaction' ? (write.input.TransactItems ?? []) : [];
-    expect(items).toHaveLength(2);
-    expect(Object.keys(items[0] ?? {})).toEqual(['Update']);
-    expect(Object.keys(items[1] ?? {})).toEqual(['Delete']);
-    expect(items[1]?.Delete).toEqual({
+    if (write.kind !== 'transaction') throw new Error(`${status} wrote no transaction`);
+    expect(write.parts).toEqual([{ name: 'request' }, { name: 'slot' }]);
+    expect(write.input.TransactItems).toHaveLength(2);
+    expect(Object.keys(partItem(write, 'request') ?? {})).toEqual(['Update']);
+    expect(Object.keys(partItem(write, 'slot') ?? {})).toEqual(['Delete']);
+    expect(partItem(write, 'slot')?.Delete).toEqual({
       TableName: 'requests',
       Key: slotKeyOf(CONTRACT_ID),
       ConditionExpression: 'requestId = :requestId',
@@ -140,6 +141,7 @@ describe('buildDecisionWrite', () => {
     for (const status of ['IN_REVIEW', 'APPROVED'] satisfies DecisionStatus[]) {
       const write = buildDecisionWrite(tables, decisionOf(status), moveTo(status), APPLIED_AT);
       expect(write.kind).toBe('update');
+      if (write.kind === 'update') expect(write.part).toEqual({ name: 'request' });
       expect(JSON.stringify(write.input)).not.toContain('ACTIVE');
     }
   });
@@ -151,10 +153,10 @@ describe('buildDecisionWrite', () => {
       contractId: 'b2b2b2b2-0000-4000-8000-000000000002',
     };
     const write = buildDecisionWrite(tables, other, moveTo(other.status), APPLIED_AT);
-    const items = write.kind === 'transaction' ? (write.input.TransactItems ?? []) : [];
-    expect(items[0]?.Update?.Key).toEqual(requestKeyOf(other.contractId, other.requestId));
-    expect(items[1]?.Delete?.Key).toEqual(slotKeyOf(other.contractId));
-    expect(items[1]?.Delete?.ExpressionAttributeValues).toEqual({ ':requestId': other.requestId });
+    if (write.kind !== 'transaction') throw new Error('COMPLETED wrote no transaction');
+    expect(partItem(write, 'request')?.Update?.Key).toEqual(requestKeyOf(other.contractId, other.requestId));
+    expect(partItem(write, 'slot')?.Delete?.Key).toEqual(slotKeyOf(other.contractId));
+    expect(partItem(write, 'slot')?.Delete?.ExpressionAttributeValues).toEqual({ ':requestId': other.requestId });
   });
 });
 

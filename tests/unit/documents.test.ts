@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildCreateTransaction, explainCreateRefusal } from '../../lib/dynamodb/create-transaction';
 import { documentConditionChecks } from '../../lib/dynamodb/document-checks';
+import { partItems } from '../../lib/dynamodb/write-parts';
 import { documentConditionFor, documentsRefusal, USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import { DEMO_DOCUMENTS } from '../../scripts/local/demo-data';
 import { SAMPLE_REQUEST } from '../support/sample-request';
@@ -31,9 +32,13 @@ describe('the documents checks in the create transaction', () => {
   });
 
   it('puts them after the request, one per document, and none when the request names none', () => {
-    const items = buildCreateTransaction(tables, request, NOW).input.TransactItems ?? [];
-    expect(items.slice(5, 8).map((item) => item.ConditionCheck?.Key)).toEqual(IDS.map((documentId) => ({ documentId })));
-    expect(items.slice(5, 8).every((item) => item.ConditionCheck?.TableName === 'documents')).toBe(true);
+    const write = buildCreateTransaction(tables, request, NOW);
+    const names = write.parts.map(({ name }) => name);
+    expect(names.slice(names.indexOf('request') + 1, names.indexOf('request') + 1 + IDS.length)).toEqual(IDS.map(() => 'document'));
+    expect(write.parts.filter(({ name }) => name === 'document').map(({ at }) => at)).toEqual(IDS.map((_, at) => at));
+    const documents = partItems(write, 'document');
+    expect(documents.map((item) => item.ConditionCheck?.Key)).toEqual(IDS.map((documentId) => ({ documentId })));
+    expect(documents.every((item) => item.ConditionCheck?.TableName === 'documents')).toBe(true);
     const none = buildCreateTransaction(tables, SAMPLE_REQUEST, NOW).input.TransactItems ?? [];
     expect(none.filter((item) => item.ConditionCheck?.TableName === 'documents')).toEqual([]);
   });

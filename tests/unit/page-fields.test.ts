@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateTerminationInput } from '../../lib/api-model/validator';
-import {
-  ACCOUNT_DIGITS,
-  BIK_DIGITS,
-  checkComment,
-  checkDate,
-  checkDigits,
-  checkRecipientName,
-  COMMENT_MAX,
-  NAME_MAX,
-  parseDate,
-} from '../../web/fields';
+import { ACCOUNT_DIGITS, BIK_DIGITS } from '../../lib/api-model/schemas';
+import { checkComment, checkDate, checkDigits, checkRecipientName, COMMENT_MAX, NAME_MAX, parseDate } from '../../web/fields';
 import { bankDetails, validBody } from '../support/bodies';
 
 /*

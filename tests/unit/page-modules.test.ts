@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
  * The demo page (web/) in parts a reader can hold: texts, config, rendering, field checks, API
  * calls and main, none over 300 lines. The rules it shares with the service and the client have
  * one home each, and the page's bundle is made of those homes: the lifecycle's statuses, the
- * reason rules, the character rule of a person's text, the business date and the schemas are the
- * domain's and the API model's; the statuses a client retries are the client's.
+ * reason rules, the character rule of a person's text, the business date, the desired date's
+ * range, the page size and the schemas are the domain's and the API model's; the statuses a client
+ * retries are the client's.
  */
 
 const WEB = readdirSync('web').filter((name) => name.endsWith('.ts'));
@@ -40,6 +41,8 @@ describe('the demo page in parts', () => {
         'lib/termination/lifecycle.ts',
         'lib/termination/reason-rules.ts',
         'lib/termination/business-date.ts',
+        'lib/termination/desired-date.ts',
+        'lib/termination/page-size.ts',
         'lib/api-model/characters.ts',
         'lib/api-model/schemas.ts',
         'client/index.ts',

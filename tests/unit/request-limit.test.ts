@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCreateConfig } from '../../lib/config';
 import { buildCreateTransaction, explainCreateRefusal } from '../../lib/dynamodb/create-transaction';
 import { createdAtSecondsOf, requestLimitUpdate } from '../../lib/dynamodb/request-limit';
+import { partItem } from '../../lib/dynamodb/write-parts';
 import { answerFor } from '../../lib/http/answers';
 import { textsFor } from '../../lib/http/texts';
 import { limitConditionFor, limitRefusal, nextRequestAllowedAt } from '../../lib/termination/request-limit';
@@ -60,9 +61,13 @@ describe('the limit record in the create transaction', () => {
   it('comes last in the transaction, after the request and the documents', () => {
     const documentIds = ['d0c5e1a2-4b6f-4c3d-8e9a-000000000001', 'd0c5e1a2-4b6f-4c3d-8e9a-000000000002'];
     const request = { ...SAMPLE_REQUEST, input: { ...SAMPLE_REQUEST.input, documentIds } };
-    const items = buildCreateTransaction(tables, request, NOW).input.TransactItems ?? [];
-    expect(items).toHaveLength(8);
-    expect(items[7]?.Update?.Key).toEqual({ pk: `CONTRACT#${request.contractId}`, sk: `REQUEST_LIMIT#${request.customerId}` });
+    const write = buildCreateTransaction(tables, request, NOW);
+    expect(write.parts.map(({ name }) => name)).toEqual(['key', 'contract', 'slot', 'number', 'request', 'document', 'document', 'limit']);
+    expect(write.input.TransactItems).toHaveLength(8);
+    expect(partItem(write, 'limit')?.Update?.Key).toEqual({
+      pk: `CONTRACT#${request.contractId}`,
+      sk: `REQUEST_LIMIT#${request.customerId}`,
+    });
   });
 
   it('reads the times a record holds, newest first, up to the first it has none for', () => {
