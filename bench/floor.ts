@@ -18,6 +18,7 @@ import { requestFingerprint } from '../lib/termination/fingerprint';
 import { CUSTOMER_INDEX } from '../lib/dynamodb/customer-requests';
 import { limitKeyOf, REQUEST_SORT_PREFIX, requestKeyOf, type CreateTables } from '../lib/dynamodb/keys';
 import { newRequestNumber } from '../lib/termination/request-number';
+import { limitConditionFor } from '../lib/termination/request-limit';
 import { validateTerminationInput } from '../lib/api-model/validator';
 
 /*
@@ -75,8 +76,7 @@ export function floorTransaction(
     contract: contractConditionFor(customerId, validation.input.desiredTerminationDate),
     documents: documentConditionFor(customerId),
     // The limit as deployed by default (lib/config.ts): one fresh contract per create never reaches it.
-    limit: { count: 5, periodDays: 30 },
-    limitCountsFrom: nowSeconds,
+    limit: limitConditionFor({ count: 5, periodDays: 30 }, nowSeconds, nowSeconds),
   };
   const { input } = buildCreateTransaction(tables, request, nowSeconds);
   return { ...input, TransactItems: input.TransactItems?.map(marshallItem) };

@@ -8,7 +8,7 @@ import { buildDecisionWrite } from '../lib/dynamodb/decision-write';
 import { buildWithdrawalTransaction } from '../lib/dynamodb/withdrawal-write';
 import { apiEvent } from '../scripts/local/api-event';
 import { moveTo } from '../lib/termination/lifecycle';
-import type { Decision } from '../lib/termination/ports/store';
+import type { Decision } from '../lib/termination/ports/decision';
 import { startAwsStandIn } from '../scripts/local/aws-stand-in';
 import { startJwksServer } from '../scripts/local/jwks-server';
 import { decisionEvent } from '../scripts/local/decision-event';

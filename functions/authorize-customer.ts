@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { allowPolicy } from '../lib/auth/policy';
-import { bearerToken, InvalidTokenError } from '../lib/auth/token-verifier';
+import { bearerToken } from '../lib/auth/token-verifier';
 import { authorizerDependencies } from '../lib/dependencies/authorizer';
 import { header } from '../lib/http/request';
 import { logger } from '../lib/observability/logger';
@@ -19,19 +19,15 @@ export const handler = withLambdaContext(
     const sent = header(event, 'X-Correlation-Id');
     const apiRequestId = event.requestContext.requestId;
     logger.appendKeys({ correlationId: sent !== undefined && UUID_PATTERN.test(sent) ? sent : apiRequestId, apiRequestId });
-    try {
-      const customerId = await customerIdOf(bearerToken(header(event, 'Authorization')));
-      return allowPolicy(customerId, event.methodArn);
-    } catch (error) {
-      if (error instanceof InvalidTokenError) {
-        logger.info('token refused', { reason: error.reason });
-        // The exact text "Unauthorized" is what makes API Gateway answer 401.
-        throw new Error('Unauthorized', { cause: error });
-      }
+    const verdict = await customerIdOf(bearerToken(header(event, 'Authorization'))).catch((error: unknown) => {
       // The JWKS could not be had: API Gateway answers AUTHORIZER_FAILURE, which the gateway
       // responses turn into 503 SERVICE_UNAVAILABLE. Never an open door.
       logger.error('token check failed', { error });
       throw new Error('Authorizer failure', { cause: error });
-    }
+    });
+    if (verdict.ok) return allowPolicy(verdict.customerId, event.methodArn);
+    logger.info('token refused', { reason: verdict.problem });
+    // The exact text "Unauthorized" is what makes API Gateway answer 401 (its authorizer protocol).
+    throw new Error('Unauthorized');
   },
 );

@@ -1,9 +1,8 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { publisherDependencies, type Publisher } from '../lib/dependencies/publisher';
+import { publisherDependencies, type Publisher, type PublisherInvocation } from '../lib/dependencies/publisher';
 import {
   isRepublishCommand,
   PublishFailedError,
-  type PublisherDeps,
   republishRequest,
   UNCONFIRMED_RECORDS_METRIC,
   type RepublishCommand,
@@ -11,7 +10,7 @@ import {
 } from '../lib/events/publish-request-events';
 import { publishStreamRecords } from '../lib/events/publish-stream-records';
 import { DUPLICATE_RECORDS_METRIC } from '../lib/events/record-copies';
-import { isStreamRedriveCommand, streamRedriver, type StreamRedriveResult } from '../lib/events/stream-redrive';
+import { isStreamRedriveCommand, type StreamRedriveResult } from '../lib/events/stream-redrive';
 import { logger } from '../lib/observability/logger';
 import { recordCount } from '../lib/observability/metrics';
 import { withLambdaContext } from '../lib/observability/lambda-context';
@@ -67,25 +66,18 @@ async function redrive(command: { redrive: unknown }, within: ForInvocation): Pr
   return result;
 }
 
-type Built = Publisher & { redriveBatch: ReturnType<typeof streamRedriver> };
 /** One invocation's: the configuration, what it publishes with (its tries end with the invocation's time), the redrive. */
-type ForInvocation = Built & { deps: PublisherDeps };
-
-/** The publisher's dependencies, and the redrive that hands what it reads to the same batch handling. */
-function built(): Built {
-  const publisher = publisherDependencies();
-  return { ...publisher, redriveBatch: streamRedriver(publisher.config) };
-}
+type ForInvocation = Pick<Publisher, 'config'> & PublisherInvocation;
 
 /** Every trigger, behind the one entry-point wrapper. */
 const handle = withLambdaContext(
-  built,
+  publisherDependencies,
   (
     event: DynamoDBStreamEvent | RepublishCommand | { redrive: unknown },
     publisher,
     invocation,
   ): Promise<DynamoDBBatchResponse | RepublishResult | StreamRedriveResult> => {
-    const within = { ...publisher, deps: publisher.depsFor(invocation) };
+    const within = { config: publisher.config, ...publisher.forInvocation(invocation) };
     if (isRepublishCommand(event)) return republish(event, within);
     if (isStreamRedriveCommand(event)) return redrive(event, within);
     if (!Array.isArray(event.Records)) return Promise.reject(new Error('Neither a stream batch, a republish command nor a redrive'));

@@ -6,10 +6,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * the service that tries again runs through `retrying`, with its policy from RETRY: the create,
  * the withdrawal and the decision, and the publisher's reads of unprocessed keys, signings and
  * PutEvents entries, whose tries hand the next what they left undone and, when the tries or the
- * invocation's time run out, hand it back to the stream; and the operator commands' reads and
- * moves (RETRY.operator). What is transient is the caller's to
- * say: a write's outcome that asks for another try, or an AWS error that may pass
- * (lib/aws/transient-errors.ts).
+ * invocation's time run out, hand it back to the stream, and its redrive's stream iterator that
+ * expired; and the operator commands' reads and moves (RETRY.operator). What is transient is
+ * the caller's to say: a write's outcome that asks for another try, or an AWS error that may
+ * pass (lib/aws/transient-errors.ts).
  */
 
 export interface RetryPolicy {

@@ -22,6 +22,11 @@ export const STATUSES = ['SUBMITTED', 'IN_REVIEW', 'APPROVED', 'COMPLETED', 'REJ
 
 export type Status = (typeof STATUSES)[number];
 
+/** Whether a value is one of the statuses: what a reader of stored data checks before handing a status on. */
+export function isStatus(value: unknown): value is Status {
+  return STATUSES.some((status) => status === value);
+}
+
 /** Every request starts here: the service sets it when it creates one. */
 export const STATUS_SUBMITTED = 'SUBMITTED' satisfies Status;
 

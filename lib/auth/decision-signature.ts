@@ -1,14 +1,12 @@
-import { JwtVerifier } from 'aws-jwt-verify';
-import { JwtBaseError } from 'aws-jwt-verify/error';
 import type { JwtHeader, JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { JwksSettings } from '../config';
 import type { CheckSignature } from '../termination/ports/signature';
-import { isJwksOutage, jwksCacheFor, type RefreshingJwksCache } from './jwks-cache';
-import { tokenShapeBreach } from './token-rules';
+import { jwsCheck } from './jws-check';
+import { jwksCacheFor, type RefreshingJwksCache } from './jwks-cache';
 
 /*
  * The back office's signature over a decision (docs/decisions/0017-lifecycle.md, docs/events.md):
- * a compact JWS, checked with what the authorizer checks customer tokens with (its shape checks
+ * a compact JWS, checked with what the authorizer checks customer tokens with (jws-check.ts: its shape checks
  * before the library sees it, aws-jwt-verify, the same JWKS cache), against the back office's
  * own JWKS. What the claims must say of the decision is the use case's rule; this only says
  * whether the back office signed these claims.
@@ -37,13 +35,6 @@ export function decisionSignatureBreach(
   return undefined;
 }
 
-class SignatureRefusal extends Error {
-  constructor(readonly problem: string) {
-    super(problem);
-    this.name = 'SignatureRefusal';
-  }
-}
-
 /**
  * Checks a decision's signature against the back office's JWKS: its claims, or why it is not the
  * back office's. A JWKS that cannot be had throws, so the invocation is tried again.
@@ -54,29 +45,14 @@ export function createDecisionSignatureCheck(
   /** The JWKS cache: one of its own unless given (a test's, with the keys in hand). */
   jwksCache: RefreshingJwksCache = jwksCacheFor(settings, now),
 ): CheckSignature {
-  const shape = { issuer: settings.issuer, maxTokenBytes: MAX_SIGNATURE_BYTES };
-  const verifier = JwtVerifier.create(
+  return jwsCheck(
+    settings,
     {
       issuer: settings.issuer,
-      jwksUri: settings.jwksUri,
-      audience: null,
-      graceSeconds: settings.clockSkewSeconds,
-      customJwtCheck: ({ header, payload }) => {
-        const breach = decisionSignatureBreach(header, payload, settings.clockSkewSeconds, Math.floor(now() / 1000));
-        if (breach !== undefined) throw new SignatureRefusal(breach);
-      },
+      maxBytes: MAX_SIGNATURE_BYTES,
+      breach: (header, payload, nowSeconds) => decisionSignatureBreach(header, payload, settings.clockSkewSeconds, nowSeconds),
     },
-    { jwksCache },
+    jwksCache,
+    now,
   );
-  return async (signature) => {
-    const misshapen = tokenShapeBreach(signature, shape);
-    if (misshapen !== undefined) return { ok: false, problem: misshapen };
-    try {
-      return { ok: true, claims: await verifier.verify(signature) };
-    } catch (error) {
-      if (error instanceof SignatureRefusal) return { ok: false, problem: error.problem };
-      if (error instanceof JwtBaseError && !isJwksOutage(error)) return { ok: false, problem: error.message };
-      throw error;
-    }
-  };
 }

@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import type { DynamoDbConfig } from '../config';
+import { againFor, retrying, type Again, type Tries } from '../retry';
 import { localEndpoint } from './local-endpoint';
 
 /*
@@ -76,7 +77,8 @@ export interface StreamPositions {
 /** The stream's records of a range, or why they cannot be read. */
 export type StreamRange = { kind: 'records'; records: DynamoDBRecord[] } | { kind: 'gone'; detail: string };
 
-export type ReadStreamRange = (positions: StreamPositions) => Promise<StreamRange>;
+/** Reads a range; an iterator that expires is had again by `tries`. */
+export type ReadStreamRange = (positions: StreamPositions, tries: Tries) => Promise<StreamRange>;
 
 /** The stream's answers that mean its records are gone: trimmed (older than 24 h), or the shard or stream no longer exists. */
 const GONE = new Set(['TrimmedDataAccessException', 'ResourceNotFoundException']);
@@ -92,37 +94,35 @@ function sequence(value: string | undefined): bigint | undefined {
 /**
  * Reads a range with GetShardIterator (AT_SEQUENCE_NUMBER its first) and GetRecords until its
  * last. An open shard answers empty pages at its end: after `maxEmptyReads` of them the range is
- * reported incomplete.
+ * reported incomplete. An iterator that expires (15 minutes after it was had) is had again after
+ * the last record read, by the invocation's tries (lib/retry.ts): when they run out, or the
+ * invocation's time does, the read fails.
  */
 export function streamRangeReader(client: DynamoDBStreamsClient, options: { maxEmptyReads?: number } = {}): ReadStreamRange {
-  return async (positions) => {
+  return async (positions, tries) => {
     const { streamArn, shardId, endSequenceNumber } = positions;
     const end = sequence(endSequenceNumber);
     if (end === undefined) return { kind: 'gone', detail: `endSequenceNumber ${endSequenceNumber} is no sequence number` };
     const records: DynamoDBRecord[] = [];
-    const iteratorFrom = async (after: string | undefined) =>
-      (
-        await client.send(
-          new GetShardIteratorCommand({
-            StreamArn: streamArn,
-            ShardId: shardId,
-            ...(after === undefined
-              ? { ShardIteratorType: 'AT_SEQUENCE_NUMBER', SequenceNumber: positions.startSequenceNumber }
-              : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }),
-          }),
-        )
-      ).ShardIterator;
-    try {
-      let iterator = await iteratorFrom(undefined);
-      let empty = 0;
+    let empty = 0;
+    /** One iterator's reading, from the range's start or after the last record read: to the range's end, or until it expires. */
+    const readFrom = async (after: string | undefined): Promise<StreamRange | Again<string | undefined>> => {
+      let { ShardIterator: iterator } = await client.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shardId,
+          ...(after === undefined
+            ? { ShardIteratorType: 'AT_SEQUENCE_NUMBER', SequenceNumber: positions.startSequenceNumber }
+            : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }),
+        }),
+      );
       while (iterator !== undefined && empty < (options.maxEmptyReads ?? 5)) {
         let page;
         try {
           page = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
         } catch (error) {
           if (!(error instanceof Error) || error.name !== 'ExpiredIteratorException') throw error;
-          iterator = await iteratorFrom(records.at(-1)?.dynamodb?.SequenceNumber);
-          continue;
+          return againFor(records.at(-1)?.dynamodb?.SequenceNumber);
         }
         const { Records = [], NextShardIterator } = page;
         empty = Records.length === 0 ? empty + 1 : 0;
@@ -134,11 +134,14 @@ export function streamRangeReader(client: DynamoDBStreamsClient, options: { maxE
         }
         iterator = NextShardIterator;
       }
+      return { kind: 'gone', detail: `the shard ended before ${endSequenceNumber} (${String(records.length)} records read)` };
+    };
+    try {
+      return await retrying<StreamRange, string | undefined>(tries, readFrom);
     } catch (error) {
       if (error instanceof Error && GONE.has(error.name)) return { kind: 'gone', detail: `${error.name}: ${error.message}` };
       throw error;
     }
-    return { kind: 'gone', detail: `the shard ended before ${endSequenceNumber} (${String(records.length)} records read)` };
   };
 }
 

@@ -73,14 +73,7 @@ export function buildCreateTransaction(tables: CreateTables, request: NewRequest
       {
         name: 'limit',
         item: {
-          Update: requestLimitUpdate(
-            tables.requests,
-            request.contractId,
-            request.customerId,
-            request.limit,
-            nowSeconds,
-            request.limitCountsFrom,
-          ),
+          Update: requestLimitUpdate(tables.requests, request.contractId, request.customerId, request.limit),
         },
       },
     ],

@@ -7,9 +7,9 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import type { Status } from '../api-model/schemas';
+import { isStatus, type Status } from '../api-model/schemas';
 import type { ErasureRules } from '../termination/ports/erasure';
-import { isStatus, SECONDS_PER_DAY } from '../termination/ports/store';
+import { SECONDS_PER_DAY } from '../time';
 import { isTableKey, ledgerItemOf, ledgerPartition } from './erasure-ledger';
 import { keyRecordEmptied, keyRecordState, keyRecordSummary, type Item } from './items';
 import { CUSTOMER_INDEX } from './customer-requests';

@@ -3,7 +3,8 @@ import type { Tables } from './keys';
 import { decisionUpdate } from './request-item';
 import { slotRelease, type StatusPart } from './status-write';
 import { namedTransaction, type NamedTransaction, type PartName } from './write-parts';
-import type { Decision, StatusMove } from '../termination/ports/store';
+import type { StatusMove } from '../termination/ports/store';
+import type { Decision } from '../termination/ports/decision';
 
 /*
  * A back-office decision as data (docs/decisions/0017-lifecycle.md): one UpdateItem of the

@@ -1,5 +1,5 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { SECONDS_PER_DAY } from '../termination/ports/store';
+import { SECONDS_PER_DAY } from '../time';
 import type { Item } from './items';
 import type { TableKey } from './keys';
 

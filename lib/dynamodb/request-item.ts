@@ -1,16 +1,9 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { submittedEventSchema } from '../api-model/event-schemas';
-import { terminationRequestInputSchema, type Status, type TerminationRequestInput } from '../api-model/schemas';
+import { isStatus, terminationRequestInputSchema, type Status, type TerminationRequestInput } from '../api-model/schemas';
 import { validateTerminationInput } from '../api-model/validator';
-import {
-  isStatus,
-  type Decision,
-  type NewRequest,
-  type RequestState,
-  type StatusMove,
-  type StoredRequest,
-  type WithdrawalIntent,
-} from '../termination/ports/store';
+import type { Decision } from '../termination/ports/decision';
+import type { NewRequest, RequestState, StatusMove, StoredRequest, WithdrawalIntent } from '../termination/ports/store';
 import { MalformedItemError } from '../termination/ports/errors';
 import type { RequestHistory, StatusChange } from '../termination/ports/request-history';
 import type { Item } from './items';

@@ -1,6 +1,6 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { MalformedItemError } from '../termination/ports/errors';
-import { periodSecondsOf, type RequestLimit } from '../termination/ports/store';
+import type { LimitCondition, RequestLimit } from '../termination/ports/store';
 import type { Item } from './items';
 import { limitKeyOf } from './keys';
 
@@ -27,15 +27,7 @@ export const LIMIT_KIND = 'REQUEST_LIMIT';
 const timeAttribute = (i: number): string => `t${i}`;
 
 /** The Update of the create's transaction that records this request and holds the customer to the limit. */
-export function requestLimitUpdate(
-  tableName: string,
-  contractId: string,
-  customerId: string,
-  limit: RequestLimit,
-  nowSeconds: number,
-  countedFromSeconds: number,
-): Update {
-  const periodSeconds = periodSecondsOf(limit);
+export function requestLimitUpdate(tableName: string, contractId: string, customerId: string, limit: LimitCondition): Update {
   const shifts = Array.from({ length: limit.count - 1 }, (_, i) => `${timeAttribute(i + 1)} = if_not_exists(${timeAttribute(i)}, :none)`);
   const oldest = timeAttribute(limit.count - 1);
   return {
@@ -49,11 +41,11 @@ export function requestLimitUpdate(
       ':kind': LIMIT_KIND,
       ':customerId': customerId,
       // The request counts from its creation rounded up; the window ends at now rounded down (lib/termination/request-limit.ts).
-      ':now': countedFromSeconds,
+      ':now': limit.countsFrom,
       // Only where a time shifts: DynamoDB refuses a value the expressions do not use (one request allowed shifts none).
       ...(shifts.length > 0 ? { ':none': 0 } : {}),
-      ':windowStart': nowSeconds - periodSeconds,
-      ':expiresAt': countedFromSeconds + periodSeconds,
+      ':windowStart': limit.windowStart,
+      ':expiresAt': limit.expiresAt,
     },
     // The refused item says when a new request is possible: one call, no read after.
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

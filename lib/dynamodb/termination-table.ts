@@ -13,7 +13,6 @@ import { createDocumentClient } from '../aws/dynamodb-client';
 import { isTransientAwsError } from '../aws/transient-errors';
 import { StoreUnavailableError } from '../termination/ports/errors';
 import type {
-  Decision,
   DecisionWriteOutcome,
   IdempotencyRecord,
   CustomerRequestPage,
@@ -27,6 +26,7 @@ import type {
   WithdrawalOutcome,
   WriteOutcome,
 } from '../termination/ports/store';
+import type { Decision } from '../termination/ports/decision';
 import { asIdempotencyRecord, type Item } from './items';
 import { asStoredRequest, ownItemsFilter } from './request-item';
 import { queryCustomerRequests, readRequestHistory } from './customer-requests';

@@ -1,7 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { validateStreamRedriveCommand } from '../api-model/validator';
-import type { PublisherConfig } from '../config';
-import { createStreamsClient, streamRangeReader, tableStreamLister, type ReadStreamRange } from '../aws/dynamodb-streams';
+import type { ReadStreamRange } from '../aws/dynamodb-streams';
+import type { Tries } from '../retry';
 
 /*
  * npm run redrive -- --queue publisher (docs/operations.md, Redrive): on-call hands the publisher
@@ -32,6 +32,8 @@ export interface StreamRedriveDeps {
   /** The streams DynamoDB lists for a table. */
   listStreams: (tableName: string) => Promise<string[]>;
   readRange: ReadStreamRange;
+  /** The invocation's tries (the publisher's): what has an iterator that expired had again. */
+  tries: Tries;
   /** What the stream mapping invokes with a batch: the publisher's own handling of it. */
   publish: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
 }
@@ -50,18 +52,9 @@ export async function redriveStreamBatch(command: unknown, deps: StreamRedriveDe
   const consumed = (await Promise.all(deps.tables.map((table) => deps.listStreams(table)))).flat();
   if (!consumed.includes(positions.streamArn))
     throw new StreamRedriveRefusedError(`${positions.streamArn} is not a stream the publisher consumes (${deps.tables.join(', ')})`);
-  const range = await deps.readRange(positions);
+  const range = await deps.readRange(positions, deps.tries);
   if (range.kind === 'gone') return { outcome: 'gone', detail: range.detail };
   if (range.records.length === 0) return { outcome: 'redriven', records: 0, handedBack: undefined };
   const answer = await deps.publish({ Records: range.records });
   return { outcome: 'redriven', records: range.records.length, handedBack: answer.batchItemFailures[0]?.itemIdentifier };
-}
-
-/** The redrive with the publisher's own streams client and its tables, handing what it reads to the invocation's batch handling. */
-export function streamRedriver(
-  config: Pick<PublisherConfig, 'streamTables' | 'dynamodb'>,
-): (command: unknown, publish: StreamRedriveDeps['publish']) => Promise<StreamRedriveResult> {
-  const streams = createStreamsClient(config.dynamodb);
-  const deps = { tables: config.streamTables, listStreams: tableStreamLister(streams), readRange: streamRangeReader(streams) };
-  return (command, publish) => redriveStreamBatch(command, { ...deps, publish });
 }

@@ -5,7 +5,8 @@ import { validateStatusDecisionDetail } from '../api-model/validator';
 import { isFinal, moveTo } from './lifecycle';
 import { retainedUntil, type RetentionRule } from './retention';
 import type { CheckSignature } from './ports/signature';
-import type { Decision, StatusMove, StatusWriteRefusal, TerminationStore } from './ports/store';
+import type { StatusMove, StatusWriteRefusal, TerminationStore } from './ports/store';
+import type { Decision } from './ports/decision';
 
 /*
  * A back-office decision in (docs/decisions/0017-lifecycle.md). Each event is judged alone:

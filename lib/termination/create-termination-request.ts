@@ -12,7 +12,7 @@ import type { IdempotencyRecord, RequestLimit, TerminationStore, WriteOutcome } 
 import { requestFingerprint } from './fingerprint';
 import { erasedKeyRefusal, refuse, type Refusal, type Refused } from './refusals';
 import { hasOwnWords, needsComment } from './reason-rules';
-import { countedFromSeconds, limitRefusal, nextRequestAllowedAt } from './request-limit';
+import { countedFromSeconds, limitConditionFor, limitRefusal, nextRequestAllowedAt } from './request-limit';
 import { newRequestNumber } from './request-number';
 import { withinBudget } from './within-budget';
 import type { CallContext, Messages } from './call-context';
@@ -186,8 +186,7 @@ function createOrExplain(deps: CreateDeps, call: ValidCall, now: Date, abortSign
         expiresAt: nowSeconds + deps.idempotencyTtlSeconds,
         contract: contractConditionFor(call.customerId, call.input.desiredTerminationDate),
         documents: documentConditionFor(call.customerId),
-        limit: deps.requestLimit,
-        limitCountsFrom: countedFromSeconds(response.createdAt),
+        limit: limitConditionFor(deps.requestLimit, countedFromSeconds(response.createdAt), nowSeconds),
       },
       nowSeconds,
       abortSignal,

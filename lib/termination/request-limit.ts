@@ -1,5 +1,6 @@
-import { periodSecondsOf, type RequestLimit } from './ports/store';
+import type { LimitCondition, RequestLimit } from './ports/store';
 import type { Refused } from './refusals';
+import { SECONDS_PER_DAY } from '../time';
 
 /*
  * How many requests one customer may make on one contract within a rolling period
@@ -12,6 +13,9 @@ import type { Refused } from './refusals';
 /** The most a setting may allow: the write keeps one time per allowed request (lib/dynamodb/request-limit.ts). */
 export const MAX_LIMIT_COUNT = 10;
 
+/** The limit's period in seconds: where the write's window starts and when a new request is possible. */
+export const periodSecondsOf = (limit: RequestLimit): number => limit.periodDays * SECONDS_PER_DAY;
+
 /**
  * The second a request counts from (epoch seconds): its creation time rounded up, never down.
  * A create is accepted once the whole seconds elapsed since then reach the period, so the first
@@ -19,6 +23,16 @@ export const MAX_LIMIT_COUNT = 10;
  * itself, and exactly the nextRequestAllowedAt a refusal names.
  */
 export const countedFromSeconds = (createdAt: string): number => Math.ceil(Date.parse(createdAt) / 1000);
+
+/**
+ * The limit as a create's write checks it at `nowSeconds`, for a request counted from
+ * `countsFrom`: the window ends at now (whole seconds), and the record, which the request's time
+ * renews, holds nothing that counts a period after it.
+ */
+export function limitConditionFor(limit: RequestLimit, countsFrom: number, nowSeconds: number): LimitCondition {
+  const periodSeconds = periodSecondsOf(limit);
+  return { ...limit, windowStart: nowSeconds - periodSeconds, countsFrom, expiresAt: countsFrom + periodSeconds };
+}
 
 /**
  * When the caller may make a new request (epoch seconds): `period` after the oldest of their

@@ -1,4 +1,4 @@
-import { SECONDS_PER_DAY } from './ports/store';
+import { SECONDS_PER_DAY } from '../time';
 
 /*
  * How long a request's personal data is kept (docs/decisions/0024-retention-by-calendar-year.md):

@@ -315,7 +315,7 @@ describe('the WAF', () => {
       expect(wafAdmits(header), header.slice(0, 20)).toBe(true);
     const parses = (authorization: string): boolean => {
       try {
-        const [header = '', claims = ''] = bearerToken(authorization).split('.');
+        const [header = '', claims = ''] = (bearerToken(authorization) ?? '').split('.');
         return [header, claims].every((part) => typeof JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) === 'object');
       } catch {
         return false;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeFor } from '../../lib/dynamodb/termination-table';
 import { eventIdOf } from '../../lib/events/request-events';
 import { moveTo } from '../../lib/termination/lifecycle';
-import type { Decision } from '../../lib/termination/ports/store';
+import type { Decision } from '../../lib/termination/ports/decision';
 import { startAwsStandIn, type AwsStandIn } from '../../scripts/local/aws-stand-in';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { writeRunningStack } from '../../scripts/local/running-stack';

@@ -18,7 +18,7 @@ import { ledgerPartition } from '../../lib/dynamodb/erasure-ledger';
 import { DynamoDbTerminationStore } from '../../lib/dynamodb/termination-table';
 import { ERASURE_RULES } from '../../lib/termination/erasure';
 import { isFinal, moveTo } from '../../lib/termination/lifecycle';
-import type { Decision } from '../../lib/termination/ports/store';
+import type { Decision } from '../../lib/termination/ports/decision';
 import { createLedgerTable } from '../../scripts/local/tables';
 import { localClient } from '../../scripts/local/dynamodb-local';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';

@@ -1,15 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient, ExpiredIteratorException } from '@aws-sdk/client-dynamodb-streams';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { streamRangeReader } from '../../lib/aws/dynamodb-streams';
 import { localEndpoint } from '../../lib/aws/local-endpoint';
 import { requestKeyOf } from '../../lib/dynamodb/keys';
+import { publisherTries } from '../../lib/events/publish-request-events';
 import { eventIdOf } from '../../lib/events/request-events';
 import { isStreamRedriveCommand } from '../../lib/events/stream-redrive';
+import { RESERVE_MS, RetriesExhaustedError } from '../../lib/retry';
 import type { PutEventsFault } from '../../scripts/local/aws-stand-in';
 import {
   redriveDecisions,
@@ -508,6 +512,83 @@ describe('the redrive command the publisher takes (stream positions only)', () =
       redrive: { streamArn: Table?.LatestStreamArn ?? '', shardId: 'shardId-1', startSequenceNumber: '9', endSequenceNumber: '1' },
     };
     await expect(handler(command)).rejects.toThrow('startSequenceNumber is after endSequenceNumber');
+  });
+});
+
+describe('a shard iterator that expires while the publisher reads a range', () => {
+  /**
+   * A streams client on DynamoDB Local that reads one record per page and answers the GetRecords
+   * calls numbered in `expiredAt` (1 for the first) with ExpiredIteratorException, as an iterator
+   * 15 minutes old is answered: a fault DynamoDB Local cannot be made to show.
+   */
+  function expiringStreams(expiredAt: (call: number) => boolean) {
+    const client = new DynamoDBStreamsClient({ region: 'eu-central-1', ...localEndpoint(stack.tables.endpoint) });
+    const calls = { iterators: 0, reads: 0 };
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'GetShardIteratorCommand') calls.iterators++;
+        if (context.commandName === 'GetRecordsCommand' && 'Limit' in args.input) {
+          calls.reads++;
+          if (expiredAt(calls.reads)) throw new ExpiredIteratorException({ message: 'Iterator expired', $metadata: {} });
+          return next({ ...args, input: { ...args.input, Limit: 1 } });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'expireIterators' },
+    );
+    return { client, calls };
+  }
+  /** Where a fresh request's create is in the requests table's stream. */
+  const positionsOfACreate = async () => {
+    const contractId = await freshContract();
+    await createdOn(contractId);
+    return streamPositionsOf(stack.tables.endpoint, stack.tables.names.requests, contractId);
+  };
+  const countingTries = (maxAttempts: number) => {
+    const pauses: number[] = [];
+    return { pauses, tries: { maxAttempts, pause: async (attempt: number) => void pauses.push(attempt) } };
+  };
+
+  it('has an iterator again after the last record read, after a pause, and reads every record of the range once', async () => {
+    const positions = await positionsOfACreate();
+    const plain = expiringStreams(() => false);
+    const expected = await streamRangeReader(plain.client)(positions, countingTries(1).tries);
+    const expiring = expiringStreams((call) => call === 2 || call === 3);
+    const { pauses, tries } = countingTries(5);
+
+    const range = await streamRangeReader(expiring.client)(positions, tries);
+
+    // The create's items, a page each: the iterator expires after the first record, and again at once.
+    expect(expected.kind === 'records' ? expected.records.length : 0).toBeGreaterThan(2);
+    expect(range).toEqual(expected);
+    expect(pauses).toEqual([1, 2]);
+    expect(expiring.calls.iterators).toBe(3);
+    plain.client.destroy();
+    expiring.client.destroy();
+  });
+
+  it("fails the read when the invocation's tries run out, each try after a pause", async () => {
+    const positions = await positionsOfACreate();
+    const expiring = expiringStreams(() => true);
+    const { pauses, tries } = countingTries(3);
+
+    await expect(streamRangeReader(expiring.client)(positions, tries)).rejects.toBeInstanceOf(RetriesExhaustedError);
+
+    expect(pauses).toEqual([1, 2]);
+    expect(expiring.calls).toEqual({ iterators: 3, reads: 3 });
+    expiring.client.destroy();
+  });
+
+  it("fails the read when the invocation's time ends the pause", async () => {
+    const positions = await positionsOfACreate();
+    const expiring = expiringStreams(() => true);
+    // The publisher's tries in an invocation that has only the reserve left.
+    const tries = publisherTries({ maxAttempts: 5 }, { remainingMs: () => RESERVE_MS });
+
+    await expect(streamRangeReader(expiring.client)(positions, tries)).rejects.toMatchObject({ name: 'AbortError' });
+
+    expect(expiring.calls).toEqual({ iterators: 1, reads: 1 });
+    expiring.client.destroy();
   });
 });
 

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyKeyOf, numberKeyOf, requestKeyOf, slotKeyOf, withdrawalKeyOf, type TableKey } from '../../lib/dynamodb/keys';
 import { DynamoDbTerminationStore } from '../../lib/dynamodb/termination-table';
 import { isFinal, moveTo } from '../../lib/termination/lifecycle';
-import type { Decision } from '../../lib/termination/ports/store';
+import type { Decision } from '../../lib/termination/ports/decision';
 import { at, templateFile } from '../../scripts/local/template-file';
 import { DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 import { headersWithKey, validBody } from '../support/bodies';

@@ -5,7 +5,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventIdOf } from '../../lib/events/request-events';
 import { isFinal } from '../../lib/termination/lifecycle';
-import { isStatus } from '../../lib/termination/ports/store';
+import { isStatus } from '../../lib/api-model/schemas';
 import { requestKeyOf } from '../../lib/dynamodb/keys';
 import { decisionEvent, type DecisionOptions } from '../../scripts/local/decision-event';
 import type { StreamPoller } from '../../scripts/local/stream-poller';

@@ -1,8 +1,6 @@
 import { meetsCondition } from '../../lib/termination/contract-rules';
-import { periodSecondsOf } from '../../lib/termination/ports/store';
 import type {
   CustomerRequestPage,
-  Decision,
   DecisionWriteOutcome,
   IdempotencyRecord,
   NewRequest,
@@ -17,6 +15,7 @@ import type {
   WithdrawalRecord,
   WriteOutcome,
 } from '../../lib/termination/ports/store';
+import type { Decision } from '../../lib/termination/ports/decision';
 import type { RequestHistory, StatusChange } from '../../lib/termination/ports/request-history';
 import type { TerminationRequestInput } from '../../lib/api-model/schemas';
 
@@ -116,12 +115,12 @@ export class InMemoryStore implements TerminationStore {
     const times = this.limits.get(limitKey) ?? [];
     const { count } = request.limit;
     const oldest = times[count - 1];
-    if (oldest !== undefined && oldest > nowSeconds - periodSecondsOf(request.limit)) {
+    if (oldest !== undefined && oldest > request.limit.windowStart) {
       const held = times.slice(0, count);
       return { kind: 'limit-reached', createdAtSeconds: held.includes(0) ? held.slice(0, held.indexOf(0)) : held };
     }
     // This request's time first, the count's times shifted by one, those beyond the count left as they are.
-    const shifted = Array.from({ length: count }, (_, i) => (i === 0 ? request.limitCountsFrom : (times[i - 1] ?? 0)));
+    const shifted = Array.from({ length: count }, (_, i) => (i === 0 ? request.limit.countsFrom : (times[i - 1] ?? 0)));
     this.limits.set(limitKey, [...shifted, ...times.slice(count)]);
     const { requestId, requestNumber, customerId, contractId } = request;
     this.keys.set(key, { fingerprint: request.fingerprint, requestId, response: request.response, expiresAt: request.expiresAt });

@@ -6,7 +6,9 @@ import { buildWithdrawalTransaction } from '../../lib/dynamodb/withdrawal-write'
 import { contractConditionFor } from '../../lib/termination/contract-rules';
 import { documentConditionFor } from '../../lib/termination/documents';
 import { moveTo } from '../../lib/termination/lifecycle';
-import type { Decision, NewRequest } from '../../lib/termination/ports/store';
+import { limitConditionFor } from '../../lib/termination/request-limit';
+import type { NewRequest } from '../../lib/termination/ports/store';
+import type { Decision } from '../../lib/termination/ports/decision';
 import type { TableNames } from '../../scripts/local/tables';
 import { DEMO_BANK_DETAILS, DEMO_CUSTOMERS } from '../../scripts/local/demo-data';
 
@@ -46,8 +48,7 @@ export const SAMPLE_REQUEST: NewRequest = {
   expiresAt: 4_102_444_800,
   contract: contractConditionFor(DEMO_CUSTOMERS.anna.customerId, desiredTerminationDate),
   documents: documentConditionFor(DEMO_CUSTOMERS.anna.customerId),
-  limit: { count: 5, periodDays: 30 },
-  limitCountsFrom: Date.parse(createdAt) / 1000,
+  limit: limitConditionFor({ count: 5, periodDays: 30 }, Date.parse(createdAt) / 1000, Date.parse(createdAt) / 1000),
 };
 
 const seconds = (time: string) => Math.floor(Date.parse(time) / 1000);

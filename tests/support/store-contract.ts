@@ -6,9 +6,11 @@ import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';
 import { documentConditionFor, USABLE_DOCUMENT_STATUS } from '../../lib/termination/documents';
 import { contractConditionFor } from '../../lib/termination/contract-rules';
 import { FINAL_STATUSES, moveTo, WITHDRAWABLE_STATUSES } from '../../lib/termination/lifecycle';
-import type { Decision, NewRequest, PageQuery, RequestLimit, TerminationStore, WithdrawalIntent } from '../../lib/termination/ports/store';
+import type { NewRequest, PageQuery, RequestLimit, TerminationStore, WithdrawalIntent } from '../../lib/termination/ports/store';
+import type { Decision } from '../../lib/termination/ports/decision';
 import { newRequestNumber } from '../../lib/termination/request-number';
-import { SECONDS_PER_DAY } from '../../lib/termination/ports/store';
+import { limitConditionFor } from '../../lib/termination/request-limit';
+import { SECONDS_PER_DAY } from '../../lib/time';
 
 /*
  * The contract of the store port (lib/termination/ports/store.ts): the same cases, with the same
@@ -39,9 +41,10 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 /** A create of Anna's (unless told) on the contract, as the create use case hands it over, naming the documents given. */
 export function newRequest(
   contractId: string,
-  fields: Partial<NewRequest> & { desired?: string; documentIds?: string[] } = {},
+  fields: Partial<Omit<NewRequest, 'limit'>> & { desired?: string; documentIds?: string[]; limit?: RequestLimit } = {},
 ): NewRequest {
-  const { desired = DESIRED, documentIds, ...overrides } = fields;
+  // Far more than a suite's requests on one contract, unless told: the limit is not what most cases are about.
+  const { desired = DESIRED, documentIds, limit = { count: 50, periodDays: 30 }, ...overrides } = fields;
   const requestId = overrides.requestId ?? timeOrderedUuid();
   const requestNumber = overrides.requestNumber ?? newRequestNumber();
   const customerId = overrides.customerId ?? ANNA;
@@ -62,9 +65,7 @@ export function newRequest(
     expiresAt: nowSeconds() + HOUR,
     contract: contractConditionFor(customerId, desired),
     documents: documentConditionFor(customerId),
-    // Far more than a suite's requests on one contract: the limit is not what these cases are about.
-    limit: { count: 50, periodDays: 30 },
-    limitCountsFrom: nowSeconds(),
+    limit: limitConditionFor(limit, nowSeconds(), nowSeconds()),
     ...overrides,
   };
 }
@@ -382,7 +383,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
     const PERIOD = 30 * SECONDS_PER_DAY;
 
     /** A create at `at` (epoch seconds): the limit counts the request from then, as a create made then would. */
-    const createAt = (request: NewRequest, at: number) => store.create({ ...request, limitCountsFrom: at }, at);
+    const createAt = (request: NewRequest, at: number) => store.create({ ...request, limit: limitConditionFor(request.limit, at, at) }, at);
 
     /** A request of the customer's made on the contract at `at`, under `limit`, then ended as told so that the contract is free again. */
     async function madeAndEnded(

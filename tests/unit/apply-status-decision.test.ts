@@ -1,7 +1,8 @@
 import { LOCAL_ACCOUNT_ID } from '../../scripts/local/template-patterns';
 import { describe, expect, it } from 'vitest';
 import { applyStatusDecision, DecisionContendedError, type DecisionDeps } from '../../lib/termination/apply-status-decision';
-import type { Decision, DecisionWriteOutcome, RequestState, StatusMove } from '../../lib/termination/ports/store';
+import type { DecisionWriteOutcome, RequestState, StatusMove } from '../../lib/termination/ports/store';
+import type { Decision } from '../../lib/termination/ports/decision';
 import { DECISION_SIGNED_FIELDS, DECISION_STATUSES, statusDecisionSchema } from '../../lib/api-model/event-schemas';
 import { STATUSES, type Status } from '../../lib/api-model/schemas';
 import {

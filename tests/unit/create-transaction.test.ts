@@ -7,6 +7,7 @@ import { contractConditionFor } from '../../lib/termination/contract-rules';
 import { documentConditionFor } from '../../lib/termination/documents';
 import { createTerminationRequest } from '../../lib/termination/create-termination-request';
 import type { NewRequest } from '../../lib/termination/ports/store';
+import { limitConditionFor } from '../../lib/termination/request-limit';
 
 const tables = { requests: 'requests', contracts: 'contracts', documents: 'documents' };
 const NOW = 1_900_000_000;
@@ -33,8 +34,7 @@ const request: NewRequest = {
   expiresAt: NOW + 86_400,
   contract: contractConditionFor('customer-anna', '2030-06-30'),
   documents: documentConditionFor('customer-anna'),
-  limit: { count: 3, periodDays: 30 },
-  limitCountsFrom: NOW,
+  limit: limitConditionFor({ count: 3, periodDays: 30 }, NOW, NOW),
 };
 
 /** The first failed part, with the item as the failure returned it, or as the store read it after. */

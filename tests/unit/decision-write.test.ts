@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildDecisionWrite, type DecisionWrite } from '../../lib/dynamodb/decision-write';
 import { partItem, type Failure } from '../../lib/dynamodb/write-parts';
 import { explainStatusRefusal } from '../../lib/dynamodb/status-write';
-import type { Decision } from '../../lib/termination/ports/store';
+import type { Decision } from '../../lib/termination/ports/decision';
 import { requestKeyOf, slotKeyOf } from '../../lib/dynamodb/keys';
 import { moveTo } from '../../lib/termination/lifecycle';
 import { DECISION_STATUSES } from '../../lib/api-model/event-schemas';

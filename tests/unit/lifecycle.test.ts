@@ -10,8 +10,7 @@ import {
   WITHDRAWABLE_STATUSES,
 } from '../../lib/termination/lifecycle';
 import { textsFor } from '../../lib/http/texts';
-import { isStatus } from '../../lib/termination/ports/store';
-import { STATUSES, type Status } from '../../lib/api-model/schemas';
+import { isStatus, STATUSES, type Status } from '../../lib/api-model/schemas';
 
 /** Every move the lifecycle allows, written out by hand: anything not listed is refused. */
 const ALLOWED = new Set([

@@ -5,7 +5,7 @@ import { createdAtSecondsOf, requestLimitUpdate } from '../../lib/dynamodb/reque
 import { partItem } from '../../lib/dynamodb/write-parts';
 import { answerFor } from '../../lib/http/answers';
 import { textsFor } from '../../lib/http/texts';
-import { limitRefusal, nextRequestAllowedAt } from '../../lib/termination/request-limit';
+import { limitConditionFor, limitRefusal, nextRequestAllowedAt } from '../../lib/termination/request-limit';
 import { SAMPLE_REQUEST } from '../support/sample-request';
 import { at, parsedObject } from '../support/json';
 import { envVariables, stageParams } from '../support/serverless-yml';
@@ -24,7 +24,7 @@ const tables = { requests: 'requests', contracts: 'contracts', documents: 'docum
 describe('the limit record in the create transaction', () => {
   it("shifts the times by one, the new request's first, under the condition that the oldest kept is outside the period", () => {
     // Created at NOW - 0.5 s: counted from NOW, its creation rounded up; the window ends at NOW + 1 s, now rounded down.
-    expect(requestLimitUpdate('requests', 'c-1', 'customer-anna', LIMIT, NOW + 1, NOW)).toEqual({
+    expect(requestLimitUpdate('requests', 'c-1', 'customer-anna', limitConditionFor(LIMIT, NOW, NOW + 1))).toEqual({
       TableName: 'requests',
       Key: { pk: 'CONTRACT#c-1', sk: 'REQUEST_LIMIT#customer-anna' },
       UpdateExpression:
@@ -44,7 +44,7 @@ describe('the limit record in the create transaction', () => {
   });
 
   it('keeps one time when one request is allowed, and names no value it does not use (DynamoDB refuses the update then)', () => {
-    const update = requestLimitUpdate('requests', 'c-1', 'customer-anna', { count: 1, periodDays: 1 }, NOW, NOW);
+    const update = requestLimitUpdate('requests', 'c-1', 'customer-anna', limitConditionFor({ count: 1, periodDays: 1 }, NOW, NOW));
     expect([update.UpdateExpression, update.ConditionExpression]).toEqual([
       'SET #kind = :kind, customerId = :customerId, expiresAt = :expiresAt, t0 = :now',
       'attribute_not_exists(t0) OR t0 <= :windowStart',
@@ -79,7 +79,7 @@ describe('the limit record in the create transaction', () => {
   });
 
   it('reports the limit reached with the times the refused record holds', () => {
-    const request = { ...SAMPLE_REQUEST, limit: LIMIT };
+    const request = { ...SAMPLE_REQUEST, limit: limitConditionFor(LIMIT, NOW, NOW) };
     const failedLimit = (item: Record<string, unknown> | undefined, readAfter: boolean) => ({
       part: 'limit' as const,
       failed: [{ name: 'limit' as const }],

@@ -1,5 +1,5 @@
-import type { DECISION_STATUSES } from '../../api-model/event-schemas';
-import { STATUSES, type Status, type TerminationRequest, type TerminationRequestInput, type Withdrawal } from '../../api-model/schemas';
+import type { Status, TerminationRequest, TerminationRequestInput, Withdrawal } from '../../api-model/schemas';
+import type { Decision } from './decision';
 import type { RequestHistory } from './request-history';
 
 /*
@@ -14,11 +14,6 @@ import type { RequestHistory } from './request-history';
  * turn those facts into outcomes; a store decides nothing (npm run deps keeps lib/dynamodb off
  * the modules that do).
  */
-
-/** Whether a stored value is one of the statuses: what a store checks before handing a status back. */
-export function isStatus(value: unknown): value is Status {
-  return STATUSES.some((status) => status === value);
-}
 
 /**
  * What the contract must be for a create to write, checked inside the write: the caller's, in
@@ -50,10 +45,19 @@ export interface RequestLimit {
   periodDays: number;
 }
 
-export const SECONDS_PER_DAY = 86_400;
-
-/** The limit's period in seconds: where the write's window starts and when the use case says a new request is possible. */
-export const periodSecondsOf = (limit: RequestLimit): number => limit.periodDays * SECONDS_PER_DAY;
+/**
+ * The limit as this create's write checks it and records the request in it, worked out by the
+ * use case (lib/termination/request-limit.ts): the caller's latest `count` times on the contract
+ * may hold none after `windowStart`.
+ */
+export interface LimitCondition extends RequestLimit {
+  /** Epoch seconds: a time the record keeps after it still counts. */
+  windowStart: number;
+  /** Epoch seconds this request counts from: its creation, rounded up. */
+  countsFrom: number;
+  /** Epoch seconds after which no time the record holds counts any more. */
+  expiresAt: number;
+}
 
 /** A request about to be created, with everything its one atomic write records. */
 export interface NewRequest {
@@ -73,9 +77,7 @@ export interface NewRequest {
   /** Each of input.documentIds must meet it. */
   documents: DocumentCondition;
   /** The caller's requests on this contract, this one included, must stay within it. */
-  limit: RequestLimit;
-  /** Epoch seconds this request counts from in the limit: its creation, rounded up (lib/termination/request-limit.ts). */
-  limitCountsFrom: number;
+  limit: LimitCondition;
 }
 
 /** What a customer's Idempotency-Key is bound to. */
@@ -86,13 +88,17 @@ export interface IdempotencyRecord {
   expiresAt: number;
 }
 
+/** What a write found when its Idempotency-Key's condition failed: the create's and the withdrawal's, each with its own record. */
+export type KeyRefusal<KeyRecord> =
+  /** The key is bound: its record, or none when it had gone or expired by the read after the failure. */
+  | { kind: 'key-taken'; record: KeyRecord | undefined }
+  /** The key's request was erased (docs/operations.md): its record keeps only the fingerprint. */
+  | { kind: 'key-erased'; fingerprint: string };
+
 /** What one attempt to create found: written, or the first of its conditions that failed (key, contract, slot, number, documents, limit). */
 export type WriteOutcome =
   | { kind: 'created' }
-  /** The key is bound: its record, or none when it had gone or expired by the read after the failure. */
-  | { kind: 'key-taken'; record: IdempotencyRecord | undefined }
-  /** The key's request was erased (docs/operations.md): its record keeps only the fingerprint. */
-  | { kind: 'key-erased'; fingerprint: string }
+  | KeyRefusal<IdempotencyRecord>
   /** The contract as the condition refused it, or, with `readAfter`, as a read found it after (it may have changed since). */
   | { kind: 'contract-condition-failed'; contract: Record<string, unknown> | undefined; readAfter: boolean }
   /** The contract's active slot is held: by this request of this customer, or by nothing any more at the read after. */
@@ -150,17 +156,6 @@ export interface CustomerRequestPage {
   lastRequestId?: string;
 }
 
-/** A back-office decision, checked and normalised (docs/decisions/0017-lifecycle.md). */
-export interface Decision {
-  /** The back office's id of the decision: a request remembers the ids it applied. */
-  eventId: string;
-  requestId: string;
-  contractId: string;
-  status: (typeof DECISION_STATUSES)[number];
-  reason: string | undefined;
-  occurredAt: string;
-}
-
 /** A move of a request's status as its write needs it (lifecycle.ts): where it may come from, and whether it frees the contract. */
 export interface StatusMove {
   from: readonly Status[];
@@ -216,13 +211,7 @@ export interface WithdrawalRecord {
 }
 
 /** What one attempt to withdraw found: the key first, then the request (the caller's, in a status of `from`), then the slot. */
-export type WithdrawalOutcome =
-  | { kind: 'withdrawn' }
-  /** The key is bound: its record, or none when it had gone or expired by the read after the failure. */
-  | { kind: 'key-taken'; record: WithdrawalRecord | undefined }
-  /** The key's request was erased (docs/operations.md): its record keeps only the fingerprint. */
-  | { kind: 'key-erased'; fingerprint: string }
-  | StatusWriteRefusal;
+export type WithdrawalOutcome = { kind: 'withdrawn' } | KeyRefusal<WithdrawalRecord> | StatusWriteRefusal;
 
 /**
  * The service's table, and its reads of the contracts table. Every method throws
