@@ -85,6 +85,8 @@ const TABLES = {
   requests: 'bench-termination-requests',
   contracts: 'bench-contracts',
   documents: 'bench-documents',
+  /** Named for the publisher's configuration; the bench erases nothing, so the publisher never reads it. */
+  erasureLedger: 'bench-erasures',
   peerIdempotency: 'bench-peer-idempotency',
   peerRequests: 'bench-peer-requests',
   floorRequests: 'bench-floor-requests',
@@ -260,6 +262,7 @@ async function main(): Promise<void> {
     REQUESTS_TABLE_NAME: TABLES.requests,
     CONTRACTS_TABLE_NAME: TABLES.contracts,
     DOCUMENTS_TABLE_NAME: TABLES.documents,
+    ERASURE_LEDGER_TABLE_NAME: TABLES.erasureLedger,
     AWS_REGION: REGION,
     POWERTOOLS_SERVICE_NAME: 'contract-termination',
     POWERTOOLS_LOG_LEVEL: 'INFO',
