@@ -9,17 +9,17 @@ import { requestKeyOf } from '../../lib/dynamodb/keys';
 import { eventIdOf } from '../../lib/events/request-events';
 import { imageValues } from '../../lib/events/stream-image';
 import { ERASURE_RULES } from '../../lib/termination/erasure';
-import { localClient } from '../../scripts/local/dynamodb-local';
 import { matchesPattern } from '../../scripts/local/event-pattern';
 import { PUBLISHED_SAMPLES } from '../../scripts/local/published-samples';
-import { startStreamPoller, type StreamPoller } from '../../scripts/local/stream-poller';
-import { streamFilterPatterns } from '../../scripts/local/template-patterns';
+import type { StreamPoller } from '../../scripts/local/stream-poller';
 import { headersWithKey, validBody } from '../support/bodies';
 import { newContract } from '../support/contracts';
 import { callHandler, withdrawalOf } from '../support/handler';
 import { jsonObject } from '../support/json';
 import { keepJsonLines } from '../support/json-lines';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
+import { publishFromStream, type PublisherHandler } from '../support/publisher-stream';
+import { streamFilterPatterns } from '../../scripts/local/template-patterns';
 import { WITHDRAWN_SAMPLE, WITHDRAWN_SAMPLE_CONTRACT_ID, WITHDRAWN_SAMPLE_ID, writeWithdrawnSample } from '../support/sample-request';
 import { callsDuring, installSdkRecorder } from '../support/sdk-calls';
 import { verifiedEvents } from '../support/signed-events';
@@ -39,8 +39,7 @@ let data: CustomerData;
 let uninstall: () => void;
 /** Every ledger record the stream handed the publisher, in order. */
 const streamed: DynamoDBRecord[] = [];
-type Handler = typeof import('../../functions/publish-request-events').handler;
-let handler: Handler;
+let handler: PublisherHandler;
 const anna = 'customer-anna';
 
 /** The JSON lines the publisher writes (its log and EMF metric lines), kept for the tests that read them. */
@@ -50,24 +49,7 @@ let restoreOutput: () => void = () => undefined;
 beforeAll(async () => {
   restoreOutput = keepJsonLines(lines);
   stack = await useLifecycleStack();
-  Object.assign(process.env, {
-    POWERTOOLS_LOG_LEVEL: 'ERROR',
-    POWERTOOLS_METRICS_DISABLED: 'false',
-    POWERTOOLS_METRICS_NAMESPACE: 'ContractTermination',
-  });
-  handler = (await import('../../functions/publish-request-events')).handler;
-  poller = await startStreamPoller({
-    client: localClient(stack.tables.endpoint),
-    endpoint: stack.tables.endpoint,
-    tableName: stack.tables.ledger,
-    filters: streamFilterPatterns('erasures'),
-    deliver: (event) => {
-      streamed.push(...event.Records);
-      return handler(event);
-    },
-    onError: (error) => console.error('Reading the ledger stream failed:', error),
-    intervalMs: 50,
-  });
+  ({ handler, poller } = await publishFromStream(stack, 'erasures', streamed));
   data = new CustomerData(stack.tables.doc, { requests: stack.tables.names.requests, ledger: stack.tables.ledger }, ERASURE_RULES);
   uninstall = installSdkRecorder();
 });

@@ -7,15 +7,14 @@ import { moveTo } from '../../lib/termination/lifecycle';
 import { RESERVE_MS } from '../../lib/retry';
 import type { TerminationStore } from '../../lib/termination/ports/store';
 import type { Decision } from '../../lib/termination/ports/decision';
-import { localClient } from '../../scripts/local/dynamodb-local';
-import { startStreamPoller, type StreamPoller } from '../../scripts/local/stream-poller';
-import { streamFilterPatterns } from '../../scripts/local/template-patterns';
+import type { StreamPoller } from '../../scripts/local/stream-poller';
 import { headersWithKey, validBody } from '../support/bodies';
 import { newContract } from '../support/contracts';
 import { callHandler, withdrawalOf } from '../support/handler';
 import { keepJsonLines } from '../support/json-lines';
 import { lambdaContext } from '../support/lambda-context';
 import { useLifecycleStack, type LifecycleStack } from '../support/lifecycle-stack';
+import { publishFromStream, type PublisherHandler } from '../support/publisher-stream';
 import { callsDuring, installSdkRecorder } from '../support/sdk-calls';
 import { verifiedEvents } from '../support/signed-events';
 
@@ -35,31 +34,12 @@ let uninstall: () => void;
 let restoreOutput: () => void;
 /** Every record the stream handed the publisher, in order. */
 const streamed: DynamoDBRecord[] = [];
-type Handler = typeof import('../../functions/publish-request-events').handler;
-let handler: Handler;
+let handler: PublisherHandler;
 
 beforeAll(async () => {
   restoreOutput = keepJsonLines(jsonLines);
   stack = await useLifecycleStack();
-  // The publisher's log lines and metrics, as in Lambda, for the tests that read them.
-  Object.assign(process.env, {
-    POWERTOOLS_LOG_LEVEL: 'ERROR',
-    POWERTOOLS_METRICS_DISABLED: 'false',
-    POWERTOOLS_METRICS_NAMESPACE: 'ContractTermination',
-  });
-  handler = (await import('../../functions/publish-request-events')).handler;
-  poller = await startStreamPoller({
-    client: localClient(stack.tables.endpoint),
-    endpoint: stack.tables.endpoint,
-    tableName: stack.tables.names.requests,
-    filters: streamFilterPatterns(),
-    deliver: (event) => {
-      streamed.push(...event.Records);
-      return handler(event);
-    },
-    onError: (error) => console.error('Reading the stream failed:', error),
-    intervalMs: 50,
-  });
+  ({ handler, poller } = await publishFromStream(stack, 'requests', streamed));
   store = storeFor({
     requestsTableName: stack.tables.names.requests,
     dynamodb: { region: 'eu-central-1', endpoint: stack.tables.endpoint, requestTimeoutMs: 2000, connectTimeoutMs: 1000, maxAttempts: 3 },

@@ -1,5 +1,4 @@
 import type { BatchGetCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import streamRequestCreated from '../../events/stream-request-created.json' with { type: 'json' };
@@ -7,11 +6,11 @@ import streamStatusChanged from '../../events/stream-status-changed.json' with {
 import type { Item } from '../../lib/dynamodb/items';
 import { requestKeyOf } from '../../lib/dynamodb/keys';
 import { MAX_KEYS_PER_READ, requestReader, type BatchGet, type ReadRequests, type StoredRequests } from '../../lib/dynamodb/request-reads';
-import { publishRequestEvents, type PublisherDeps } from '../../lib/events/publish-request-events';
-import { keySigner, makeEventSigningKey } from '../../scripts/local/kms-stand-in';
+import { publishRequestEvents } from '../../lib/events/publish-request-events';
 import { imageValues } from '../../lib/events/stream-image';
 import { streamEvent } from '../../scripts/local/stream-events';
 import { timeRunsOutAt } from '../support/tries';
+import { recordingPublisher } from '../support/publisher-fakes';
 
 /*
  * The publisher's one read per batch, with the faults DynamoDB Local never shows: keys left
@@ -95,22 +94,8 @@ describe('publishRequestEvents when the read does not answer for a request', () 
   /** The sample request, as its item stands after both decisions. */
   const rejected = imageValues(streamEvent(streamStatusChanged).Records[1]?.dynamodb?.NewImage ?? {});
 
-  function deps(readRequests: ReadRequests) {
-    const sent: PutEventsRequestEntry[] = [];
-    const publisher: PublisherDeps = {
-      readRequests,
-      readLedger: () => Promise.reject(new Error('no ledger read expected')),
-      putEvents: (entries) => {
-        sent.push(...entries);
-        return Promise.resolve(entries.map((_, i) => ({ EventId: `e${i}` })));
-      },
-      signer: keySigner(makeEventSigningKey()),
-      maxAttempts: 1,
-      pause: () => Promise.resolve(),
-      isTransient: () => false,
-    };
-    return { publisher, sent };
-  }
+  const deps = (readRequests: ReadRequests) =>
+    recordingPublisher({ readRequests, readLedger: () => Promise.reject(new Error('no ledger read expected')) });
   const config = { eventBusName: 'bus', eventSource: 'bank.contract-termination' };
   const seq = (record: DynamoDBRecord | undefined) => record?.dynamodb?.SequenceNumber;
 

@@ -1,14 +1,12 @@
-import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import streamErasureRecorded from '../../events/stream-erasure-recorded.json' with { type: 'json' };
 import type { Item } from '../../lib/dynamodb/items';
 import type { ReadLedger } from '../../lib/dynamodb/erasure-ledger';
 import { publishStreamRecords } from '../../lib/events/publish-stream-records';
-import type { PublisherDeps } from '../../lib/events/publish-request-events';
 import { imageValues } from '../../lib/events/stream-image';
-import { keySigner, makeEventSigningKey } from '../../scripts/local/kms-stand-in';
 import { streamEvent } from '../../scripts/local/stream-events';
+import { recordingPublisher } from '../support/publisher-fakes';
 
 /*
  * The ledger's reads with the faults DynamoDB Local never shows: an entry that cannot be read
@@ -29,23 +27,9 @@ function another(record: DynamoDBRecord, n: number): DynamoDBRecord {
   return copy;
 }
 
-function deps(readLedger: ReadLedger) {
-  const sent: PutEventsRequestEntry[] = [];
-  const publisher: PublisherDeps = {
-    // The request is gone: no item.
-    readRequests: () => Promise.resolve({ calls: 1, itemOf: () => undefined }),
-    readLedger,
-    putEvents: (entries) => {
-      sent.push(...entries);
-      return Promise.resolve(entries.map((_, i) => ({ EventId: `e${String(i)}` })));
-    },
-    signer: keySigner(makeEventSigningKey()),
-    maxAttempts: 1,
-    pause: () => Promise.resolve(),
-    isTransient: () => false,
-  };
-  return { publisher, sent };
-}
+const deps = (readLedger: ReadLedger) =>
+  // The request is gone: no item.
+  recordingPublisher({ readRequests: () => Promise.resolve({ calls: 1, itemOf: () => undefined }), readLedger });
 
 const config = { eventBusName: 'bus', eventSource: 'bank.contract-termination' };
 
